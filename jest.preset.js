@@ -1,0 +1,21 @@
+// Shared jest settings: ts-jest transpiles only (type checking is the typecheck target's job),
+// @gateway/* resolves to library sources, and `.js` suffixes of generated protobuf imports are stripped.
+const path = require('node:path');
+
+module.exports = function preset(projectDir) {
+  return {
+    rootDir: projectDir,
+    testEnvironment: 'node',
+    testMatch: ['<rootDir>/src/**/*.test.ts'],
+    transform: {
+      '^.+\\.ts$': ['ts-jest', { tsconfig: path.join(__dirname, 'tsconfig.base.json'), diagnostics: false }],
+    },
+    moduleNameMapper: {
+      '^@gateway/app-([^/]+)$': path.join(__dirname, 'apps/$1/src/index.ts'),
+      '^@gateway/([^/]+)$': path.join(__dirname, 'libs/$1/src/index.ts'),
+      '^(\\.{1,2}/.*)\\.js$': '$1',
+    },
+    testTimeout: 60_000,
+    maxWorkers: 2,
+  };
+};

@@ -1,0 +1,70 @@
+import { createLogger } from '@gateway/logger';
+import { startNatsServer, waitFor, type TestNatsServer } from '@gateway/testing';
+import { ACK, connectBus, nakAfter, runConsumer, STREAMS, type Bus } from './index';
+
+const logger = createLogger({ name: 'bus-test', level: 'silent' });
+
+describe('bus on a private nats-server', () => {
+  let nats: TestNatsServer;
+  let bus: Bus;
+  beforeAll(async () => {
+    nats = await startNatsServer();
+    bus = await connectBus({ url: nats.url, name: 'bus-test', logger, streams: [STREAMS.events] });
+  });
+  afterAll(async () => {
+    await bus.close();
+    await nats.dispose();
+  });
+
+  it('drops a repeat with the same message id', async () => {
+    const a = await bus.publish('events.test.t1.c1', '{"n":1}', { msgId: 'same-id' });
+    const b = await bus.publish('events.test.t1.c1', '{"n":1}', { msgId: 'same-id' });
+    expect(b.duplicate).toBe(true);
+    expect(b.seq).toBe(a.seq);
+  });
+
+  it('redelivers a nak after the delay and passes headers and request ids', async () => {
+    await bus.publish('events.retry.t1.c1', 'x', { headers: { 'X-Event-Id': 'e1' } });
+    const deliveries: Array<{ at: number; count: number; eventId: string | undefined }> = [];
+    const consumer = await runConsumer({
+      bus,
+      stream: STREAMS.events.name,
+      durable: 'retry-test',
+      logger,
+      config: { filter_subject: 'events.retry.>', max_deliver: 3 },
+      handle: async (m) => {
+        deliveries.push({ at: Date.now(), count: m.info.deliveryCount, eventId: m.headers?.get('X-Event-Id') });
+        return deliveries.length < 2 ? nakAfter(300) : ACK;
+      },
+    });
+    await waitFor(() => deliveries.length >= 2, { timeoutMs: 5000 });
+    await consumer.stop();
+    expect(deliveries.map((d) => d.count)).toEqual([1, 2]);
+    expect(deliveries[1].at - deliveries[0].at).toBeGreaterThanOrEqual(250);
+    expect(deliveries.every((d) => d.eventId === 'e1')).toBe(true);
+    const info = await bus.jsm.consumers.info(STREAMS.events.name, 'retry-test');
+    expect(info.num_ack_pending).toBe(0);
+  });
+
+  it('keeps messages across a server restart', async () => {
+    await bus.publish('events.keep.t1.c1', 'kept');
+    await nats.stop();
+    await nats.start();
+    await waitFor(() => bus.isConnected(), { timeoutMs: 10_000, what: 'reconnect' });
+    const seen: string[] = [];
+    const consumer = await runConsumer({
+      bus,
+      stream: STREAMS.events.name,
+      durable: 'keep-test',
+      logger,
+      config: { filter_subject: 'events.keep.>' },
+      handle: async (m) => {
+        seen.push(m.string());
+        return ACK;
+      },
+    });
+    await waitFor(() => seen.length === 1, { timeoutMs: 15_000 });
+    await consumer.stop();
+    expect(seen).toEqual(['kept']);
+  });
+});

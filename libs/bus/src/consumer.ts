@@ -1,0 +1,118 @@
+import { AckPolicy, DeliverPolicy, nanos, type ConsumerConfig, type ConsumerMessages, type JsMsg } from 'nats';
+import { normalizeRequestId, runWithContext, type Logger } from '@gateway/logger';
+import { HEADER_REQUEST_ID, headerValue, type Bus } from './bus';
+
+/** What a handler decides for one message. Retries are JetStream redeliveries, never in-memory timers. */
+export type Outcome = { ack: true } | { nak: number } | { term: true };
+export const ACK: Outcome = { ack: true };
+export const TERM: Outcome = { term: true };
+export const nakAfter = (ms: number): Outcome => ({ nak: ms });
+
+export interface RunConsumerOptions {
+  bus: Bus;
+  stream: string;
+  durable: string;
+  logger: Logger;
+  /** Extra consumer settings (filter_subject, ack_wait, max_deliver, max_ack_pending...). */
+  config?: Partial<ConsumerConfig>;
+  /** Messages handled at once. */
+  concurrency?: number;
+  handle(msg: JsMsg): Promise<Outcome>;
+}
+
+export interface RunningConsumer {
+  /** Stops pulling, waits for in-flight handlers (they ack or nak), then returns. */
+  stop(): Promise<void>;
+  inFlight(): number;
+}
+
+export async function ensureConsumer(bus: Bus, stream: string, durable: string, config: Partial<ConsumerConfig> = {}): Promise<void> {
+  const cfg: Partial<ConsumerConfig> = {
+    durable_name: durable,
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    ack_wait: nanos(30_000),
+    max_deliver: -1,
+    ...config,
+  };
+  try {
+    await bus.jsm.consumers.info(stream, durable);
+    await bus.jsm.consumers.update(stream, durable, cfg);
+  } catch (e) {
+    if (!/consumer not found/i.test((e as Error).message)) throw e;
+    await bus.jsm.consumers.add(stream, cfg);
+  }
+}
+
+/**
+ * A durable pull consumer with bounded concurrency. An exception in a handler naks the message after a
+ * short delay (it is redelivered, never dropped). When heartbeats are missed (server restart), the pull is
+ * recreated.
+ */
+export async function runConsumer(opts: RunConsumerOptions): Promise<RunningConsumer> {
+  const concurrency = opts.concurrency ?? 16;
+  await ensureConsumer(opts.bus, opts.stream, opts.durable, opts.config);
+  const inFlight = new Set<Promise<void>>();
+  let stopping = false;
+  let messages: ConsumerMessages | undefined;
+  const slotFreed: Array<() => void> = [];
+
+  const process = async (m: JsMsg) => {
+    const requestId = normalizeRequestId(headerValue(m.headers, HEADER_REQUEST_ID));
+    await runWithContext({ requestId }, async () => {
+      let outcome: Outcome;
+      try {
+        outcome = await opts.handle(m);
+      } catch (e) {
+        opts.logger.error({ err: e, stream: opts.stream, seq: m.seq }, 'consumer handler failed; redelivering');
+        outcome = nakAfter(1000);
+      }
+      try {
+        if ('ack' in outcome) await m.ackAck().catch(() => m.ack());
+        else if ('term' in outcome) m.term();
+        else m.nak(outcome.nak);
+      } catch (e) {
+        opts.logger.warn({ err: e, seq: m.seq }, 'could not settle message; it will be redelivered');
+      }
+    });
+  };
+
+  const loop = async () => {
+    while (!stopping) {
+      try {
+        const consumer = await opts.bus.js.consumers.get(opts.stream, opts.durable);
+        messages = await consumer.consume({ max_messages: concurrency });
+        const current = messages;
+        void (async () => {
+          for await (const s of await current.status()) {
+            if (s.type === 'heartbeats_missed' && Number(s.data) >= 2) current.stop();
+          }
+        })().catch(() => undefined);
+        for await (const m of current) {
+          while (inFlight.size >= concurrency) await new Promise<void>((r) => slotFreed.push(r));
+          const p = process(m).finally(() => {
+            inFlight.delete(p);
+            slotFreed.shift()?.();
+          });
+          inFlight.add(p);
+          if (stopping) break;
+        }
+      } catch (e) {
+        if (stopping) break;
+        opts.logger.warn({ err: e, stream: opts.stream, durable: opts.durable }, 'consumer interrupted; retrying');
+      }
+      if (!stopping) await new Promise((r) => setTimeout(r, 500));
+    }
+  };
+  const loopDone = loop();
+
+  return {
+    inFlight: () => inFlight.size,
+    async stop() {
+      stopping = true;
+      messages?.stop();
+      await Promise.allSettled([...inFlight]);
+      await loopDone.catch(() => undefined);
+    },
+  };
+}

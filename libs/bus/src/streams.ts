@@ -1,0 +1,43 @@
+import { DiscardPolicy, RetentionPolicy, StorageType, nanos, type StreamConfig } from 'nats';
+
+/**
+ * The bus layout, shared by every service so producers and consumers agree on names.
+ *
+ * PROVIDER_INBOUND  provider.inbound.webhook          raw, signature-checked provider webhook bodies (edge → messaging)
+ * EVENTS            events.<type>.<tenant>.<client>   gateway events with the spec 6.1 envelope (→ dispatcher, internal consumers)
+ */
+export const SUBJECT_PROVIDER_INBOUND = 'provider.inbound.webhook';
+export const EVENT_SUBJECT_PREFIX = 'events';
+
+export function eventSubject(type: string, tenantId: string, clientId: string): string {
+  return `${EVENT_SUBJECT_PREFIX}.${type}.${tenantId}.${clientId}`;
+}
+
+const DAY_MS = 24 * 3600_000;
+
+export const STREAMS = {
+  providerInbound: {
+    name: 'PROVIDER_INBOUND',
+    subjects: ['provider.inbound.>'],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    // the provider retries for days; keep a week so nothing is lost while a consumer is down
+    max_age: nanos(7 * DAY_MS),
+    // the provider redelivers the same body; Nats-Msg-Id (a hash of the body) drops repeats
+    duplicate_window: nanos(30 * 60_000),
+    max_msg_size: 4 * 1024 * 1024,
+    discard: DiscardPolicy.Old,
+  },
+  events: {
+    name: 'EVENTS',
+    subjects: ['events.>'],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    max_age: nanos(7 * DAY_MS),
+    duplicate_window: nanos(10 * 60_000),
+    max_msg_size: 4 * 1024 * 1024,
+    discard: DiscardPolicy.Old,
+  },
+} satisfies Record<string, Partial<StreamConfig> & { name: string; subjects: string[] }>;
+
+export type StreamDefinition = (typeof STREAMS)[keyof typeof STREAMS];

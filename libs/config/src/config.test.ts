@@ -1,0 +1,26 @@
+import { ConfigError, bool, int, intList, loadConfig, str, url } from './config';
+
+describe('loadConfig', () => {
+  const spec = {
+    port: int('PORT', 8080, { min: 1 }),
+    name: str('NAME'),
+    base: url('BASE', (env) => `http://localhost:${env.PORT ?? 8080}`),
+    flag: bool('FLAG', false),
+    delays: intList('DELAYS', [5000, 25000]),
+  };
+
+  it('applies defaults and derived defaults', () => {
+    const c = loadConfig(spec, { NAME: 'x', PORT: '9000' });
+    expect(c).toEqual({ port: 9000, name: 'x', base: 'http://localhost:9000', flag: false, delays: [5000, 25000] });
+  });
+
+  it('reports every problem at once', () => {
+    expect.assertions(2);
+    try {
+      loadConfig(spec, { PORT: 'abc', FLAG: 'maybe', DELAYS: '1,x' });
+    } catch (e) {
+      expect(e).toBeInstanceOf(ConfigError);
+      expect((e as ConfigError).problems).toHaveLength(5) // PORT, NAME, BASE (derived from the bad PORT), FLAG, DELAYS;
+    }
+  });
+});

@@ -1,0 +1,5 @@
+// Generated protobuf-es code for every contract in proto/, one namespace per package.
+// Regenerate with `npm run proto:generate` (buf + protoc-gen-es from node_modules).
+export * as health from './gen/grpc/health/v1/health_pb';
+export * as tenantDirectory from './gen/tenant_directory/v1/tenant_directory_pb';
+export * as messaging from './gen/messaging/v1/messaging_pb';

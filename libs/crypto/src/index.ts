@@ -1,0 +1,2 @@
+export { SecretBox, resolveSecretsKey } from './secrets';
+export { signatureHeader, verifySignatureHeader, constantTimeEqual, sha256Hex, randomToken } from './signing';

@@ -1,0 +1,28 @@
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/** "sha256=<hex>" HMAC-SHA256 over the exact bytes: X-Signature-256 (ours) and X-Hub-Signature-256 (provider). */
+export function signatureHeader(secret: string, body: Uint8Array | string): string {
+  return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+}
+
+/** Constant-time check of a "sha256=<hex>" header against the raw body. */
+export function verifySignatureHeader(secret: string, body: Uint8Array | string, header: string | undefined): boolean {
+  if (!header || !header.startsWith('sha256=')) return false;
+  const expected = Buffer.from(signatureHeader(secret, body), 'utf8');
+  const given = Buffer.from(header, 'utf8');
+  return expected.length === given.length && timingSafeEqual(expected, given);
+}
+
+export function constantTimeEqual(a: string, b: string): boolean {
+  const ab = Buffer.from(a, 'utf8');
+  const bb = Buffer.from(b, 'utf8');
+  return ab.length === bb.length && timingSafeEqual(ab, bb);
+}
+
+export function sha256Hex(data: Uint8Array | string): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+export function randomToken(bytes = 32): string {
+  return randomBytes(bytes).toString('base64url');
+}

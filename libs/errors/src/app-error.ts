@@ -1,0 +1,82 @@
+/**
+ * Errors are values with a stable machine code. A service throws an AppError; the rpc library carries
+ * kind, code and details across gRPC; the edge maps the kind to an HTTP status exactly once.
+ */
+export type ErrorKind =
+  | 'validation' // 422, details.detail holds ValidationIssue[]
+  | 'unauthenticated' // 401
+  | 'not_found' // 404 (also: belongs to another tenant)
+  | 'conflict' // 409 (wrong state, idempotency key reuse, inactive client)
+  | 'too_large' // 413
+  | 'unsupported_media' // 415
+  | 'rate_limited' // 429, retryAfterSeconds
+  | 'provider_rejected' // 502, details.provider_error
+  | 'unavailable' // 503
+  | 'timeout' // 504
+  | 'internal'; // 500: a bug, never bad input
+
+export interface ValidationIssue {
+  loc: string[];
+  msg: string;
+  type: string;
+  input: unknown;
+  ctx: Record<string, unknown>;
+}
+
+export interface ProviderErrorInfo {
+  code: number | null;
+  subcode: number | null;
+  message: string;
+  type: string | null;
+  trace_id: string | null;
+}
+
+export interface AppErrorOptions {
+  details?: Record<string, unknown>;
+  retryAfterSeconds?: number;
+  cause?: unknown;
+}
+
+export class AppError extends Error {
+  readonly kind: ErrorKind;
+  readonly code: string;
+  readonly details: Record<string, unknown>;
+  readonly retryAfterSeconds?: number;
+
+  constructor(kind: ErrorKind, code: string, message: string, options: AppErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'AppError';
+    this.kind = kind;
+    this.code = code;
+    this.details = options.details ?? {};
+    this.retryAfterSeconds = options.retryAfterSeconds;
+  }
+
+  static validation(issues: ValidationIssue[], message = 'Request validation failed'): AppError {
+    return new AppError('validation', 'validation_failed', message, { details: { detail: issues } });
+  }
+
+  static notFound(code: string, message: string): AppError {
+    return new AppError('not_found', code, message);
+  }
+
+  static conflict(code: string, message: string, details?: Record<string, unknown>): AppError {
+    return new AppError('conflict', code, message, { details });
+  }
+
+  get issues(): ValidationIssue[] {
+    const d = this.details.detail;
+    return Array.isArray(d) ? (d as ValidationIssue[]) : [];
+  }
+}
+
+export function isAppError(e: unknown): e is AppError {
+  return e instanceof AppError;
+}
+
+/** Wrap anything thrown into an AppError without losing an existing one. */
+export function toAppError(e: unknown): AppError {
+  if (e instanceof AppError) return e;
+  const message = e instanceof Error ? e.message : String(e);
+  return new AppError('internal', 'internal_error', message, { cause: e });
+}

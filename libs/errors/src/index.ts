@@ -1,0 +1,2 @@
+export { AppError, isAppError, toAppError } from './app-error';
+export type { ErrorKind, ValidationIssue, ProviderErrorInfo, AppErrorOptions } from './app-error';

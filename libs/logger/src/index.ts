@@ -1,0 +1,4 @@
+export { createLogger, redactPaths } from './logger';
+export type { Logger, CreateLoggerOptions } from './logger';
+export { runWithContext, currentContext, currentRequestId, normalizeRequestId, REQUEST_ID_HEADER } from './context';
+export type { RequestContext } from './context';

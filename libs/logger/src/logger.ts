@@ -1,0 +1,46 @@
+import pino, { type Logger, type LoggerOptions } from 'pino';
+import { currentRequestId } from './context';
+
+export type { Logger };
+
+/** Keys whose values never reach a log line, wherever they appear (two levels deep, plus headers). */
+const SECRET_KEYS = [
+  'authorization', 'access_token', 'accessToken', 'token', 'api_key', 'apiKey', 'secret', 'webhook_secret',
+  'webhookSecret', 'client_secret', 'password', 'pin', 'sdp', 'encrypted_token', 'admin_token', 'adminToken',
+  'secretsKey', 'appSecret', 'app_secret', 'signature',
+];
+
+export const redactPaths = [
+  ...SECRET_KEYS,
+  ...SECRET_KEYS.map((k) => `*.${k}`),
+  ...SECRET_KEYS.map((k) => `*.*.${k}`),
+  'req.headers.authorization',
+  'req.headers["x-hub-signature-256"]',
+  'headers.authorization',
+  'headers["x-signature-256"]',
+];
+
+export interface CreateLoggerOptions {
+  name: string;
+  level?: string;
+  /** Where to write; tests pass a stream to capture lines. */
+  destination?: pino.DestinationStream;
+}
+
+export function createLogger(opts: CreateLoggerOptions): Logger {
+  const options: LoggerOptions = {
+    name: opts.name,
+    level: opts.level ?? 'info',
+    base: { service: opts.name },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    redact: { paths: redactPaths, censor: '[redacted]' },
+    formatters: { level: (label) => ({ level: label }) },
+    // request_id is taken from the async context at the moment of logging
+    mixin: () => {
+      const id = currentRequestId();
+      return id ? { request_id: id } : {};
+    },
+    serializers: { err: pino.stdSerializers.err, error: pino.stdSerializers.err },
+  };
+  return opts.destination ? pino(options, opts.destination) : pino(options);
+}

@@ -1,0 +1,2 @@
+export { outboxMigration, enqueueEvent, startOutboxRelay } from './outbox';
+export type { OutboxRelay } from './outbox';

@@ -1,0 +1,63 @@
+import * as grpc from '@grpc/grpc-js';
+import type { DescService, MessageInitShape, MessageShape } from '@bufbuild/protobuf';
+import { currentRequestId, REQUEST_ID_HEADER } from '@gateway/logger';
+import { toGrpcServiceDefinition } from './service-definition';
+import { grpcToAppError } from './status';
+
+export interface CallOptions {
+  deadlineMs?: number;
+}
+
+/** Promise-returning client: each method throws an AppError carrying the server's kind and code. */
+export type ServiceClient<S extends DescService> = {
+  [K in keyof S['method']]: (
+    request: MessageInitShape<S['method'][K]['input']>,
+    options?: CallOptions,
+  ) => Promise<MessageShape<S['method'][K]['output']>>;
+} & { close(): void; waitForReady(timeoutMs: number): Promise<void> };
+
+export interface ClientOptions {
+  /** Deadline applied to every call unless the call gives its own. */
+  defaultDeadlineMs?: number;
+}
+
+const CHANNEL_OPTIONS: grpc.ChannelOptions = {
+  'grpc.keepalive_time_ms': 30_000,
+  'grpc.keepalive_timeout_ms': 10_000,
+  'grpc.initial_reconnect_backoff_ms': 200,
+  'grpc.max_reconnect_backoff_ms': 2_000,
+  'grpc.max_receive_message_length': 8 * 1024 * 1024,
+};
+
+export function createServiceClient<S extends DescService>(desc: S, address: string, opts: ClientOptions = {}): ServiceClient<S> {
+  const def = toGrpcServiceDefinition(desc);
+  const Ctor = grpc.makeGenericClientConstructor(def, desc.name);
+  const raw = new Ctor(address, grpc.credentials.createInsecure(), CHANNEL_OPTIONS);
+  const defaultDeadlineMs = opts.defaultDeadlineMs ?? 15_000;
+  const client: Record<string, unknown> = {
+    close: () => raw.close(),
+    waitForReady: (timeoutMs: number) =>
+      new Promise<void>((resolve, reject) => raw.waitForReady(Date.now() + timeoutMs, (e) => (e ? reject(e) : resolve()))),
+  };
+  for (const m of desc.methods) {
+    const md = def[m.localName];
+    const name = `${desc.name}/${m.name}`;
+    client[m.localName] = (request: unknown, options: CallOptions = {}) =>
+      new Promise((resolve, reject) => {
+        const metadata = new grpc.Metadata();
+        const requestId = currentRequestId();
+        if (requestId) metadata.set(REQUEST_ID_HEADER, requestId);
+        const deadline = Date.now() + (options.deadlineMs ?? defaultDeadlineMs);
+        raw.makeUnaryRequest(
+          md.path,
+          md.requestSerialize,
+          md.responseDeserialize,
+          request,
+          metadata,
+          { deadline },
+          (err: grpc.ServiceError | null, res?: unknown) => (err ? reject(grpcToAppError(err, name)) : resolve(res)),
+        );
+      });
+  }
+  return client as ServiceClient<S>;
+}

@@ -1,0 +1,68 @@
+import { createTestDatabase, postgresServerUrl, tempDir, type TestDatabase } from '@gateway/testing';
+import { isUniqueViolation, openDb, type Db, type Migration } from './index';
+
+const migrations: Migration[] = [
+  { version: 1, name: 'items', sql: 'CREATE TABLE items (id text PRIMARY KEY, n integer NOT NULL, data jsonb, at timestamptz NOT NULL DEFAULT now())' },
+  { version: 2, name: 'items_n', sql: 'CREATE INDEX items_n ON items (n)' },
+];
+
+interface Backend {
+  name: string;
+  open(extra?: Migration[]): Promise<Db>;
+  cleanup(): Promise<void>;
+}
+
+function pgliteBackend(): Backend {
+  const dir = tempDir('gw-store-');
+  return {
+    name: 'pglite',
+    open: (extra = []) => openDb({ dataDir: dir.path, schema: 'store_test', migrations: [...migrations, ...extra] }),
+    cleanup: async () => dir.remove(),
+  };
+}
+
+function postgresBackend(): Backend {
+  let tdb: TestDatabase | undefined;
+  return {
+    name: 'postgres',
+    async open(extra = []) {
+      const server = postgresServerUrl();
+      if (!server) throw new Error('TEST_DATABASE_URL is not set: run the suite with `npm test`, which provides a PostgreSQL server');
+      tdb ??= await createTestDatabase(server);
+      return openDb({ databaseUrl: tdb.databaseUrl, dataDir: '', schema: 'store_test', migrations: [...migrations, ...extra] });
+    },
+    cleanup: async () => tdb?.drop(),
+  };
+}
+
+describe.each([['pglite', pgliteBackend], ['postgres', postgresBackend]])('store on %s', (_name, make) => {
+  const backend = make();
+  afterAll(() => backend.cleanup());
+
+  it('applies migrations once and keeps data across reopen', async () => {
+    const db = await backend.open();
+    await db.query('INSERT INTO items (id, n, data) VALUES ($1, $2, $3)', ['a', 1, JSON.stringify({ k: 'v' })]);
+    await db.close();
+    const again = await backend.open([{ version: 3, name: 'col', sql: 'ALTER TABLE items ADD COLUMN note text' }]);
+    const rows = await again.query<{ id: string; n: number; data: { k: string }; at: Date; note: string | null }>('SELECT * FROM items');
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ id: 'a', n: 1, data: { k: 'v' }, note: null });
+    expect(rows[0].at).toBeInstanceOf(Date);
+    const applied = await again.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version');
+    expect(applied.map((r) => r.version)).toEqual([1, 2, 3]);
+    await again.close();
+  });
+
+  it('rolls back a failed transaction and reports unique violations', async () => {
+    const db = await backend.open();
+    const failure = await db
+      .tx(async (q) => {
+        await q.query('INSERT INTO items (id, n) VALUES ($1, $2)', ['b', 2]);
+        await q.query('INSERT INTO items (id, n) VALUES ($1, $2)', ['a', 3]);
+      })
+      .catch((e: unknown) => e);
+    expect(isUniqueViolation(failure)).toBe(true);
+    expect(await db.query('SELECT id FROM items WHERE id = $1', ['b'])).toHaveLength(0);
+    await db.close();
+  });
+});

@@ -1,0 +1,6 @@
+export { Stack, startStack } from './stack';
+export type { StackOptions, SimHandle } from './stack';
+export { ApiClient } from './api-client';
+export type { ApiResponse } from './api-client';
+export { SERVICES } from './services';
+export type { ServiceEntry, StartedService, Env } from './services';

@@ -1,0 +1,196 @@
+// Runs the whole gateway on this machine: nats-server (JetStream, local store), the provider simulator,
+// every service as its own process, and the edge. Prints the base URL, the admin token and an API key.
+// Environment variables of docs/configuration (decisions.md) override every default; with PROVIDER_BASE_URL
+// set, no simulator is started; with NATS_URL set, no nats-server is started. Ctrl-C stops everything.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
+import { resolve, join } from 'node:path';
+
+const root = resolve(import.meta.dirname, '..');
+const env = { ...process.env };
+const dataDir = resolve(root, env.DATA_DIR ?? '.data');
+mkdirSync(dataDir, { recursive: true });
+env.DATA_DIR = dataDir;
+
+const remembered = (name, make) => {
+  const file = join(dataDir, name);
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const value = make();
+  writeFileSync(file, value + '\n', { mode: 0o600 });
+  return value;
+};
+
+env.PORT ??= '8080';
+env.PUBLIC_BASE_URL ??= `http://localhost:${env.PORT}`;
+env.GATEWAY_ADMIN_TOKEN ??= remembered('admin-token', () => `adm_${randomBytes(24).toString('base64url')}`);
+env.SECRETS_KEY ??= remembered('secrets.key', () => randomBytes(32).toString('base64'));
+env.WEBHOOK_ALLOW_PRIVATE_TARGETS ??= 'true'; // local development: receivers usually run on this machine
+env.LOG_LEVEL ??= 'info';
+
+const children = [];
+let stopping = false;
+
+function run(name, cmd, args, extraEnv = {}) {
+  const child = spawn(cmd, args, { cwd: root, env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const prefix = `[${name}]`.padEnd(20);
+  const pipe = (stream, out) => {
+    let buf = '';
+    stream.on('data', (d) => {
+      buf += d;
+      let i;
+      while ((i = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, i);
+        buf = buf.slice(i + 1);
+        if (env.START_QUIET !== 'true') out.write(`${prefix}${line}\n`);
+      }
+    });
+  };
+  pipe(child.stdout, process.stdout);
+  pipe(child.stderr, process.stderr);
+  child.on('exit', (code, signal) => {
+    if (!stopping) {
+      console.error(`${prefix}exited (${signal ?? code}); stopping everything`);
+      shutdown(1);
+    }
+  });
+  children.push({ name, child });
+  return child;
+}
+
+const waitPort = async (port, what, timeoutMs = 30_000) => {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const ok = await new Promise((r) => {
+      const s = connect(Number(port), '127.0.0.1');
+      s.once('connect', () => (s.destroy(), r(true)));
+      s.once('error', () => r(false));
+    });
+    if (ok) return;
+    if (Date.now() > deadline) throw new Error(`${what} did not start on port ${port}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+};
+
+function portFree(port) {
+  return new Promise((r) => {
+    const srv = createServer();
+    srv.once('error', () => r(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => r(true)));
+  });
+}
+
+function freePort() {
+  return new Promise((r) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => r(port));
+    });
+  });
+}
+
+async function shutdown(code = 0) {
+  if (stopping) return;
+  stopping = true;
+  console.error('\nstopping…');
+  // edge first, nats last: the reverse of the start order
+  for (const { child } of [...children].reverse()) {
+    if (child.exitCode !== null) continue;
+    await new Promise((r) => {
+      child.once('exit', r);
+      child.kill('SIGTERM');
+      setTimeout(() => child.kill('SIGKILL'), 20_000).unref();
+    });
+  }
+  process.exit(code);
+}
+process.on('SIGINT', () => shutdown(0));
+process.on('SIGTERM', () => shutdown(0));
+
+const app = (name) => join(root, 'dist', 'apps', name, 'main.js');
+const SERVICES = [
+  ['tenant-directory', 50051, 'TENANT_DIRECTORY_ADDR', 9465],
+  ['messaging', 50052, 'MESSAGING_ADDR', 9466],
+  ['flows', 50053, 'FLOWS_ADDR', 9467],
+  ['signup', 50054, 'SIGNUP_ADDR', 9468],
+  ['dispatcher', 50055, 'DISPATCHER_ADDR', 9469],
+];
+
+try {
+  if (!env.NATS_URL) {
+    // 4222 unless taken (e.g. a system nats-server): then any free port
+    const natsPort = env.NATS_PORT ?? ((await portFree(4222)) ? '4222' : String(await freePort()));
+    const natsDir = join(dataDir, 'nats');
+    mkdirSync(natsDir, { recursive: true });
+    run('nats-server', env.NATS_SERVER_BIN ?? 'nats-server', ['-a', '127.0.0.1', '-p', natsPort, '-js', '-sd', natsDir]);
+    await waitPort(natsPort, 'nats-server');
+    env.NATS_URL = `nats://127.0.0.1:${natsPort}`;
+  }
+  const simulated = !env.PROVIDER_BASE_URL;
+  if (simulated) {
+    const simPort = env.SIM_PORT ?? '9090';
+    run('provider-sim', 'node', [app('provider-sim')], { PORT: simPort, SIM_WEBHOOK_URL: `http://127.0.0.1:${env.PORT}/webhooks/provider` });
+    await waitPort(simPort, 'provider simulator');
+    env.PROVIDER_BASE_URL = `http://127.0.0.1:${simPort}`;
+  }
+  for (const [name, port, addrVar, metrics] of SERVICES) {
+    if (!existsSync(app(name))) {
+      console.error(`[start] ${name} is not built yet; skipping`);
+      continue;
+    }
+    const grpcPort = env[`${addrVar}`]?.split(':').pop() ?? String(port);
+    env[addrVar] ??= `127.0.0.1:${grpcPort}`;
+    run(name, 'node', [app(name)], { GRPC_PORT: grpcPort, METRICS_PORT: String(metrics) });
+  }
+  run('edge', 'node', [app('edge')], { METRICS_PORT: '9464' });
+  await waitPort(env.PORT, 'edge');
+  const base = `http://127.0.0.1:${env.PORT}`;
+  // ready = every backing service answers its health check
+  const deadline = Date.now() + 60_000;
+  let ready;
+  for (;;) {
+    ready = await fetch(`${base}/readyz`).then((r) => r.json()).catch(() => undefined);
+    if (ready?.status === 'ready' || Date.now() > deadline) break;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  const apiKey = await demoApiKey(base);
+  const url = env.PUBLIC_BASE_URL;
+  console.log(`
+  Messaging gateway is ${ready?.status === 'ready' ? 'ready' : `up (not ready: ${JSON.stringify(ready?.checks ?? {})})`}
+
+    Base URL      ${url}
+    Admin token   ${env.GATEWAY_ADMIN_TOKEN}
+    API key       ${apiKey}   (tenant "Demo tenant")
+    Provider      ${env.PROVIDER_BASE_URL}${simulated ? ' (simulator)' : ''}
+    NATS          ${env.NATS_URL}
+    Data          ${dataDir}
+
+    Try:  curl -s -H "Authorization: Bearer ${apiKey}" ${url}/api/clients
+
+  Ctrl-C stops everything.
+`);
+} catch (e) {
+  console.error(`[start] ${e.message}`);
+  await shutdown(1);
+}
+
+// A demo tenant's key, kept in DATA_DIR so restarts print the same one.
+async function demoApiKey(base) {
+  const file = join(dataDir, 'demo-api-key');
+  if (existsSync(file)) {
+    const key = readFileSync(file, 'utf8').trim();
+    const res = await fetch(`${base}/api/clients`, { headers: { authorization: `Bearer ${key}` } });
+    if (res.status === 200) return key;
+  }
+  const res = await fetch(`${base}/admin/tenants`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${env.GATEWAY_ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'Demo tenant', email: 'demo@example.test' }),
+  });
+  if (res.status !== 201) throw new Error(`could not create the demo tenant: ${res.status} ${await res.text()}`);
+  const { api_key } = await res.json();
+  writeFileSync(file, api_key + '\n', { mode: 0o600 });
+  return api_key;
+}
