@@ -1,0 +1,44 @@
+import Koa, { type Context, type Middleware, type Next } from 'koa';
+import Router from '@koa/router';
+import { adminAuth, tenantAuth } from './auth';
+import { jsonBody } from './middleware/body';
+import { requestContext } from './middleware/request-context';
+import { registerAdminRoutes } from './routes/admin';
+import type { RegisterRoutes, RouteDeps } from './routes/context';
+import { registerHealthRoutes } from './routes/health';
+import { tenantApiRoutes } from './routes';
+
+export interface EdgeAppOptions extends RouteDeps {
+  observe?: (route: string, method: string, status: number, ms: number) => void;
+  /** Routes outside /api and /admin (inbound provider webhooks, hosted signup page); they read bodies themselves. */
+  publicRoutes?: RegisterRoutes[];
+}
+
+/** Runs a chain of middleware for the paths under `prefix` only. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- router middleware types differ only in context extensions
+function mountUnder(prefix: string, chain: Array<Middleware<any, any>>): Middleware {
+  return async (ctx: Context, next: Next) => {
+    if (ctx.path !== prefix && !ctx.path.startsWith(`${prefix}/`)) return next();
+    const run = (i: number): Promise<void> => (i < chain.length ? Promise.resolve(chain[i](ctx as never, () => run(i + 1))) : Promise.resolve());
+    await run(0);
+  };
+}
+
+export function createEdgeApp(opts: EdgeAppOptions): Koa {
+  const app = new Koa({ proxy: true });
+  app.use(requestContext(opts.logger, opts.observe));
+
+  const publicRouter = new Router();
+  registerHealthRoutes(publicRouter, opts);
+  for (const register of opts.publicRoutes ?? []) register(publicRouter, opts);
+  app.use(publicRouter.routes());
+
+  const admin = new Router();
+  registerAdminRoutes(admin, opts);
+  app.use(mountUnder('/admin', [adminAuth(opts.config.adminToken), jsonBody(opts.config.bodyLimitBytes), admin.routes(), admin.allowedMethods()]));
+
+  const api = new Router();
+  for (const register of tenantApiRoutes) register(api, opts);
+  app.use(mountUnder('/api', [tenantAuth(opts.keys, opts.config.adminToken), jsonBody(opts.config.bodyLimitBytes), api.routes(), api.allowedMethods()]));
+  return app;
+}

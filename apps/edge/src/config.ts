@@ -1,0 +1,35 @@
+import { common, int, loadConfig, optStr, str, url, type Env } from '@gateway/config';
+
+export function readConfig(env: Env = process.env) {
+  return loadConfig(
+    {
+      logLevel: common.logLevel,
+      host: str('HOST', '0.0.0.0'),
+      port: int('PORT', common.defaultPorts.edge.http, { min: 0, max: 65535 }),
+      metricsPort: common.metricsPort(common.defaultPorts.edge.metrics),
+      publicBaseUrl: url('PUBLIC_BASE_URL', (e) => `http://localhost:${e.PORT ?? 8080}`),
+      adminToken: str('GATEWAY_ADMIN_TOKEN'),
+      natsUrl: common.natsUrl,
+      tenantDirectoryAddr: common.serviceAddr.tenantDirectory,
+      messagingAddr: common.serviceAddr.messaging,
+      flowsAddr: common.serviceAddr.flows,
+      signupAddr: common.serviceAddr.signup,
+      dispatcherAddr: common.serviceAddr.dispatcher,
+      providerAppId: str('PROVIDER_APP_ID', 'sim-app-id'),
+      providerAppSecret: str('PROVIDER_APP_SECRET', 'sim-app-secret'),
+      providerVerifyToken: str('PROVIDER_VERIFY_TOKEN', 'sim-verify-token'),
+      providerConfigId: str('PROVIDER_CONFIG_ID', 'sim-config-id'),
+      providerBaseUrl: common.providerBaseUrl,
+      providerApiVersion: common.providerApiVersion,
+      /** Where the hosted signup page loads the provider's JavaScript SDK from (the simulator's stand-in by default). */
+      providerSdkUrl: optStr('PROVIDER_SDK_URL'),
+      bodyLimitBytes: int('BODY_LIMIT_BYTES', 1024 * 1024, { min: 1024 }),
+      /** Inbound provider webhooks may be up to 3 MB (provider reference 7.3). */
+      webhookBodyLimitBytes: int('WEBHOOK_BODY_LIMIT_BYTES', 3 * 1024 * 1024, { min: 1024 }),
+      authCacheTtlMs: int('AUTH_CACHE_TTL_MS', 4000, { min: 0, max: 5000 }),
+    },
+    env,
+  );
+}
+
+export type EdgeConfig = ReturnType<typeof readConfig>;

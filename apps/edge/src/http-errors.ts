@@ -1,0 +1,40 @@
+import type { ErrorKind } from '@gateway/errors';
+import { AppError } from '@gateway/errors';
+
+/** The one place an error kind becomes an HTTP status (decisions.md "Other errors"). */
+export const STATUS_BY_KIND: Record<ErrorKind, number> = {
+  validation: 422,
+  unauthenticated: 401,
+  not_found: 404,
+  conflict: 409,
+  too_large: 413,
+  unsupported_media: 415,
+  rate_limited: 429,
+  provider_rejected: 502,
+  unavailable: 503,
+  timeout: 504,
+  internal: 500,
+};
+
+export interface HttpErrorResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: Record<string, unknown>;
+}
+
+export function toHttpError(e: AppError): HttpErrorResponse {
+  const status = STATUS_BY_KIND[e.kind];
+  const headers: Record<string, string> = {};
+  if (e.kind === 'validation') return { status, headers, body: { detail: e.issues } };
+  if (e.kind === 'unauthenticated') headers['WWW-Authenticate'] = 'Bearer';
+  if (e.retryAfterSeconds !== undefined) headers['Retry-After'] = String(Math.max(1, Math.ceil(e.retryAfterSeconds)));
+  const body: Record<string, unknown> = {
+    detail: e.kind === 'internal' ? 'Internal server error' : e.message,
+    code: e.kind === 'internal' ? 'internal_error' : e.code,
+  };
+  // provider_error and other safe structured details (e.g. failed_users) travel with 4xx/5xx answers
+  if (e.kind !== 'internal') {
+    for (const [k, v] of Object.entries(e.details)) if (k !== 'detail') body[k] = v;
+  }
+  return { status, headers, body };
+}

@@ -1,0 +1,4 @@
+export { startEdge } from './server';
+export type { RunningEdge } from './server';
+export { readConfig } from './config';
+export type { EdgeConfig } from './config';

@@ -1,0 +1,5 @@
+import { runMain } from '@gateway/runtime';
+import { readConfig } from './config';
+import { startEdge } from './server';
+
+runMain('edge', () => readConfig(), startEdge);

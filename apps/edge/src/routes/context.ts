@@ -1,0 +1,17 @@
+import type Router from '@koa/router';
+import type { Logger } from '@gateway/logger';
+import type { ApiKeyCache } from '../auth';
+import type { EdgeConfig } from '../config';
+import type { Services } from '../services';
+
+/** What route modules get. Each module registers its routes on the router it is given. */
+export interface RouteDeps {
+  config: EdgeConfig;
+  services: Services;
+  logger: Logger;
+  keys: ApiKeyCache;
+  /** Publisher onto the bus (inbound provider webhooks); undefined until connected. */
+  bus?: import('@gateway/bus').Bus;
+}
+
+export type RegisterRoutes = (router: Router, deps: RouteDeps) => void;

@@ -1,0 +1,12 @@
+import type { RegisterRoutes } from './context';
+import { registerCallRoutes } from './calls';
+import { registerClientRoutes } from './clients';
+import { registerMessageRoutes } from './messages';
+import { registerMessagingRoutes } from './messaging';
+import { registerTenantRoutes } from './tenants';
+
+/**
+ * Tenant API routes (bearer API key, JSON bodies). One module per area; each registers its own paths.
+ * Add a module here when an area is added.
+ */
+export const tenantApiRoutes: RegisterRoutes[] = [registerTenantRoutes, registerClientRoutes, registerMessagingRoutes, registerCallRoutes, registerMessageRoutes];

@@ -1,0 +1,155 @@
+import type { Context } from 'koa';
+import type Joi from 'joi';
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import type { messaging as m } from '@gateway/contracts';
+import { callerContext, respondNull } from '../idempotency';
+import * as s from '../schemas/messaging';
+import type { Services } from '../services';
+import { validateParts } from '../validation';
+import type { RegisterRoutes } from './context';
+
+type Caller = MessageInitShape<typeof m.CallerContextSchema>;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- bodies are validated by their joi schema
+type Body = Record<string, any>;
+type Header = { type: string; text?: string; url?: string; filename?: string } | undefined;
+
+interface Operation {
+  schema: Joi.Schema;
+  /** Calls the messaging service; a send answers with its message id. */
+  call(services: Services, caller: Caller, body: Body): Promise<{ messageId?: string; replayed: boolean; headers?: Record<string, string> }>;
+}
+
+const sent = (r: { result?: { messageId: string; replayed: boolean } }) => ({ messageId: r.result?.messageId, replayed: r.result?.replayed ?? false });
+const common = (b: Body) => ({ to: b.to as string, replyTo: b.reply_to as string | undefined });
+const header = (h: Header) => (h ? { type: h.type, text: h.text, url: h.url, filename: h.filename } : undefined);
+
+/** The thirteen operations of spec 4.3, by path under /api/messaging. */
+export const MESSAGING_OPERATIONS: Record<string, Operation> = {
+  'send-buttons': {
+    schema: s.sendButtonsBody,
+    call: async (svc, caller, b) =>
+      sent(
+        await svc.messaging.sendButtons({
+          caller,
+          ...common(b),
+          header: header(b.header),
+          bodyText: b.body.text,
+          footer: b.footer,
+          buttons: b.buttons,
+        }),
+      ),
+  },
+  'send-list': {
+    schema: s.sendListBody,
+    call: async (svc, caller, b) =>
+      sent(
+        await svc.messaging.sendList({
+          caller,
+          ...common(b),
+          body: b.body,
+          buttonText: b.button_text,
+          headerText: typeof b.header === 'string' ? b.header : b.header?.text,
+          footer: b.footer,
+          sections: b.sections,
+        }),
+      ),
+  },
+  'send-products': {
+    schema: s.sendProductsBody,
+    call: async (svc, caller, b) =>
+      sent(await svc.messaging.sendProducts({ caller, ...common(b), title: b.title, body: b.body, footer: b.footer, catalogId: b.catalog_id, sections: b.sections })),
+  },
+  'send-flow': {
+    schema: s.sendFlowBody,
+    call: async (svc, caller, b) => {
+      const r = await svc.messaging.sendFlow({
+        caller,
+        ...common(b),
+        body: b.body,
+        buttonText: b.button_text,
+        flowId: b.flow_id,
+        flowToken: b.flow_token,
+        flowAction: b.flow_action,
+        flowActionScreen: b.flow_action_payload?.screen,
+        flowActionDataJson: b.flow_action_payload?.data === undefined ? undefined : JSON.stringify(b.flow_action_payload.data),
+        mode: b.mode,
+        header: header(b.header),
+        footer: b.footer,
+      });
+      // the token comes back in flow_completion events; a generated one is only known from here
+      return { ...sent(r), headers: { 'X-Flow-Token': r.flowToken } };
+    },
+  },
+  'send-reaction': {
+    schema: s.sendReactionBody,
+    call: async (svc, caller, b) => sent(await svc.messaging.sendReaction({ caller, ...common(b), messageId: b.message_id, emoji: b.emoji })),
+  },
+  'send-template': {
+    schema: s.sendTemplateBody,
+    call: async (svc, caller, b) =>
+      sent(
+        await svc.messaging.sendTemplate({
+          caller,
+          ...common(b),
+          templateName: b.template_name,
+          lang: b.lang,
+          componentsJson: b.components === undefined ? '' : JSON.stringify(b.components),
+        }),
+      ),
+  },
+  'send-location': {
+    schema: s.sendLocationBody,
+    call: async (svc, caller, b) =>
+      sent(await svc.messaging.sendLocation({ caller, ...common(b), latitude: b.latitude, longitude: b.longitude, name: b.name, address: b.address })),
+  },
+  'send-sticker': {
+    schema: s.sendStickerBody,
+    call: async (svc, caller, b) => sent(await svc.messaging.sendSticker({ caller, ...common(b), url: b.url })),
+  },
+  'send-catalog': {
+    schema: s.sendCatalogBody,
+    call: async (svc, caller, b) =>
+      sent(await svc.messaging.sendCatalog({ caller, ...common(b), body: b.body, footer: b.footer, thumbnailProductRetailerId: b.thumbnail_product_retailer_id })),
+  },
+  'block-users': {
+    schema: s.usersBody,
+    call: async (svc, caller, b) => ({ replayed: (await svc.messaging.blockUsers({ caller, users: b.users })).replayed }),
+  },
+  'unblock-users': {
+    schema: s.usersBody,
+    call: async (svc, caller, b) => ({ replayed: (await svc.messaging.unblockUsers({ caller, users: b.users })).replayed }),
+  },
+  'indicate-typing': {
+    schema: s.messageIdBody,
+    call: async (svc, caller, b) => ({ replayed: (await svc.messaging.indicateTyping({ caller, messageId: b.message_id })).replayed }),
+  },
+  'mark-read': {
+    schema: s.messageIdBody,
+    call: async (svc, caller, b) => ({ replayed: (await svc.messaging.markRead({ caller, messageId: b.message_id })).replayed }),
+  },
+};
+
+/**
+ * Validates headers and body (every problem in one 422, before any service call), then calls the service
+ * with the caller's tenant, client and idempotency key, and answers `200 null` (+ `X-Message-Id` for sends).
+ */
+export function operationHandler(services: Services, operationPath: string, op: Operation) {
+  return async (ctx: Context) => {
+    const { header: headers, body } = validateParts<{ header: { 'idempotency-key'?: string }; body: Body }>({
+      header: [s.idempotencyHeaders, ctx.headers],
+      body: [op.schema, ctx.request.body],
+    });
+    const caller = callerContext(ctx, operationPath, body.client_id, headers['idempotency-key']);
+    const res = await op.call(services, caller, body);
+    if (res.messageId) ctx.set('X-Message-Id', res.messageId);
+    if (res.headers) ctx.set(res.headers);
+    respondNull(ctx, res.replayed);
+  };
+}
+
+export const registerMessagingRoutes: RegisterRoutes = (router, { services }) => {
+  for (const [name, op] of Object.entries(MESSAGING_OPERATIONS)) {
+    const path = `/api/messaging/${name}`;
+    router.post(path, operationHandler(services, path, op));
+  }
+};

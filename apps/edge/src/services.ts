@@ -1,0 +1,22 @@
+import { messaging, tenantDirectory } from '@gateway/contracts';
+import { createServiceClient, type ServiceClient } from '@gateway/rpc';
+import type { EdgeConfig } from './config';
+
+/** gRPC clients of the backing services; each service owns its data, the edge only asks. */
+export interface Services {
+  directory: ServiceClient<typeof tenantDirectory.TenantDirectoryService>;
+  messaging: ServiceClient<typeof messaging.MessagingService>;
+}
+
+export function connectServices(config: EdgeConfig): Services {
+  return {
+    directory: createServiceClient(tenantDirectory.TenantDirectoryService, config.tenantDirectoryAddr, { defaultDeadlineMs: 10_000 }),
+    // a send may wait for the provider (PROVIDER_TIMEOUT_MS, one safe retry): the messaging service answers
+    // 504 itself long before this deadline
+    messaging: createServiceClient(messaging.MessagingService, config.messagingAddr, { defaultDeadlineMs: 60_000 }),
+  };
+}
+
+export function closeServices(s: Services): void {
+  for (const c of Object.values(s)) (c as { close(): void }).close();
+}

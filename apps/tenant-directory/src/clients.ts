@@ -1,0 +1,211 @@
+import { randomUUID } from 'node:crypto';
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import { AppError } from '@gateway/errors';
+import type { SecretBox } from '@gateway/crypto';
+import type { tenantDirectory as td } from '@gateway/contracts';
+import { buildEvent } from '@gateway/events';
+import { enqueueEvent } from '@gateway/outbox';
+import { isUniqueViolation } from '@gateway/store';
+import type { ClientChanges, ClientRow, DirectoryRepository } from './store/repository';
+
+type ClientInit = MessageInitShape<typeof td.ClientSchema>;
+
+export const SIGNUP_STATUSES = ['pending', 'in_progress', 'completed', 'failed'] as const;
+
+const notFound = () => AppError.notFound('client_not_found', 'Client not found');
+
+function phoneInUse(e: unknown): never {
+  if (isUniqueViolation(e)) throw AppError.conflict('phone_number_in_use', 'This phone_number_id is already registered to a client');
+  throw e;
+}
+
+export class Clients {
+  constructor(
+    private readonly repo: DirectoryRepository,
+    private readonly box: SecretBox,
+    private readonly publicBaseUrl: string,
+    private readonly onEventEnqueued: () => void,
+  ) {}
+
+  async register(req: td.RegisterClientRequest): Promise<ClientInit> {
+    if (!(await this.repo.getTenant(req.tenantId))) throw AppError.notFound('tenant_not_found', 'Tenant not found');
+    // a client with its business account is active at once; without it, a pending embedded-signup placeholder
+    const complete = Boolean(req.businessAccountId && req.phoneNumberId);
+    const row = await this.repo
+      .insertClient({
+        id: randomUUID(),
+        tenant_id: req.tenantId,
+        display_name: req.displayName,
+        external_id: req.externalId ?? null,
+        webhook_url: req.webhookUrl ?? null,
+        business_account_id: complete ? req.businessAccountId! : null,
+        phone_number_id: complete ? req.phoneNumberId! : null,
+        access_token_enc: complete && req.accessToken ? this.box.encrypt(req.accessToken) : null,
+        provider_business_id: req.providerBusinessId ?? null,
+        catalog_id: req.catalogId ?? null,
+        success_redirect_url: req.successRedirectUrl ?? null,
+        failure_redirect_url: req.failureRedirectUrl ?? null,
+        is_active: complete,
+        webhook_registered: false,
+        signup_status: complete ? 'completed' : 'pending',
+        signup_failure_reason: null,
+      })
+      .catch(phoneInUse);
+    return this.present(row);
+  }
+
+  async update(req: td.UpdateClientRequest): Promise<ClientInit> {
+    const changes: ClientChanges = {};
+    if (req.displayName !== undefined) changes.display_name = req.displayName;
+    if (req.externalId !== undefined) changes.external_id = req.externalId;
+    if (req.webhookUrl !== undefined) changes.webhook_url = req.webhookUrl;
+    for (const f of req.clearFields) {
+      if (f === 'external_id') changes.external_id = null;
+      else if (f === 'webhook_url') changes.webhook_url = null;
+      else throw AppError.validation([{ loc: ['body', f], msg: 'This field cannot be cleared', type: 'not_nullable', input: null, ctx: {} }]);
+    }
+    const row = await this.repo.updateClient(req.tenantId, req.clientId, changes);
+    if (!row) throw notFound();
+    return this.present(row);
+  }
+
+  async get(tenantId: string, clientId: string): Promise<ClientInit> {
+    return this.present(await this.row(tenantId, clientId));
+  }
+
+  async row(tenantId: string, clientId: string): Promise<ClientRow> {
+    const row = await this.repo.getClient(tenantId, clientId);
+    if (!row) throw notFound();
+    return row;
+  }
+
+  async list(tenantId: string, limit: number, cursor?: string) {
+    const size = Math.min(Math.max(limit || 20, 1), 100);
+    const rows = await this.repo.listClients(tenantId, size + 1, cursor ? decodeCursor(cursor) : undefined);
+    const page = rows.slice(0, size);
+    const last = page[page.length - 1];
+    return {
+      clients: page.map((r) => this.present(r)),
+      nextCursor: rows.length > size && last ? encodeCursor(last) : undefined,
+    };
+  }
+
+  async credentials(tenantId: string, clientId: string) {
+    const row = await this.row(tenantId, clientId);
+    return { client: this.present(row), accessToken: row.access_token_enc ? this.box.decrypt(row.access_token_enc) : '' };
+  }
+
+  async byPhoneNumberId(phoneNumberId: string) {
+    return (await this.repo.findClientsByPhoneNumberId(phoneNumberId)).map((r) => this.present(r));
+  }
+
+  async byBusinessAccountId(id: string) {
+    return (await this.repo.findClientsByBusinessAccountId(id)).map((r) => this.present(r));
+  }
+
+  async setSignupStatus(req: td.SetClientSignupStatusRequest): Promise<ClientInit> {
+    if (req.signupStatus !== 'in_progress' && req.signupStatus !== 'failed') {
+      throw AppError.validation([{ loc: ['signup_status'], msg: 'must be in_progress or failed', type: 'enum', input: req.signupStatus, ctx: {} }]);
+    }
+    return this.repo.tx(async (repo) => {
+      const row = await repo.getClient(req.tenantId, req.clientId, true);
+      if (!row) throw notFound();
+      if (row.signup_status === 'completed') throw AppError.conflict('signup_already_completed', 'Signup is already completed for this client');
+      const updated = await repo.updateClient(req.tenantId, req.clientId, {
+        signup_status: req.signupStatus,
+        signup_failure_reason: req.signupStatus === 'failed' ? (req.failureReason ?? 'unknown') : null,
+      });
+      return this.present(updated!);
+    });
+  }
+
+  /** State change and signup_completed event in one transaction; a second completion changes nothing. */
+  async completeSignup(req: td.CompleteClientSignupRequest) {
+    const result = await this.repo
+      .tx(async (repo, q) => {
+        const row = await repo.getClient(req.tenantId, req.clientId, true);
+        if (!row) throw notFound();
+        if (row.signup_status === 'completed') return { client: this.present(row), completedNow: false, eventId: '' };
+        const updated = (await repo.updateClient(req.tenantId, req.clientId, {
+          business_account_id: req.businessAccountId,
+          phone_number_id: req.phoneNumberId,
+          access_token_enc: this.box.encrypt(req.accessToken),
+          provider_business_id: req.providerBusinessId ?? null,
+          catalog_id: req.catalogId ?? null,
+          webhook_registered: req.webhookRegistered,
+          is_active: true,
+          signup_status: 'completed',
+          signup_failure_reason: null,
+        }))!;
+        const event = buildEvent({
+          type: 'signup_completed',
+          tenantId: updated.tenant_id,
+          clientId: updated.id,
+          externalId: updated.external_id,
+          id: `signup_completed:${updated.id}`,
+          payload: {
+            business_account_id: updated.business_account_id,
+            phone_number_id: updated.phone_number_id,
+            catalog_id: updated.catalog_id,
+            provider_business_id: updated.provider_business_id,
+            signup_status: 'completed',
+          },
+        });
+        await enqueueEvent(q, event);
+        return { client: this.present(updated), completedNow: true, eventId: event.id };
+      })
+      .catch(phoneInUse);
+    if (result.completedNow) this.onEventEnqueued();
+    return result;
+  }
+
+  async deliveryTarget(clientId: string, tenantSecret: (tenantId: string) => Promise<{ url: string | null; secret: string }>) {
+    const row = await this.repo.getClientAnyTenant(clientId);
+    if (!row) throw notFound();
+    const tenant = await tenantSecret(row.tenant_id);
+    return {
+      tenantId: row.tenant_id,
+      clientId: row.id,
+      externalId: row.external_id ?? undefined,
+      clientWebhookUrl: row.webhook_url ?? undefined,
+      tenantWebhookUrl: tenant.url ?? undefined,
+      webhookSecret: tenant.secret,
+    };
+  }
+
+  present(r: ClientRow): ClientInit {
+    return {
+      id: r.id,
+      tenantId: r.tenant_id,
+      isActive: r.is_active,
+      businessAccountId: r.business_account_id ?? undefined,
+      phoneNumberId: r.phone_number_id ?? undefined,
+      displayName: r.display_name,
+      externalId: r.external_id ?? undefined,
+      webhookUrl: r.webhook_url ?? undefined,
+      webhookRegistered: r.webhook_registered,
+      signupStatus: r.signup_status,
+      catalogId: r.catalog_id ?? undefined,
+      providerBusinessId: r.provider_business_id ?? undefined,
+      successRedirectUrl: r.success_redirect_url ?? undefined,
+      failureRedirectUrl: r.failure_redirect_url ?? undefined,
+      createdAt: r.created_at.toISOString(),
+      updatedAt: r.updated_at.toISOString(),
+      embedSignupUrl: `${this.publicBaseUrl}/signup/${r.id}`,
+      signupFailureReason: r.signup_failure_reason ?? undefined,
+    };
+  }
+}
+
+function encodeCursor(r: ClientRow): string {
+  return Buffer.from(`${r.created_at.toISOString()}|${r.id}`).toString('base64url');
+}
+
+function decodeCursor(cursor: string): { createdAt: Date; id: string } {
+  const [at, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
+  const createdAt = new Date(at ?? '');
+  if (!id || Number.isNaN(createdAt.getTime())) {
+    throw AppError.validation([{ loc: ['query', 'cursor'], msg: 'Invalid cursor', type: 'cursor_invalid', input: cursor, ctx: {} }]);
+  }
+  return { createdAt, id };
+}

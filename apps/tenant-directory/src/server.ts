@@ -1,0 +1,80 @@
+import { connectBus, STREAMS } from '@gateway/bus';
+import { tenantDirectory as td } from '@gateway/contracts';
+import { resolveSecretsKey, SecretBox } from '@gateway/crypto';
+import type { Logger } from '@gateway/logger';
+import { startOutboxRelay } from '@gateway/outbox';
+import { defineService, startGrpcServer } from '@gateway/rpc';
+import { Metrics, startMetricsServer, type RunningProcess } from '@gateway/runtime';
+import { openDb } from '@gateway/store';
+import { Clients } from './clients';
+import type { TenantDirectoryConfig } from './config';
+import { migrations } from './store/migrations';
+import { SqlDirectoryRepository } from './store/repository';
+import { Tenants } from './tenants';
+
+export interface RunningTenantDirectory extends RunningProcess {
+  grpcPort: number;
+  metricsPort: number;
+}
+
+export async function startTenantDirectory(config: TenantDirectoryConfig, logger: Logger): Promise<RunningTenantDirectory> {
+  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: 'tenant_directory', migrations });
+  const bus = await connectBus({ url: config.natsUrl, name: 'tenant-directory', logger, streams: [STREAMS.events] });
+  const relay = startOutboxRelay({ db, bus, logger });
+  const box = SecretBox.fromBase64(resolveSecretsKey(config.secretsKey, config.dataDir));
+  const repo = SqlDirectoryRepository.open(db);
+  const tenants = new Tenants(repo, box);
+  const clients = new Clients(repo, box, config.publicBaseUrl, () => relay.kick());
+  const metrics = new Metrics('tenant-directory');
+
+  const service = defineService(td.TenantDirectoryService, {
+    createTenant: async (r) =>
+      tenants.create({
+        name: r.name,
+        email: r.email,
+        plan: r.plan,
+        webhookUrl: r.webhookUrl,
+        billingCustomerId: r.billingCustomerId,
+        billingSubscriptionId: r.billingSubscriptionId,
+      }),
+    getTenant: async (r) => ({ tenant: await tenants.get(r.tenantId) }),
+    updateTenantWebhookUrl: async (r) => ({ tenant: await tenants.setWebhookUrl(r.tenantId, r.webhookUrl) }),
+    createApiKey: async (r) => tenants.createApiKey(r.tenantId),
+    revokeApiKey: async (r) => {
+      await tenants.revokeApiKey(r.tenantId, r.prefix);
+      return {};
+    },
+    listApiKeys: async (r) => ({ keys: await tenants.listApiKeys(r.tenantId) }),
+    authenticateApiKey: async (r) => tenants.authenticate(r.apiKey),
+    registerClient: async (r) => ({ client: await clients.register(r) }),
+    updateClient: async (r) => ({ client: await clients.update(r) }),
+    getClient: async (r) => ({ client: await clients.get(r.tenantId, r.clientId) }),
+    listClients: async (r) => clients.list(r.tenantId, r.limit, r.cursor),
+    getClientCredentials: async (r) => clients.credentials(r.tenantId, r.clientId),
+    findClientsByPhoneNumberId: async (r) => ({ clients: await clients.byPhoneNumberId(r.phoneNumberId) }),
+    findClientsByBusinessAccountId: async (r) => ({ clients: await clients.byBusinessAccountId(r.businessAccountId) }),
+    getDeliveryTarget: async (r) =>
+      clients.deliveryTarget(r.clientId, async (tenantId) => {
+        const t = await tenants.row(tenantId);
+        return { url: t.webhook_url, secret: tenants.webhookSecret(t) };
+      }),
+    setClientSignupStatus: async (r) => ({ client: await clients.setSignupStatus(r) }),
+    completeClientSignup: async (r) => clients.completeSignup(r),
+  });
+
+  const grpc = await startGrpcServer({ host: config.grpcHost, port: config.grpcPort, logger, services: [service], observer: metrics.grpcObserver });
+  const metricsServer = await startMetricsServer(metrics, config.metricsPort);
+  logger.info({ grpcPort: grpc.port, metricsPort: metricsServer.port, storage: db.kind }, 'tenant-directory ready');
+
+  return {
+    grpcPort: grpc.port,
+    metricsPort: metricsServer.port,
+    async stop() {
+      await grpc.shutdown();
+      await relay.stop();
+      await metricsServer.close();
+      await bus.close();
+      await db.close();
+    },
+  };
+}

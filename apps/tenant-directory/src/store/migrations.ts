@@ -1,0 +1,55 @@
+import { outboxMigration } from '@gateway/outbox';
+import type { Migration } from '@gateway/store';
+
+export const migrations: Migration[] = [
+  {
+    version: 1,
+    name: 'tenants_keys_clients',
+    sql: `
+      CREATE TABLE tenants (
+        id text PRIMARY KEY,
+        name text NOT NULL,
+        email text NOT NULL,
+        plan text NOT NULL,
+        webhook_url text,
+        webhook_secret_enc text NOT NULL,
+        billing_customer_id text,
+        billing_subscription_id text,
+        created_at timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE TABLE api_keys (
+        prefix text PRIMARY KEY,
+        tenant_id text NOT NULL REFERENCES tenants(id),
+        key_hash text NOT NULL UNIQUE,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        revoked_at timestamptz,
+        last_used_at timestamptz
+      );
+      CREATE INDEX api_keys_tenant ON api_keys (tenant_id);
+      CREATE TABLE clients (
+        id text PRIMARY KEY,
+        tenant_id text NOT NULL REFERENCES tenants(id),
+        display_name text NOT NULL,
+        external_id text,
+        webhook_url text,
+        business_account_id text,
+        phone_number_id text,
+        access_token_enc text,
+        provider_business_id text,
+        catalog_id text,
+        success_redirect_url text,
+        failure_redirect_url text,
+        is_active boolean NOT NULL,
+        webhook_registered boolean NOT NULL DEFAULT false,
+        signup_status text NOT NULL,
+        signup_failure_reason text,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        updated_at timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE INDEX clients_tenant_created ON clients (tenant_id, created_at DESC, id DESC);
+      CREATE UNIQUE INDEX clients_phone_number ON clients (phone_number_id) WHERE phone_number_id IS NOT NULL;
+      CREATE INDEX clients_business_account ON clients (business_account_id) WHERE business_account_id IS NOT NULL;
+    `,
+  },
+  outboxMigration(2),
+];

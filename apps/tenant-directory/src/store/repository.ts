@@ -1,0 +1,171 @@
+import type { Db, Queryable } from '@gateway/store';
+
+export interface TenantRow {
+  id: string;
+  name: string;
+  email: string;
+  plan: string;
+  webhook_url: string | null;
+  webhook_secret_enc: string;
+  billing_customer_id: string | null;
+  billing_subscription_id: string | null;
+  created_at: Date;
+  active_wabas: number;
+}
+
+export interface ClientRow {
+  id: string;
+  tenant_id: string;
+  display_name: string;
+  external_id: string | null;
+  webhook_url: string | null;
+  business_account_id: string | null;
+  phone_number_id: string | null;
+  access_token_enc: string | null;
+  provider_business_id: string | null;
+  catalog_id: string | null;
+  success_redirect_url: string | null;
+  failure_redirect_url: string | null;
+  is_active: boolean;
+  webhook_registered: boolean;
+  signup_status: string;
+  signup_failure_reason: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface ApiKeyRow {
+  prefix: string;
+  tenant_id: string;
+  created_at: Date;
+  revoked_at: Date | null;
+  last_used_at: Date | null;
+}
+
+export type NewTenant = Omit<TenantRow, 'created_at' | 'active_wabas'>;
+export type NewClient = Omit<ClientRow, 'created_at' | 'updated_at'>;
+export type ClientChanges = Partial<Omit<ClientRow, 'id' | 'tenant_id' | 'created_at' | 'updated_at'>>;
+
+/**
+ * Everything the tenant directory stores, behind one interface so another backend (e.g. MongoDB) can be
+ * added beside the SQL one. `q` lets callers run several operations in one transaction.
+ */
+export interface DirectoryRepository {
+  tx<T>(fn: (repo: DirectoryRepository, q: Queryable) => Promise<T>): Promise<T>;
+  insertTenant(t: NewTenant): Promise<void>;
+  getTenant(id: string): Promise<TenantRow | undefined>;
+  setTenantWebhookUrl(id: string, url: string): Promise<boolean>;
+  insertApiKey(k: { prefix: string; tenantId: string; keyHash: string }): Promise<void>;
+  findApiKeyByHash(hash: string): Promise<ApiKeyRow | undefined>;
+  touchApiKey(prefix: string): Promise<void>;
+  listApiKeys(tenantId: string): Promise<ApiKeyRow[]>;
+  revokeApiKey(tenantId: string, prefix: string): Promise<boolean>;
+  insertClient(c: NewClient): Promise<ClientRow>;
+  getClient(tenantId: string, id: string, forUpdate?: boolean): Promise<ClientRow | undefined>;
+  getClientAnyTenant(id: string): Promise<ClientRow | undefined>;
+  updateClient(tenantId: string, id: string, changes: ClientChanges): Promise<ClientRow | undefined>;
+  listClients(tenantId: string, limit: number, after?: { createdAt: Date; id: string }): Promise<ClientRow[]>;
+  findClientsByPhoneNumberId(phoneNumberId: string): Promise<ClientRow[]>;
+  findClientsByBusinessAccountId(businessAccountId: string): Promise<ClientRow[]>;
+}
+
+const TENANT_COLUMNS = `t.*, (SELECT count(DISTINCT c.business_account_id)::int FROM clients c
+  WHERE c.tenant_id = t.id AND c.is_active AND c.business_account_id IS NOT NULL) AS active_wabas`;
+
+export class SqlDirectoryRepository implements DirectoryRepository {
+  constructor(private readonly db: Db | null, private readonly q: Queryable) {}
+
+  static open(db: Db): SqlDirectoryRepository {
+    return new SqlDirectoryRepository(db, db);
+  }
+
+  tx<T>(fn: (repo: DirectoryRepository, q: Queryable) => Promise<T>): Promise<T> {
+    if (!this.db) return fn(this, this.q); // already inside a transaction
+    return this.db.tx((q) => fn(new SqlDirectoryRepository(null, q), q));
+  }
+
+  async insertTenant(t: NewTenant): Promise<void> {
+    await this.q.query(
+      `INSERT INTO tenants (id, name, email, plan, webhook_url, webhook_secret_enc, billing_customer_id, billing_subscription_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [t.id, t.name, t.email, t.plan, t.webhook_url, t.webhook_secret_enc, t.billing_customer_id, t.billing_subscription_id],
+    );
+  }
+
+  async getTenant(id: string): Promise<TenantRow | undefined> {
+    return (await this.q.query<TenantRow>(`SELECT ${TENANT_COLUMNS} FROM tenants t WHERE t.id = $1`, [id]))[0];
+  }
+
+  async setTenantWebhookUrl(id: string, url: string): Promise<boolean> {
+    return (await this.q.query('UPDATE tenants SET webhook_url = $2 WHERE id = $1 RETURNING id', [id, url])).length > 0;
+  }
+
+  async insertApiKey(k: { prefix: string; tenantId: string; keyHash: string }): Promise<void> {
+    await this.q.query('INSERT INTO api_keys (prefix, tenant_id, key_hash) VALUES ($1, $2, $3)', [k.prefix, k.tenantId, k.keyHash]);
+  }
+
+  async findApiKeyByHash(hash: string): Promise<ApiKeyRow | undefined> {
+    return (await this.q.query<ApiKeyRow>('SELECT prefix, tenant_id, created_at, revoked_at, last_used_at FROM api_keys WHERE key_hash = $1', [hash]))[0];
+  }
+
+  async touchApiKey(prefix: string): Promise<void> {
+    // coarse: at most one write a minute per key
+    await this.q.query("UPDATE api_keys SET last_used_at = now() WHERE prefix = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')", [prefix]);
+  }
+
+  async listApiKeys(tenantId: string): Promise<ApiKeyRow[]> {
+    return this.q.query<ApiKeyRow>('SELECT prefix, tenant_id, created_at, revoked_at, last_used_at FROM api_keys WHERE tenant_id = $1 ORDER BY created_at', [tenantId]);
+  }
+
+  async revokeApiKey(tenantId: string, prefix: string): Promise<boolean> {
+    const rows = await this.q.query('UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE tenant_id = $1 AND prefix = $2 RETURNING prefix', [tenantId, prefix]);
+    return rows.length > 0;
+  }
+
+  async insertClient(c: NewClient): Promise<ClientRow> {
+    const rows = await this.q.query<ClientRow>(
+      `INSERT INTO clients (id, tenant_id, display_name, external_id, webhook_url, business_account_id, phone_number_id, access_token_enc,
+         provider_business_id, catalog_id, success_redirect_url, failure_redirect_url, is_active, webhook_registered, signup_status, signup_failure_reason)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING *`,
+      [c.id, c.tenant_id, c.display_name, c.external_id, c.webhook_url, c.business_account_id, c.phone_number_id, c.access_token_enc,
+        c.provider_business_id, c.catalog_id, c.success_redirect_url, c.failure_redirect_url, c.is_active, c.webhook_registered, c.signup_status, c.signup_failure_reason],
+    );
+    return rows[0];
+  }
+
+  async getClient(tenantId: string, id: string, forUpdate = false): Promise<ClientRow | undefined> {
+    const lock = forUpdate ? ' FOR UPDATE' : '';
+    return (await this.q.query<ClientRow>(`SELECT * FROM clients WHERE tenant_id = $1 AND id = $2${lock}`, [tenantId, id]))[0];
+  }
+
+  async getClientAnyTenant(id: string): Promise<ClientRow | undefined> {
+    return (await this.q.query<ClientRow>('SELECT * FROM clients WHERE id = $1', [id]))[0];
+  }
+
+  async updateClient(tenantId: string, id: string, changes: ClientChanges): Promise<ClientRow | undefined> {
+    const keys = Object.keys(changes) as Array<keyof ClientChanges>;
+    if (!keys.length) return this.getClient(tenantId, id);
+    const sets = keys.map((k, i) => `${k} = $${i + 3}`).join(', ');
+    const rows = await this.q.query<ClientRow>(
+      `UPDATE clients SET ${sets}, updated_at = now() WHERE tenant_id = $1 AND id = $2 RETURNING *`,
+      [tenantId, id, ...keys.map((k) => changes[k])],
+    );
+    return rows[0];
+  }
+
+  async listClients(tenantId: string, limit: number, after?: { createdAt: Date; id: string }): Promise<ClientRow[]> {
+    if (!after) return this.q.query<ClientRow>('SELECT * FROM clients WHERE tenant_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2', [tenantId, limit]);
+    return this.q.query<ClientRow>(
+      'SELECT * FROM clients WHERE tenant_id = $1 AND (created_at, id) < ($3, $4) ORDER BY created_at DESC, id DESC LIMIT $2',
+      [tenantId, limit, after.createdAt, after.id],
+    );
+  }
+
+  findClientsByPhoneNumberId(phoneNumberId: string): Promise<ClientRow[]> {
+    return this.q.query<ClientRow>('SELECT * FROM clients WHERE phone_number_id = $1', [phoneNumberId]);
+  }
+
+  findClientsByBusinessAccountId(businessAccountId: string): Promise<ClientRow[]> {
+    return this.q.query<ClientRow>('SELECT * FROM clients WHERE business_account_id = $1 ORDER BY created_at', [businessAccountId]);
+  }
+}

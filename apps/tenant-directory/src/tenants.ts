@@ -1,0 +1,111 @@
+import { randomUUID } from 'node:crypto';
+import { AppError } from '@gateway/errors';
+import { randomToken, sha256Hex, type SecretBox } from '@gateway/crypto';
+import type { tenantDirectory as td } from '@gateway/contracts';
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import type { ApiKeyRow, DirectoryRepository, TenantRow } from './store/repository';
+
+type TenantInit = MessageInitShape<typeof td.TenantSchema>;
+
+const DEFAULT_PLAN = 'standard';
+
+/**
+ * API keys: "gw_<8 chars>_<43 chars>" — 32 random bytes of secret, a visible prefix ("gw_<8 chars>") to
+ * list and revoke by, and only a SHA-256 of the whole key stored (a fast hash is right for 256-bit keys).
+ */
+export function mintApiKey(): { key: string; prefix: string; hash: string } {
+  const prefix = `gw_${randomToken(6).replace(/[-_]/g, 'x').slice(0, 8)}`;
+  const key = `${prefix}_${randomToken(32)}`;
+  return { key, prefix, hash: sha256Hex(key) };
+}
+
+export class Tenants {
+  constructor(private readonly repo: DirectoryRepository, private readonly box: SecretBox) {}
+
+  async create(input: { name: string; email: string; plan?: string; webhookUrl?: string; billingCustomerId?: string; billingSubscriptionId?: string }) {
+    const id = randomUUID();
+    const key = mintApiKey();
+    await this.repo.tx(async (repo) => {
+      await repo.insertTenant({
+        id,
+        name: input.name,
+        email: input.email,
+        plan: input.plan ?? DEFAULT_PLAN,
+        webhook_url: input.webhookUrl ?? null,
+        webhook_secret_enc: this.box.encrypt(`whsec_${randomToken(32)}`),
+        billing_customer_id: input.billingCustomerId ?? null,
+        billing_subscription_id: input.billingSubscriptionId ?? null,
+      });
+      await repo.insertApiKey({ prefix: key.prefix, tenantId: id, keyHash: key.hash });
+    });
+    return { tenant: await this.get(id), apiKey: key.key };
+  }
+
+  async get(id: string): Promise<TenantInit> {
+    const row = await this.repo.getTenant(id);
+    if (!row) throw AppError.notFound('tenant_not_found', 'Tenant not found');
+    return this.present(row);
+  }
+
+  async row(id: string): Promise<TenantRow> {
+    const row = await this.repo.getTenant(id);
+    if (!row) throw AppError.notFound('tenant_not_found', 'Tenant not found');
+    return row;
+  }
+
+  webhookSecret(row: TenantRow): string {
+    return this.box.decrypt(row.webhook_secret_enc);
+  }
+
+  async setWebhookUrl(id: string, url: string): Promise<TenantInit> {
+    if (!(await this.repo.setTenantWebhookUrl(id, url))) throw AppError.notFound('tenant_not_found', 'Tenant not found');
+    return this.get(id);
+  }
+
+  async createApiKey(tenantId: string) {
+    await this.row(tenantId);
+    const key = mintApiKey();
+    await this.repo.insertApiKey({ prefix: key.prefix, tenantId, keyHash: key.hash });
+    return { apiKey: key.key, prefix: key.prefix };
+  }
+
+  async revokeApiKey(tenantId: string, prefix: string): Promise<void> {
+    if (!(await this.repo.revokeApiKey(tenantId, prefix))) throw AppError.notFound('api_key_not_found', 'API key not found');
+  }
+
+  async listApiKeys(tenantId: string) {
+    await this.row(tenantId);
+    return (await this.repo.listApiKeys(tenantId)).map(presentKey);
+  }
+
+  async authenticate(apiKey: string): Promise<{ tenantId: string; prefix: string }> {
+    const found = apiKey.length <= 256 ? await this.repo.findApiKeyByHash(sha256Hex(apiKey)) : undefined;
+    if (!found || found.revoked_at) throw new AppError('unauthenticated', 'invalid_api_key', 'Invalid API key');
+    void this.repo.touchApiKey(found.prefix).catch(() => undefined);
+    return { tenantId: found.tenant_id, prefix: found.prefix };
+  }
+
+  present(row: TenantRow): TenantInit {
+    return {
+      id: row.id,
+      name: row.name,
+      email: row.email,
+      plan: row.plan,
+      activeWabas: row.active_wabas,
+      webhookUrl: row.webhook_url ?? undefined,
+      webhookSecret: this.box.decrypt(row.webhook_secret_enc),
+      billingCustomerId: row.billing_customer_id ?? undefined,
+      billingSubscriptionId: row.billing_subscription_id ?? undefined,
+      createdAt: row.created_at.toISOString(),
+    };
+  }
+}
+
+function presentKey(k: ApiKeyRow) {
+  return {
+    prefix: k.prefix,
+    createdAt: k.created_at.toISOString(),
+    revokedAt: k.revoked_at?.toISOString(),
+    lastUsedAt: k.last_used_at?.toISOString(),
+  };
+}
