@@ -1,0 +1,26 @@
+import { bool, common, int, loadConfig, optStr, str } from '@gateway/config';
+import { runMain } from '@gateway/runtime';
+import { startProviderSim } from './server';
+
+function readConfig(env = process.env) {
+  return loadConfig(
+    {
+      logLevel: common.logLevel,
+      port: int('PORT', 9090, { min: 0, max: 65535 }),
+      host: str('HOST', '127.0.0.1'),
+      appId: str('PROVIDER_APP_ID', 'sim-app-id'),
+      appSecret: str('PROVIDER_APP_SECRET', 'sim-app-secret'),
+      verifyToken: str('PROVIDER_VERIFY_TOKEN', 'sim-verify-token'),
+      configId: str('PROVIDER_CONFIG_ID', 'sim-config-id'),
+      webhookUrl: optStr('SIM_WEBHOOK_URL'),
+      autoStatuses: bool('SIM_AUTO_STATUSES', true),
+    },
+    env,
+  );
+}
+
+runMain('provider-sim', () => readConfig(), async (config, logger) => {
+  const sim = await startProviderSim({ ...config, logger });
+  logger.info({ url: sim.url }, 'provider simulator listening');
+  return sim;
+});

@@ -1,0 +1,148 @@
+import type Router from '@koa/router';
+import type { RateLimiter } from '../rate-limits';
+import type { Fault, SimState } from '../state';
+import type { WebhookSender } from '../webhooks';
+import { jsonBody } from './graph';
+
+type Json = Record<string, unknown>;
+
+/** The simulator's own control API under /_sim (tests and `npm start`; not part of the provider). */
+export function registerControl(router: Router, state: SimState, webhooks: WebhookSender, limits: RateLimiter): void {
+  router.get('/_sim/health', (ctx) => {
+    ctx.body = { status: 'ok' };
+  });
+
+  router.post('/_sim/phone-numbers', (ctx) => {
+    const b = jsonBody(ctx);
+    const waba = state.createWaba({ id: b.waba_id as string | undefined, businessId: b.business_id as string | undefined, withCatalog: b.with_catalog === true });
+    const phone = state.createPhone(waba, { id: b.phone_number_id as string | undefined, display: b.display_phone_number as string | undefined, registered: b.registered !== false });
+    ctx.body = {
+      phone_number_id: phone.id,
+      waba_id: waba.id,
+      business_id: waba.businessId,
+      display_phone_number: phone.display,
+      access_token: state.issueToken(waba.id),
+      catalog_id: waba.catalogId,
+    };
+  });
+
+  router.get('/_sim/requests', (ctx) => {
+    const method = typeof ctx.query.method === 'string' ? ctx.query.method.toUpperCase() : undefined;
+    const part = typeof ctx.query.path_contains === 'string' ? ctx.query.path_contains : undefined;
+    ctx.body = state.requests.filter((r) => (!method || r.method === method) && (!part || r.path.includes(part)));
+  });
+  router.delete('/_sim/requests', (ctx) => {
+    state.requests.length = 0;
+    ctx.status = 204;
+  });
+
+  router.put('/_sim/webhook', (ctx) => {
+    const url = jsonBody(ctx).url;
+    state.webhookUrl = typeof url === 'string' && url ? url : undefined;
+    ctx.body = { url: state.webhookUrl ?? null };
+  });
+
+  router.post('/_sim/messages/:wamid/statuses', async (ctx) => {
+    const sent = state.sent.get(ctx.params.wamid);
+    if (!sent) {
+      ctx.status = 404;
+      ctx.body = { error: 'unknown message' };
+      return;
+    }
+    const phone = state.phones.get(sent.phoneId)!;
+    const b = jsonBody(ctx);
+    const statuses = Array.isArray(b.statuses) ? (b.statuses as string[]) : ['sent', 'delivered', 'read'];
+    const bodies: Array<{ status: number | null; body: Json }> = [];
+    for (const s of statuses) {
+      const body = webhooks.statusBody(phone, sent.id, sent.to, s, s === 'failed' ? ((b.errors as unknown[]) ?? [{ code: 131026, title: 'Message undeliverable', message: 'Message undeliverable', error_data: { details: 'Message Undeliverable.' } }]) : undefined);
+      const res = await webhooks.send(body);
+      bodies.push({ status: res.status, body: JSON.parse(res.body) as Json });
+    }
+    ctx.body = { sent: bodies };
+  });
+
+  router.post('/_sim/inbound/message', async (ctx) => {
+    const b = jsonBody(ctx);
+    const phone = state.phones.get(String(b.phone_number_id));
+    if (!phone) {
+      ctx.status = 404;
+      ctx.body = { error: 'unknown phone_number_id' };
+      return;
+    }
+    const from = String(b.from ?? '16505551234').replace(/^\+/, '');
+    const type = String(b.type ?? 'text');
+    const wamid = state.wamid();
+    const content = (b[type] as Json | undefined) ?? (type === 'text' ? { body: String(b.text ?? 'Hello') } : {});
+    const message: Json = { from, id: wamid, timestamp: String(Math.floor(Date.now() / 1000)), type, [type]: content };
+    if (b.context) message.context = b.context;
+    state.recordInbound(phone.id, from, wamid);
+    const body = webhooks.envelope(phone.wabaId, 'messages', webhooks.messagesValue(phone, { contacts: [{ profile: { name: String(b.name ?? 'Test User') }, wa_id: from }], messages: [message] }));
+    const res = await webhooks.send(body);
+    ctx.body = { wamid, status: res.status, body: JSON.parse(res.body) as Json };
+  });
+
+  router.post('/_sim/inbound/call', async (ctx) => {
+    const b = jsonBody(ctx);
+    const phone = state.phones.get(String(b.phone_number_id));
+    if (!phone) {
+      ctx.status = 404;
+      ctx.body = { error: 'unknown phone_number_id' };
+      return;
+    }
+    const from = String(b.from ?? '16505551234').replace(/^\+/, '');
+    const id = state.wacid();
+    state.calls.set(id, { id, phoneId: phone.id, from, state: 'ringing' });
+    const sdp = 'v=0\r\no=- 4611731400430051336 2 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\nm=audio 9 UDP/TLS/RTP/SAVPF 111\r\nc=IN IP4 0.0.0.0\r\na=rtpmap:111 opus/48000/2\r\n';
+    const body = webhooks.envelope(phone.wabaId, 'calls', webhooks.messagesValue(phone, {
+      contacts: [{ profile: { name: 'Test User' }, wa_id: from }],
+      calls: [{ id, from, to: phone.display, event: 'connect', timestamp: String(Math.floor(Date.now() / 1000)), direction: 'USER_INITIATED', session: { sdp_type: 'offer', sdp } }],
+    }));
+    const res = await webhooks.send(body);
+    ctx.body = { call_id: id, status: res.status };
+  });
+
+  router.post('/_sim/inbound/template-status', async (ctx) => {
+    const b = jsonBody(ctx);
+    const value: Json = {
+      event: String(b.event ?? 'APPROVED'),
+      message_template_id: Number(b.template_id ?? 1689556908129832),
+      message_template_name: String(b.template_name ?? 'order_confirmation'),
+      message_template_language: String(b.language ?? 'en_US'),
+      reason: b.reason === undefined ? 'NONE' : b.reason,
+      message_template_category: String(b.category ?? 'UTILITY'),
+    };
+    const body = webhooks.envelope(String(b.waba_id), 'message_template_status_update', value, Math.floor(Date.now() / 1000));
+    const res = await webhooks.send(body);
+    ctx.body = { status: res.status, body: JSON.parse(res.body) as Json };
+  });
+
+  router.post('/_sim/inbound/raw', async (ctx) => {
+    const b = jsonBody(ctx).body;
+    const res = await webhooks.send(typeof b === 'string' ? b : (b as Json));
+    ctx.body = { status: res.status, body: res.body };
+  });
+
+  router.put('/_sim/rate-limits', (ctx) => {
+    const b = jsonBody(ctx);
+    if (b.throughput_per_second !== undefined) state.rateLimits.throughputPerSecond = typeof b.throughput_per_second === 'number' ? b.throughput_per_second : null;
+    if (b.pair_rate !== undefined) state.rateLimits.pairRate = b.pair_rate === true;
+    limits.reset();
+    ctx.body = { throughput_per_second: state.rateLimits.throughputPerSecond, pair_rate: state.rateLimits.pairRate };
+  });
+
+  router.post('/_sim/faults', (ctx) => {
+    const b = jsonBody(ctx) as Partial<Fault> & { times?: number };
+    if (!b.match || typeof b.match.path_contains !== 'string') {
+      ctx.status = 400;
+      ctx.body = { error: 'match.path_contains is required' };
+      return;
+    }
+    state.faults.push({ match: b.match, remaining: b.times ?? 1, status: b.status, error: b.error, delay_ms: b.delay_ms, drop: b.drop });
+    ctx.status = 201;
+    ctx.body = { faults: state.faults.length };
+  });
+  router.delete('/_sim/faults', (ctx) => {
+    state.faults = [];
+    ctx.status = 204;
+  });
+}

@@ -1,0 +1,164 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Koa, { type Context, type Next } from 'koa';
+import Router from '@koa/router';
+import type { Logger } from '@gateway/logger';
+import { GraphError } from './errors';
+import { RateLimiter } from './rate-limits';
+import { registerBlockUsers } from './routes/block-users';
+import { registerCalls } from './routes/calls';
+import { registerControl } from './routes/control';
+import { registerMessages } from './routes/messages';
+import { SimState, type RecordedRequest } from './state';
+import { WebhookSender } from './webhooks';
+
+export interface ProviderSimOptions {
+  port?: number;
+  host?: string;
+  appId: string;
+  appSecret: string;
+  verifyToken: string;
+  configId: string;
+  webhookUrl?: string;
+  /** Every accepted message gets sent → delivered → read webhooks a few hundred ms apart. */
+  autoStatuses?: boolean;
+  /** Editing a published flow moves it back to draft (newer provider behaviour) instead of error 139001. */
+  publishedFlowsEditable?: boolean;
+  logger?: Logger;
+}
+
+export interface RunningProviderSim {
+  url: string;
+  port: number;
+  state: SimState;
+  stop(): Promise<void>;
+}
+
+declare module 'koa' {
+  interface Request {
+    body?: unknown;
+  }
+}
+
+const VERSION = /^\/v\d+\.\d+(?=\/)/;
+
+async function readBody(ctx: Context): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const c of ctx.req) chunks.push(c as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** Parses JSON, multipart/form-data (flow assets) and urlencoded bodies; file parts become text. */
+async function parseBody(ctx: Context, raw: Buffer): Promise<unknown> {
+  if (!raw.length) return undefined;
+  const type = ctx.get('content-type');
+  if (type.startsWith('multipart/form-data') || type.startsWith('application/x-www-form-urlencoded')) {
+    const form = await new Request('http://sim/', { method: 'POST', headers: { 'content-type': type }, body: new Uint8Array(raw) }).formData();
+    const out: Record<string, unknown> = {};
+    const entries: Array<[string, unknown]> = [];
+    form.forEach((v, k) => entries.push([k, v]));
+    for (const [k, v] of entries) out[k] = typeof v === 'string' ? v : { filename: (v as File).name, type: (v as File).type, content: await (v as File).text() };
+    return out;
+  }
+  try {
+    return JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw new GraphError(400, 100, '(#100) Invalid parameter', { details: 'The request body is not valid JSON' });
+  }
+}
+
+export async function startProviderSim(opts: ProviderSimOptions): Promise<RunningProviderSim> {
+  const state = new SimState();
+  state.webhookUrl = opts.webhookUrl;
+  const webhooks = new WebhookSender(state, opts.appSecret, opts.logger);
+  const limits = new RateLimiter(state);
+  let autoStatuses = opts.autoStatuses ?? false;
+
+  const control = new Router();
+  registerControl(control, state, webhooks, limits);
+  control.put('/_sim/auto-statuses', (ctx) => {
+    autoStatuses = (ctx.request.body as { enabled?: boolean } | undefined)?.enabled === true;
+    ctx.body = { enabled: autoStatuses };
+  });
+
+  const graph = new Router();
+  registerMessages(graph, { state, limits, webhooks, autoStatuses: () => autoStatuses });
+  registerBlockUsers(graph, state);
+  registerCalls(graph, state);
+
+  const app = new Koa();
+  app.use(async (ctx: Context, next: Next) => {
+    try {
+      ctx.request.body = await parseBody(ctx, await readBody(ctx));
+      await next();
+    } catch (e) {
+      if (e instanceof GraphError) {
+        ctx.status = e.status;
+        ctx.body = e.body();
+        return;
+      }
+      opts.logger?.error({ err: e }, 'simulator error');
+      ctx.status = 500;
+      ctx.body = { error: { message: 'An unexpected error has occurred. Please retry your request later.', type: 'OAuthException', code: 2, is_transient: true } };
+    }
+  });
+  app.use(control.routes());
+  // Graph API: optional version segment, every request recorded, faults injected on demand
+  app.use(async (ctx: Context, next: Next) => {
+    if (ctx.path.startsWith('/_sim/')) return next();
+    const original = ctx.path;
+    ctx.path = ctx.path.replace(VERSION, '');
+    const auth = ctx.get('authorization');
+    const rec: RecordedRequest = {
+      id: state.nextRequestId(),
+      at: new Date().toISOString(),
+      method: ctx.method,
+      path: original,
+      query: Object.fromEntries(Object.entries(ctx.query).map(([k, v]) => [k, String(v)])),
+      headers: { ...(auth ? { authorization: `Bearer …${auth.slice(-4)}` } : {}), 'content-type': ctx.get('content-type') },
+      body: ctx.request.body ?? null,
+      raw_content_type: ctx.get('content-type') || null,
+    };
+    state.requests.push(rec);
+    const fault = state.faults.find((f) => f.remaining > 0 && (!f.match.method || f.match.method.toUpperCase() === ctx.method) && original.includes(f.match.path_contains));
+    if (fault) {
+      fault.remaining -= 1;
+      if (fault.delay_ms) await new Promise((r) => setTimeout(r, fault.delay_ms));
+      if (fault.drop) {
+        ctx.req.socket.destroy();
+        ctx.respond = false;
+        return;
+      }
+      if (fault.error || fault.status) {
+        const e = new GraphError(fault.status ?? 400, fault.error?.code ?? 1, fault.error?.message ?? 'An unknown error occurred', { type: fault.error?.type, subcode: fault.error?.error_subcode });
+        ctx.status = e.status;
+        ctx.body = e.body();
+        return;
+      }
+    }
+    await next();
+  });
+  app.use(graph.routes());
+  app.use((ctx) => {
+    if (ctx.body === undefined && ctx.status === 404) {
+      const e = new GraphError(400, 100, `Unknown path components: ${ctx.path}`, { type: 'OAuthException' });
+      ctx.status = 400;
+      ctx.body = e.body();
+    }
+  });
+
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve(s));
+  });
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    state,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,117 @@
+import { createHmac } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { startProviderSim, type RunningProviderSim } from './index';
+
+describe('provider simulator', () => {
+  let sim: RunningProviderSim;
+  let receiver: Server;
+  const received: Array<{ raw: string; signature: string | undefined }> = [];
+  let phone: { phone_number_id: string; waba_id: string; access_token: string; catalog_id: string | null };
+
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary provider JSON
+  type Loose = Record<string, any>;
+  const graph = (path: string, body: unknown, token = phone.access_token, method = 'POST') =>
+    fetch(`${sim.url}/v21.0/${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(async (r) => ({ status: r.status, json: (await r.json()) as Loose }));
+  const control = (path: string, body: unknown = {}, method = 'POST') =>
+    fetch(`${sim.url}${path}`, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(async (r) => (r.status === 204 ? {} : ((await r.json()) as Loose)));
+  const send = (extra: Record<string, unknown>) => graph(`${phone.phone_number_id}/messages`, { messaging_product: 'whatsapp', recipient_type: 'individual', to: '+16505551234', ...extra });
+
+  beforeAll(async () => {
+    receiver = createServer((req, res) => {
+      let raw = '';
+      req.on('data', (d) => (raw += d));
+      req.on('end', () => {
+        received.push({ raw, signature: req.headers['x-hub-signature-256'] as string | undefined });
+        res.end('ok');
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    sim = await startProviderSim({ port: 0, appId: 'app', appSecret: 'app-secret', verifyToken: 'v', configId: 'c', webhookUrl: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/` });
+    phone = (await control('/_sim/phone-numbers', { with_catalog: true })) as typeof phone;
+  });
+  afterAll(async () => {
+    await sim.stop();
+    await new Promise((r) => receiver.close(r));
+  });
+
+  it('accepts a valid reply-buttons message with the documented success shape', async () => {
+    const res = await send({ type: 'interactive', interactive: { type: 'button', body: { text: 'Pick' }, action: { buttons: [{ type: 'reply', reply: { id: 'a', title: 'A' } }] } } });
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({ messaging_product: 'whatsapp', contacts: [{ input: '+16505551234', wa_id: '16505551234' }], messages: [{ id: expect.stringMatching(/^wamid\./) }] });
+  });
+
+  it.each([
+    ['4 buttons', { type: 'interactive', interactive: { type: 'button', body: { text: 'x' }, action: { buttons: [1, 2, 3, 4].map((i) => ({ type: 'reply', reply: { id: `b${i}`, title: `B${i}` } })) } } }, 100],
+    ['a 21-character title', { type: 'interactive', interactive: { type: 'button', body: { text: 'x' }, action: { buttons: [{ type: 'reply', reply: { id: 'b', title: 'x'.repeat(21) } }] } } }, 100],
+    ['11 list rows', { type: 'interactive', interactive: { type: 'list', body: { text: 'x' }, action: { button: 'Go', sections: [{ title: 'a', rows: Array.from({ length: 6 }, (_, i) => ({ id: `a${i}`, title: 'r' })) }, { title: 'b', rows: Array.from({ length: 5 }, (_, i) => ({ id: `b${i}`, title: 'r' })) }] } } }, 100],
+    ['a PNG sticker', { type: 'sticker', sticker: { link: 'https://x.test/s.png' } }, 100],
+    ['latitude 91', { type: 'location', location: { latitude: 91, longitude: 0 } }, 100],
+    ['a missing body', { type: 'text', text: {} }, 131008],
+  ])('rejects %s with the provider error envelope', async (_name, body, code) => {
+    const res = await send(body);
+    expect(res.status).toBe(400);
+    expect(res.json.error).toMatchObject({ code, fbtrace_id: expect.any(String) });
+    expect(res.json.error.error_data.details).toEqual(expect.any(String));
+  });
+
+  it('rejects a wrong token with 190 and another account phone with 100/33', async () => {
+    expect((await send({ type: 'text', text: { body: 'x' } }).then(() => graph(`${phone.phone_number_id}/messages`, {}, 'bogus'))).json.error.code).toBe(190);
+    const other = await control('/_sim/phone-numbers');
+    const res = await graph(`${other.phone_number_id}/messages`, { messaging_product: 'whatsapp', to: '1555', type: 'text', text: { body: 'x' } });
+    expect(res.json.error).toMatchObject({ code: 100, error_subcode: 33, type: 'GraphMethodException' });
+  });
+
+  it('marks inbound messages read and rejects unknown ids with 131009', async () => {
+    const inbound = await control('/_sim/inbound/message', { phone_number_id: phone.phone_number_id, from: '16505550001', type: 'text', text: { body: 'hi' } });
+    expect((await graph(`${phone.phone_number_id}/messages`, { messaging_product: 'whatsapp', status: 'read', message_id: inbound.wamid, typing_indicator: { type: 'text' } })).json).toEqual({ success: true });
+    expect((await graph(`${phone.phone_number_id}/messages`, { messaging_product: 'whatsapp', status: 'read', message_id: 'wamid.nope' })).json.error.code).toBe(131009);
+  });
+
+  it('blocks users who wrote in the last 24 h and reports the others as failed (139100)', async () => {
+    await control('/_sim/inbound/message', { phone_number_id: phone.phone_number_id, from: '16505550002', type: 'text' });
+    const res = await graph(`${phone.phone_number_id}/block_users`, { messaging_product: 'whatsapp', block_users: [{ user: '+16505550002' }, { user: '+16505559999' }] });
+    expect(res.status).toBe(200);
+    expect(res.json.block_users.added_users).toEqual([{ input: '+16505550002', wa_id: '16505550002' }]);
+    expect(res.json.block_users.failed_users[0]).toMatchObject({ input: '+16505559999', errors: [{ code: 131047 }] });
+    expect(res.json.errors.code).toBe(139100);
+  });
+
+  it('accepts an inbound call with an SDP answer', async () => {
+    const { call_id } = await control('/_sim/inbound/call', { phone_number_id: phone.phone_number_id, from: '16505550003' });
+    const ok = await graph(`${phone.phone_number_id}/calls`, { messaging_product: 'whatsapp', call_id, action: 'accept', session: { sdp_type: 'answer', sdp: 'v=0' } });
+    expect(ok.json).toEqual({ messaging_product: 'whatsapp', success: true });
+    const again = await graph(`${phone.phone_number_id}/calls`, { messaging_product: 'whatsapp', call_id, action: 'accept', session: { sdp_type: 'answer', sdp: 'v=0' } });
+    expect(again.status).toBe(400);
+  });
+
+  it('throttles with 130429 and 131056 when switched on', async () => {
+    await control('/_sim/rate-limits', { throughput_per_second: 2 }, 'PUT');
+    const codes = [];
+    for (let i = 0; i < 4; i++) codes.push((await send({ to: `+1650555${1000 + i}`, type: 'text', text: { body: 'x' } })).json.error?.code ?? 'ok');
+    expect(codes).toContain(130429);
+    await control('/_sim/rate-limits', { throughput_per_second: null, pair_rate: true }, 'PUT');
+    const pair = [];
+    for (let i = 0; i < 46; i++) pair.push((await send({ type: 'text', text: { body: 'x' } })).json.error?.code ?? 'ok');
+    expect(pair.filter((c) => c === 'ok')).toHaveLength(45);
+    expect(pair[45]).toBe(131056);
+    await control('/_sim/rate-limits', { pair_rate: false }, 'PUT');
+  });
+
+  it('sends status webhooks signed over the raw bytes', async () => {
+    const sent = await send({ type: 'text', text: { body: 'status me' } });
+    received.length = 0;
+    await control(`/_sim/messages/${sent.json.messages[0].id}/statuses`, { statuses: ['sent', 'read'] });
+    expect(received).toHaveLength(2);
+    for (const r of received) expect(r.signature).toBe(`sha256=${createHmac('sha256', 'app-secret').update(r.raw).digest('hex')}`);
+    expect(JSON.parse(received[1].raw).entry[0].changes[0].value.statuses[0]).toMatchObject({ id: sent.json.messages[0].id, status: 'read', recipient_id: '16505551234' });
+  });
+
+  it('injects faults: an error code, a delay and a dropped connection', async () => {
+    await control('/_sim/faults', { match: { path_contains: '/messages' }, error: { code: 190, message: 'expired' }, status: 401 });
+    expect((await send({ type: 'text', text: { body: 'x' } })).json.error.code).toBe(190);
+    await control('/_sim/faults', { match: { path_contains: '/messages' }, drop: true });
+    await expect(send({ type: 'text', text: { body: 'x' } })).rejects.toThrow();
+    expect((await send({ type: 'text', text: { body: 'x' } })).status).toBe(200);
+  });
+});

@@ -1,0 +1,157 @@
+import { randomBytes } from 'node:crypto';
+
+export interface PhoneNumber {
+  id: string;
+  wabaId: string;
+  display: string;
+  registered: boolean;
+  registerAttempts: number;
+  pin?: string;
+}
+
+export interface Waba {
+  id: string;
+  businessId: string;
+  catalogId: string | null;
+  subscribedApps: Set<string>;
+}
+
+export interface SentMessage {
+  id: string;
+  phoneId: string;
+  to: string;
+  type: string;
+  at: number;
+}
+
+export interface Call {
+  id: string;
+  phoneId: string;
+  from: string;
+  state: 'ringing' | 'pre_accepted' | 'accepted' | 'ended';
+}
+
+export interface RecordedRequest {
+  id: number;
+  at: string;
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  headers: Record<string, string>;
+  body: unknown;
+  raw_content_type: string | null;
+}
+
+export interface Fault {
+  match: { method?: string; path_contains: string };
+  remaining: number;
+  status?: number;
+  error?: { code: number; message: string; type?: string; error_subcode?: number };
+  delay_ms?: number;
+  drop?: boolean;
+}
+
+export interface Flow {
+  id: string;
+  wabaId: string;
+  name: string;
+  categories: string[];
+  status: 'DRAFT' | 'PUBLISHED' | 'DEPRECATED' | 'BLOCKED' | 'THROTTLED';
+  json: string | null;
+  validationErrors: unknown[];
+  jsonVersion: string | null;
+}
+
+export interface SignupCode {
+  code: string;
+  wabaId: string;
+  phoneId: string;
+  businessId: string;
+  used: boolean;
+  expiresAt: number;
+}
+
+const digits = (n: number) => Array.from({ length: n }, (_, i) => (i === 0 ? 1 + Math.floor(Math.random() * 9) : Math.floor(Math.random() * 10))).join('');
+
+/** Everything the simulated provider knows; in memory, like a sandbox account. */
+export class SimState {
+  readonly phones = new Map<string, PhoneNumber>();
+  readonly wabas = new Map<string, Waba>();
+  /** access token → the WABAs it may act on */
+  readonly tokens = new Map<string, Set<string>>();
+  readonly sent = new Map<string, SentMessage>();
+  /** inbound wamid → phone and sender */
+  readonly inbound = new Map<string, { phoneId: string; from: string }>();
+  /** `${phoneId}:${user}` → last inbound time (ms) */
+  readonly lastInbound = new Map<string, number>();
+  readonly blocked = new Map<string, Set<string>>();
+  readonly calls = new Map<string, Call>();
+  readonly flows = new Map<string, Flow>();
+  readonly codes = new Map<string, SignupCode>();
+  readonly requests: RecordedRequest[] = [];
+  faults: Fault[] = [];
+  webhookUrl: string | undefined;
+  rateLimits: { throughputPerSecond: number | null; pairRate: boolean } = { throughputPerSecond: null, pairRate: false };
+  private requestSeq = 0;
+
+  nextRequestId(): number {
+    return ++this.requestSeq;
+  }
+
+  newId(len = 15): string {
+    return digits(len);
+  }
+
+  wamid(): string {
+    return `wamid.${randomBytes(24).toString('base64url')}`;
+  }
+
+  wacid(): string {
+    return `wacid.${randomBytes(24).toString('base64url')}`;
+  }
+
+  token(): string {
+    return `EAAsim${randomBytes(24).toString('base64url')}`;
+  }
+
+  createWaba(opts: { id?: string; businessId?: string; withCatalog?: boolean } = {}): Waba {
+    const existing = opts.id ? this.wabas.get(opts.id) : undefined;
+    if (existing) {
+      if (opts.withCatalog && !existing.catalogId) existing.catalogId = this.newId();
+      return existing;
+    }
+    const waba: Waba = { id: opts.id ?? this.newId(), businessId: opts.businessId ?? this.newId(), catalogId: opts.withCatalog ? this.newId() : null, subscribedApps: new Set() };
+    this.wabas.set(waba.id, waba);
+    return waba;
+  }
+
+  createPhone(waba: Waba, opts: { id?: string; display?: string; registered?: boolean } = {}): PhoneNumber {
+    const phone: PhoneNumber = { id: opts.id ?? this.newId(), wabaId: waba.id, display: opts.display ?? `1555${digits(7)}`, registered: opts.registered ?? true, registerAttempts: 0 };
+    this.phones.set(phone.id, phone);
+    return phone;
+  }
+
+  issueToken(wabaId: string): string {
+    const t = this.token();
+    this.tokens.set(t, new Set([wabaId]));
+    return t;
+  }
+
+  tokenAllows(token: string, wabaId: string): boolean {
+    return this.tokens.get(token)?.has(wabaId) ?? false;
+  }
+
+  recordInbound(phoneId: string, from: string, wamid: string, at = Date.now()): void {
+    this.inbound.set(wamid, { phoneId, from });
+    this.lastInbound.set(`${phoneId}:${normalize(from)}`, at);
+  }
+
+  messagedWithin24h(phoneId: string, user: string): boolean {
+    const at = this.lastInbound.get(`${phoneId}:${normalize(user)}`);
+    return at !== undefined && Date.now() - at < 24 * 3600_000;
+  }
+}
+
+export function normalize(phone: string): string {
+  return phone.replace(/[^\d]/g, '');
+}

@@ -1,0 +1,82 @@
+import { invalidParameter } from '../errors';
+import { arr, num, obj, oneOf, str } from './checks';
+import { validateInteractive, type InteractiveContext } from './interactive';
+
+type Json = Record<string, unknown>;
+
+export const MESSAGE_TYPES = ['text', 'image', 'audio', 'video', 'document', 'sticker', 'location', 'contacts', 'reaction', 'interactive', 'template'] as const;
+
+/** Validates a message send (§1) the way the provider does; returns the message type. */
+export function validateMessage(b: Json, ctx: InteractiveContext): string {
+  if (b.messaging_product !== 'whatsapp') throw invalidParameter('messaging_product must be "whatsapp"');
+  if (b.recipient_type !== undefined) oneOf(b.recipient_type, 'recipient_type', ['individual', 'group']);
+  const to = str(b.to, 'to')!;
+  if (!/^\+?\d{5,20}$/.test(to)) throw invalidParameter('to must be a phone number or WhatsApp id');
+  if (b.context !== undefined) str(obj(b.context, 'context').message_id, 'context.message_id');
+  const type = oneOf(b.type, 'type', MESSAGE_TYPES);
+  const content = b[type];
+  switch (type) {
+    case 'text': {
+      const t = obj(content, 'text');
+      str(t.body, 'text.body', { max: 4096 });
+      break;
+    }
+    case 'reaction': {
+      const r = obj(content, 'reaction');
+      str(r.message_id, 'reaction.message_id');
+      str(r.emoji, 'reaction.emoji', { allowEmpty: true, max: 10 });
+      break;
+    }
+    case 'location': {
+      const l = obj(content, 'location');
+      num(l.latitude, 'location.latitude', -90, 90);
+      num(l.longitude, 'location.longitude', -180, 180);
+      str(l.name, 'location.name', { required: false, max: 1000 });
+      str(l.address, 'location.address', { required: false, max: 1000 });
+      break;
+    }
+    case 'sticker':
+    case 'image':
+    case 'audio':
+    case 'video':
+    case 'document': {
+      const m = obj(content, type);
+      if ((m.id === undefined) === (m.link === undefined)) throw invalidParameter(`${type} needs exactly one of id or link`);
+      if (m.link !== undefined) {
+        const link = str(m.link, `${type}.link`)!;
+        if (!/^https?:\/\//.test(link)) throw invalidParameter(`${type}.link must be an http(s) URL`);
+        if (type === 'sticker' && !/\.webp$/i.test(new URL(link).pathname)) throw invalidParameter('sticker.link must point to a WebP image (.webp)');
+      }
+      break;
+    }
+    case 'template': {
+      const t = obj(content, 'template');
+      str(t.name, 'template.name', { max: 512 });
+      str(obj(t.language, 'template.language').code, 'template.language.code', { max: 15 });
+      if (t.components !== undefined) {
+        arr(t.components, 'template.components').forEach((c, n) => {
+          const comp = obj(c, `template.components[${n}]`);
+          const ctype = oneOf(comp.type, `template.components[${n}].type`, ['header', 'body', 'button', 'footer', 'carousel', 'limited_time_offer']);
+          if (ctype === 'button') {
+            str(comp.sub_type, `template.components[${n}].sub_type`);
+            str(comp.index, `template.components[${n}].index`);
+          }
+          if (comp.parameters !== undefined) {
+            arr(comp.parameters, `template.components[${n}].parameters`).forEach((p, k) =>
+              oneOf(obj(p, `template.components[${n}].parameters[${k}]`).type, `template.components[${n}].parameters[${k}].type`, [
+                'text', 'currency', 'date_time', 'image', 'video', 'document', 'payload', 'action', 'location', 'coupon_code', 'product',
+              ]),
+            );
+          }
+        });
+      }
+      break;
+    }
+    case 'contacts':
+      arr(content, 'contacts', { min: 1 });
+      break;
+    case 'interactive':
+      return `interactive.${validateInteractive(content, ctx)}`;
+  }
+  return type;
+}

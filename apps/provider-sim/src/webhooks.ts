@@ -1,0 +1,50 @@
+import { createHmac } from 'node:crypto';
+import type { Logger } from '@gateway/logger';
+import type { PhoneNumber, SimState } from './state';
+
+type Json = Record<string, unknown>;
+
+/** Builds provider webhook bodies (§7) and POSTs them signed with the app secret (§7.2). */
+export class WebhookSender {
+  constructor(private readonly state: SimState, private readonly appSecret: string, private readonly logger?: Logger) {}
+
+  envelope(wabaId: string, field: string, value: Json, time?: number): Json {
+    return { object: 'whatsapp_business_account', entry: [{ id: wabaId, ...(time ? { time } : {}), changes: [{ field, value }] }] };
+  }
+
+  messagesValue(phone: PhoneNumber, extra: Json): Json {
+    return { messaging_product: 'whatsapp', metadata: { display_phone_number: phone.display, phone_number_id: phone.id }, ...extra };
+  }
+
+  statusBody(phone: PhoneNumber, messageId: string, recipient: string, status: string, errors?: unknown[]): Json {
+    const ts = String(Math.floor(Date.now() / 1000));
+    const s: Json = { id: messageId, status, timestamp: ts, recipient_id: recipient.replace(/^\+/, '') };
+    if (status !== 'failed') {
+      s.pricing = { billable: true, pricing_model: 'PMP', category: 'utility', type: 'regular' };
+      if (status === 'sent') s.conversation = { id: `conv${messageId.slice(-12)}`, expiration_timestamp: String(Number(ts) + 86400), origin: { type: 'utility' } };
+    }
+    if (errors) s.errors = errors;
+    return this.envelope(phone.wabaId, 'messages', this.messagesValue(phone, { statuses: [s] }));
+  }
+
+  /** Sends a body (serialized exactly once; the signature covers those bytes). Retries briefly, like the provider. */
+  async send(body: Json | string): Promise<{ status: number | null; body: string }> {
+    const raw = typeof body === 'string' ? body : JSON.stringify(body);
+    const url = this.state.webhookUrl;
+    if (!url) return { status: null, body: raw };
+    const signature = `sha256=${createHmac('sha256', this.appSecret).update(raw).digest('hex')}`;
+    let status: number | null = null;
+    for (let attempt = 0; attempt < 4; attempt++) {
+      try {
+        const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature }, body: raw, signal: AbortSignal.timeout(5000) });
+        status = res.status;
+        await res.arrayBuffer();
+        if (res.ok) break;
+      } catch (e) {
+        this.logger?.debug({ err: e }, 'webhook delivery failed');
+      }
+      await new Promise((r) => setTimeout(r, 100 * 2 ** attempt));
+    }
+    return { status, body: raw };
+  }
+}

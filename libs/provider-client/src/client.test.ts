@@ -1,0 +1,96 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { AppError } from '@gateway/errors';
+import { ProviderClient } from './client';
+
+type Handler = (req: IncomingMessage, body: string, res: ServerResponse) => void;
+
+describe('ProviderClient over real HTTP', () => {
+  let server: Server;
+  let handler: Handler;
+  const seen: Array<{ method: string; url: string; body: string; auth?: string; type?: string }> = [];
+  let client: ProviderClient;
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d) => (body += d));
+      req.on('end', () => {
+        seen.push({ method: req.method!, url: req.url!, body, auth: req.headers.authorization, type: req.headers['content-type'] });
+        handler(req, body, res);
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    client = new ProviderClient({ baseUrl: `http://127.0.0.1:${port}`, apiVersion: 'v21.0', timeoutMs: 300, appId: 'app', appSecret: 'secret' });
+  });
+  afterAll(async () => {
+    await client.close();
+    await new Promise((r) => server.close(r));
+  });
+  beforeEach(() => {
+    seen.length = 0;
+  });
+
+  const reply = (status: number, json: unknown) => (_req: IncomingMessage, _b: string, res: ServerResponse) => {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(json));
+  };
+
+  it('sends a message with the token and returns the provider message id', async () => {
+    handler = reply(200, { messaging_product: 'whatsapp', contacts: [{ input: '+1555', wa_id: '1555' }], messages: [{ id: 'wamid.X' }] });
+    const res = await client.sendMessage('tok', '123', { messaging_product: 'whatsapp', to: '+1555', type: 'text', text: { body: 'hi' } });
+    expect(res).toEqual({ messageId: 'wamid.X', waId: '1555' });
+    expect(seen[0]).toMatchObject({ method: 'POST', url: '/v21.0/123/messages', auth: 'Bearer tok', type: 'application/json' });
+  });
+
+  it('never retries a send after a server error, but retries a read receipt', async () => {
+    handler = reply(500, { error: { message: 'Something went wrong', type: 'OAuthException', code: 131000 } });
+    await expect(client.sendMessage('tok', '123', {})).rejects.toMatchObject({ kind: 'provider_rejected' });
+    expect(seen).toHaveLength(1);
+    seen.length = 0;
+    await expect(client.markRead('tok', '123', 'wamid.in')).rejects.toBeInstanceOf(AppError);
+    expect(seen).toHaveLength(3);
+    expect(JSON.parse(seen[0].body)).toEqual({ messaging_product: 'whatsapp', status: 'read', message_id: 'wamid.in' });
+  });
+
+  it('gives up after the timeout with provider_timeout, never hangs', async () => {
+    handler = () => undefined; // never answers
+    const started = Date.now();
+    await expect(client.sendMessage('tok', '123', {})).rejects.toMatchObject({ kind: 'timeout', code: 'provider_timeout' });
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+
+  it('reports an unreachable provider as unavailable', async () => {
+    const dead = new ProviderClient({ baseUrl: 'http://127.0.0.1:1', apiVersion: 'v21.0', timeoutMs: 500 });
+    await expect(dead.sendMessage('tok', '1', {})).rejects.toMatchObject({ kind: 'unavailable', code: 'provider_unavailable' });
+    await dead.close();
+  });
+
+  it('surfaces partial block failures as data', async () => {
+    handler = reply(200, {
+      messaging_product: 'whatsapp',
+      block_users: { added_users: [{ input: '+1', wa_id: '1' }], failed_users: [{ input: '+2', errors: [{ code: 131047, message: 'Re-engagement' }] }] },
+      errors: { message: '(#139100) Failed to block/unblock some users', type: 'OAuthException', code: 139100 },
+    });
+    const res = await client.blockUsers('tok', '123', ['+1', '+2'], true);
+    expect(res).toEqual({ done: [{ input: '+1', wa_id: '1' }], failed: [{ input: '+2', errors: [{ code: 131047, message: 'Re-engagement' }] }] });
+    expect(JSON.parse(seen[0].body)).toEqual({ messaging_product: 'whatsapp', block_users: [{ user: '+1' }, { user: '+2' }] });
+  });
+
+  it('uploads flow JSON as multipart/form-data with asset_type FLOW_JSON', async () => {
+    handler = reply(200, { success: true, validation_errors: [{ error: 'INVALID_PROPERTY_VALUE', line_start: 1 }] });
+    const errors = await client.uploadFlowJson('tok', 'flow-1', '{"version":"6.0"}');
+    expect(errors).toEqual([{ error: 'INVALID_PROPERTY_VALUE', line_start: 1 }]);
+    expect(seen[0].type).toMatch(/^multipart\/form-data; boundary=/);
+    expect(seen[0].body).toContain('name="asset_type"\r\n\r\nFLOW_JSON');
+    expect(seen[0].body).toContain('filename="flow.json"');
+    expect(seen[0].body).toContain('{"version":"6.0"}');
+  });
+
+  it('exchanges a signup code with the app credentials', async () => {
+    handler = reply(200, { access_token: 'EAAB', token_type: 'bearer' });
+    expect(await client.exchangeCode('c0de')).toEqual({ accessToken: 'EAAB' });
+    expect(seen[0].url).toBe('/v21.0/oauth/access_token?client_id=app&client_secret=secret&code=c0de');
+  });
+});

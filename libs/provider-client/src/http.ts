@@ -1,0 +1,127 @@
+import { Agent, FormData, errors as undiciErrors, request, type Dispatcher } from 'undici';
+import { AppError } from '@gateway/errors';
+import { currentRequestId, type Logger } from '@gateway/logger';
+import { classifyProviderError, isTransientProviderError } from './errors';
+
+export interface ProviderHttpOptions {
+  /** e.g. https://graph.facebook.com (no version segment). */
+  baseUrl: string;
+  /** Path version segment, e.g. v21.0. */
+  apiVersion: string;
+  /** Per call: connect + headers + body. */
+  timeoutMs: number;
+  logger?: Logger;
+  /** Bounded retries for calls that are safe to repeat. */
+  retryDelaysMs?: number[];
+}
+
+export interface CallOptions {
+  method: 'GET' | 'POST' | 'DELETE';
+  path: string;
+  token?: string;
+  query?: Record<string, string>;
+  json?: unknown;
+  form?: FormData;
+  /**
+   * Whether repeating the call is harmless. Sends and call actions are not: once the request may have
+   * reached the provider, a retry could deliver a second message or act twice. They are retried only when
+   * the connection was refused (nothing was sent).
+   */
+  idempotent: boolean;
+}
+
+const RETRY_DELAYS = [100, 300];
+
+/** HTTP to the provider's Graph API over a keep-alive pool; every failure becomes a classified AppError. */
+export class ProviderHttp {
+  private readonly agent: Agent;
+  private readonly base: string;
+
+  constructor(private readonly opts: ProviderHttpOptions) {
+    this.base = opts.baseUrl.replace(/\/+$/, '');
+    this.agent = new Agent({ keepAliveTimeout: 30_000, connections: 128, connectTimeout: Math.min(opts.timeoutMs, 10_000) });
+  }
+
+  url(path: string, query?: Record<string, string>): string {
+    const u = new URL(`${this.base}/${this.opts.apiVersion}/${path.replace(/^\/+/, '')}`);
+    for (const [k, v] of Object.entries(query ?? {})) u.searchParams.set(k, v);
+    return u.toString();
+  }
+
+  async call<T>(o: CallOptions): Promise<T> {
+    const delays = this.opts.retryDelaysMs ?? RETRY_DELAYS;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.once<T>(o);
+      } catch (e) {
+        const err = e as AppError & { notSent?: boolean };
+        const retryable = err.notSent || (o.idempotent && isTransientProviderError(err));
+        if (!retryable || attempt >= delays.length) throw err;
+        this.opts.logger?.warn({ path: o.path, attempt: attempt + 1, code: err.code }, 'retrying provider call');
+        await new Promise((r) => setTimeout(r, delays[attempt]));
+      }
+    }
+  }
+
+  private async once<T>(o: CallOptions): Promise<T> {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (o.token) headers.authorization = `Bearer ${o.token}`;
+    const requestId = currentRequestId();
+    if (requestId) headers['x-request-id'] = requestId;
+    let body: string | FormData | undefined;
+    if (o.json !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(o.json);
+    } else if (o.form) {
+      body = o.form;
+    }
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await request(this.url(o.path, o.query), {
+        method: o.method,
+        headers,
+        body,
+        dispatcher: this.agent,
+        headersTimeout: this.opts.timeoutMs,
+        bodyTimeout: this.opts.timeoutMs,
+        signal: AbortSignal.timeout(this.opts.timeoutMs),
+      });
+    } catch (e) {
+      throw transportError(e, this.opts.timeoutMs);
+    }
+    let text: string;
+    try {
+      text = await res.body.text();
+    } catch (e) {
+      throw transportError(e, this.opts.timeoutMs);
+    }
+    let parsed: unknown;
+    try {
+      parsed = text ? JSON.parse(text) : {};
+    } catch {
+      parsed = undefined;
+    }
+    if (res.statusCode >= 200 && res.statusCode < 300 && parsed !== undefined && !(parsed as { error?: unknown }).error) return parsed as T;
+    const retryAfter = res.headers['retry-after'];
+    throw classifyProviderError(res.statusCode, parsed, Array.isArray(retryAfter) ? retryAfter[0] : retryAfter);
+  }
+
+  close(): Promise<void> {
+    return this.agent.close();
+  }
+}
+
+function transportError(e: unknown, timeoutMs: number): AppError {
+  const err = e as { code?: string; name?: string; message?: string };
+  const timedOut =
+    err.name === 'TimeoutError' ||
+    err.name === 'AbortError' ||
+    e instanceof undiciErrors.HeadersTimeoutError ||
+    e instanceof undiciErrors.BodyTimeoutError ||
+    e instanceof undiciErrors.ConnectTimeoutError;
+  if (timedOut) return new AppError('timeout', 'provider_timeout', `The provider did not answer within ${timeoutMs} ms`, { cause: e });
+  const out = new AppError('unavailable', 'provider_unavailable', `The provider is unreachable (${err.code ?? err.message ?? 'error'})`, { cause: e });
+  // nothing reached the provider: safe to retry whatever the operation
+  if (err.code === 'ECONNREFUSED' || err.code === 'ENOTFOUND' || err.code === 'EAI_AGAIN') (out as AppError & { notSent?: boolean }).notSent = true;
+  return out;
+}

@@ -1,0 +1,4 @@
+export { ProviderClient } from './client';
+export type { ProviderClientOptions, SendResult, BlockResult, FlowValidationError, ProviderFlow } from './client';
+export { classifyProviderError, providerErrorInfo, isTransientProviderError, TRANSIENT_CODES } from './errors';
+export type { ProviderErrorBody } from './errors';
