@@ -1,0 +1,6 @@
+export { startMessaging } from './server';
+export type { RunningMessaging } from './server';
+export { readConfig } from './config';
+export type { MessagingConfig } from './config';
+export { SqlMessageRepository } from './store/messages';
+export type { MessageRepository, MessageRecord, MessageStatus, StatusChange } from './store/messages';

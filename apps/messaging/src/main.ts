@@ -1,0 +1,5 @@
+import { runMain } from '@gateway/runtime';
+import { readConfig } from './config';
+import { startMessaging } from './server';
+
+runMain('messaging', () => readConfig(), startMessaging);

@@ -1,0 +1,152 @@
+import type { messaging } from '@gateway/contracts';
+
+/*
+ * Provider request bodies, exactly as the provider reference documents them (provider-cloud-api.md §1–§4).
+ */
+
+type Json = Record<string, unknown>;
+
+/** Fields of every message send (§1.1); `context.message_id` quotes an earlier message. */
+function message(to: string, replyTo: string | undefined, type: string, body: Json): Json {
+  return {
+    messaging_product: 'whatsapp',
+    recipient_type: 'individual',
+    to,
+    ...(replyTo ? { context: { message_id: replyTo } } : {}),
+    type,
+    [type]: body,
+  };
+}
+
+const interactive = (to: string, replyTo: string | undefined, body: Json) => message(to, replyTo, 'interactive', body);
+const footerOf = (footer: string | undefined) => (footer === undefined ? {} : { footer: { text: footer } });
+
+/** A text header, or a media header by link (§1.3). */
+function headerOf(h: messaging.MediaHeader | undefined): Json {
+  if (!h) return {};
+  if (h.type === 'text') return { header: { type: 'text', text: h.text ?? '' } };
+  const media: Json = { link: h.url };
+  if (h.type === 'document' && h.filename) media.filename = h.filename;
+  return { header: { type: h.type, [h.type]: media } };
+}
+
+export function buttonsPayload(r: messaging.SendButtonsRequest): Json {
+  return interactive(r.to, r.replyTo, {
+    type: 'button',
+    ...headerOf(r.header),
+    body: { text: r.bodyText },
+    ...footerOf(r.footer),
+    action: { buttons: r.buttons.map((b) => ({ type: 'reply', reply: { id: b.id, title: b.title } })) },
+  });
+}
+
+export function listPayload(r: messaging.SendListRequest): Json {
+  return interactive(r.to, r.replyTo, {
+    type: 'list',
+    ...(r.headerText === undefined ? {} : { header: { type: 'text', text: r.headerText } }),
+    body: { text: r.body },
+    ...footerOf(r.footer),
+    action: {
+      button: r.buttonText,
+      sections: r.sections.map((s) => ({
+        ...(s.title === undefined ? {} : { title: s.title }),
+        rows: s.rows.map((row) => ({ id: row.id, title: row.title, ...(row.description === undefined ? {} : { description: row.description }) })),
+      })),
+    },
+  });
+}
+
+export function productsPayload(r: messaging.SendProductsRequest, catalogId: string): Json {
+  return interactive(r.to, r.replyTo, {
+    type: 'product_list',
+    header: { type: 'text', text: r.title },
+    body: { text: r.body },
+    ...footerOf(r.footer),
+    action: {
+      catalog_id: catalogId,
+      sections: r.sections.map((s) => ({
+        ...(s.title === undefined ? {} : { title: s.title }),
+        product_items: s.skus.map((sku) => ({ product_retailer_id: sku })),
+      })),
+    },
+  });
+}
+
+export function flowPayload(r: messaging.SendFlowRequest, flowToken: string): Json {
+  const navigate = r.flowAction !== 'data_exchange';
+  const payload: Json | undefined =
+    navigate && r.flowActionScreen
+      ? { screen: r.flowActionScreen, ...(r.flowActionDataJson ? { data: JSON.parse(r.flowActionDataJson) as unknown } : {}) }
+      : undefined;
+  return interactive(r.to, r.replyTo, {
+    type: 'flow',
+    ...headerOf(r.header),
+    body: { text: r.body },
+    ...footerOf(r.footer),
+    action: {
+      name: 'flow',
+      parameters: {
+        flow_message_version: '3',
+        flow_token: flowToken,
+        flow_id: r.flowId,
+        flow_cta: r.buttonText,
+        mode: r.mode || 'published',
+        flow_action: navigate ? 'navigate' : 'data_exchange',
+        ...(payload ? { flow_action_payload: payload } : {}),
+      },
+    },
+  });
+}
+
+export function reactionPayload(r: messaging.SendReactionRequest): Json {
+  return message(r.to, r.replyTo, 'reaction', { message_id: r.messageId, emoji: r.emoji });
+}
+
+export function templatePayload(r: messaging.SendTemplateRequest): Json {
+  return message(r.to, r.replyTo, 'template', {
+    name: r.templateName,
+    language: { code: r.lang },
+    ...(r.componentsJson ? { components: JSON.parse(r.componentsJson) as unknown } : {}),
+  });
+}
+
+export function locationPayload(r: messaging.SendLocationRequest): Json {
+  return message(r.to, r.replyTo, 'location', {
+    // The provider's docs and OpenAPI description give coordinates as decimal strings; String() keeps every digit.
+    latitude: String(r.latitude),
+    longitude: String(r.longitude),
+    ...(r.name === undefined ? {} : { name: r.name }),
+    ...(r.address === undefined ? {} : { address: r.address }),
+  });
+}
+
+export function stickerPayload(r: messaging.SendStickerRequest): Json {
+  return message(r.to, r.replyTo, 'sticker', { link: r.url });
+}
+
+export function catalogPayload(r: messaging.SendCatalogRequest): Json {
+  return interactive(r.to, r.replyTo, {
+    type: 'catalog_message',
+    body: { text: r.body },
+    ...footerOf(r.footer),
+    action: {
+      name: 'catalog_message',
+      ...(r.thumbnailProductRetailerId ? { parameters: { thumbnail_product_retailer_id: r.thumbnailProductRetailerId } } : {}),
+    },
+  });
+}
+
+/** §2: mark read, optionally with the typing indicator. */
+export function markReadPayload(messageId: string, typing: boolean): Json {
+  return { messaging_product: 'whatsapp', status: 'read', message_id: messageId, ...(typing ? { typing_indicator: { type: 'text' } } : {}) };
+}
+
+/** §3: the body of POST (block) and DELETE (unblock) /block_users. */
+export function blockUsersPayload(users: string[]): Json {
+  return { messaging_product: 'whatsapp', block_users: users.map((user) => ({ user })) };
+}
+
+/** §4: accept a user-initiated call with the agent's SDP answer. */
+export function acceptCallPayload(callId: string, sdp: string): Json {
+  return { messaging_product: 'whatsapp', call_id: callId, action: 'accept', session: { sdp_type: 'answer', sdp } };
+}

@@ -1,0 +1,77 @@
+import { messaging as m, tenantDirectory as td } from '@gateway/contracts';
+import type { Logger } from '@gateway/logger';
+import { createServiceClient, defineService, startGrpcServer } from '@gateway/rpc';
+import { Metrics, startMetricsServer, type RunningProcess } from '@gateway/runtime';
+import { openDb } from '@gateway/store';
+import type { MessagingConfig } from './config';
+import { IdempotentRunner } from './idempotency';
+import { Messaging } from './messaging';
+import { countedProvider } from './provider';
+import { connectProvider } from './provider-adapter';
+import { migrations } from './store/migrations';
+import { SqlMessageRepository } from './store/messages';
+
+export interface RunningMessaging extends RunningProcess {
+  grpcPort: number;
+  metricsPort: number;
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export async function startMessaging(config: MessagingConfig, logger: Logger): Promise<RunningMessaging> {
+  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: 'messaging', migrations });
+  const metrics = new Metrics('messaging');
+  const providerCalls = metrics.counter('provider_calls_total', 'Provider calls by operation, outcome and error code', ['operation', 'outcome', 'code']);
+  const directory = createServiceClient(td.TenantDirectoryService, config.tenantDirectoryAddr, { defaultDeadlineMs: 10_000 });
+  const provider = connectProvider(config);
+  const messages = new SqlMessageRepository(db);
+  // a claim outlives the longest a request can run (provider timeout, one retry) many times over
+  const runner = new IdempotentRunner(db, { ttlMs: DAY_MS, leaseMs: Math.max(60_000, config.providerTimeoutMs * 6) }, logger);
+  const svc = new Messaging(directory, countedProvider(provider, providerCalls), runner, messages);
+
+  const service = defineService(m.MessagingService, {
+    sendButtons: (r) => svc.sendButtons(r),
+    sendList: (r) => svc.sendList(r),
+    sendProducts: (r) => svc.sendProducts(r),
+    sendFlow: (r) => svc.sendFlow(r),
+    sendReaction: (r) => svc.sendReaction(r),
+    sendTemplate: (r) => svc.sendTemplate(r),
+    sendLocation: (r) => svc.sendLocation(r),
+    sendSticker: (r) => svc.sendSticker(r),
+    sendCatalog: (r) => svc.sendCatalog(r),
+    blockUsers: async (r) => {
+      const res = await svc.blockUsers(r.caller, r.users, true);
+      return { addedUsers: res.users, replayed: res.replayed };
+    },
+    unblockUsers: async (r) => {
+      const res = await svc.blockUsers(r.caller, r.users, false);
+      return { removedUsers: res.users, replayed: res.replayed };
+    },
+    indicateTyping: (r) => svc.markRead(r.caller, r.messageId, true),
+    markRead: (r) => svc.markRead(r.caller, r.messageId, false),
+    acceptCall: (r) => svc.acceptCall(r),
+    getMessage: (r) => svc.getMessage(r),
+  });
+
+  const grpc = await startGrpcServer({ host: config.grpcHost, port: config.grpcPort, logger, services: [service], observer: metrics.grpcObserver });
+  const metricsServer = await startMetricsServer(metrics, config.metricsPort);
+  // expired idempotency keys are deleted hourly (a key is also taken over once expired, so this only bounds the table)
+  const purge = setInterval(() => {
+    runner.purgeExpired().catch((e: unknown) => logger.warn({ err: e }, 'could not purge expired idempotency keys'));
+  }, 60 * 60 * 1000);
+  purge.unref();
+  logger.info({ grpcPort: grpc.port, metricsPort: metricsServer.port, storage: db.kind }, 'messaging ready');
+
+  return {
+    grpcPort: grpc.port,
+    metricsPort: metricsServer.port,
+    async stop() {
+      clearInterval(purge);
+      await grpc.shutdown();
+      await metricsServer.close();
+      directory.close();
+      await provider.close?.();
+      await db.close();
+    },
+  };
+}

@@ -1,0 +1,98 @@
+import type { Queryable } from '@gateway/store';
+
+/** Life of an outbound message: `accepted` → `sent` → `delivered` → `read`; `failed` from any state. */
+export const MESSAGE_STATUSES = ['accepted', 'sent', 'delivered', 'read', 'failed'] as const;
+export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
+
+export interface StatusChange {
+  status: MessageStatus;
+  /** ISO 8601 */
+  at: string;
+  errors?: unknown[];
+}
+
+export interface MessageRecord {
+  id: string;
+  tenant_id: string;
+  client_id: string;
+  to: string;
+  kind: string;
+  status: MessageStatus;
+  status_history: StatusChange[];
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface NewMessage {
+  /** The provider's message id. */
+  id: string;
+  tenantId: string;
+  clientId: string;
+  to: string;
+  kind: string;
+  at?: Date;
+}
+
+/**
+ * Outbound message records, owned by the messaging service. The SQL implementation runs on PGlite and
+ * PostgreSQL; another backend can implement the same interface.
+ */
+export interface MessageRepository {
+  /** Stores a message the provider accepted (status `accepted`); a second insert of the same id changes nothing. */
+  insertAccepted(m: NewMessage): Promise<void>;
+  /** A message of this tenant's client, or undefined (also when it belongs to another tenant or client). */
+  get(tenantId: string, clientId: string, id: string): Promise<MessageRecord | undefined>;
+  /**
+   * Applies a provider status update. The status only moves forward (`accepted` → `sent` → `delivered` →
+   * `read`, `failed` from any state, nothing after `failed`), whatever order updates arrive in; every update
+   * is appended to `status_history` unless the same entry (status, at, errors) is already there.
+   * One SQL statement: concurrent updates of one message serialise on its row and none is lost.
+   * Returns true when the message is known (the update was applied, or was stale or a duplicate and so
+   * changed nothing), false when no message has this id (yet): the caller may retry later.
+   */
+  advanceStatus(messageId: string, status: Exclude<MessageStatus, 'accepted'>, at: Date, errors?: unknown[]): Promise<boolean>;
+}
+
+interface MessageRow extends Omit<MessageRecord, 'to'> {
+  to_number: string;
+}
+
+export class SqlMessageRepository implements MessageRepository {
+  constructor(private readonly q: Queryable) {}
+
+  async insertAccepted(m: NewMessage): Promise<void> {
+    const at = m.at ?? new Date();
+    const history: StatusChange[] = [{ status: 'accepted', at: at.toISOString() }];
+    await this.q.query(
+      `INSERT INTO messages (id, tenant_id, client_id, to_number, kind, status, status_history, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, 'accepted', $6::jsonb, $7, $7) ON CONFLICT (id) DO NOTHING`,
+      [m.id, m.tenantId, m.clientId, m.to, m.kind, JSON.stringify(history), at],
+    );
+  }
+
+  async get(tenantId: string, clientId: string, id: string): Promise<MessageRecord | undefined> {
+    const rows = await this.q.query<MessageRow>('SELECT * FROM messages WHERE id = $1 AND tenant_id = $2 AND client_id = $3', [id, tenantId, clientId]);
+    if (!rows[0]) return undefined;
+    const { to_number, ...rest } = rows[0];
+    return { ...rest, to: to_number };
+  }
+
+  async advanceStatus(messageId: string, status: Exclude<MessageStatus, 'accepted'>, at: Date, errors?: unknown[]): Promise<boolean> {
+    if (!MESSAGE_STATUSES.includes(status) || status === ('accepted' as string)) throw new Error(`invalid message status ${status}`);
+    const entry: StatusChange = { status, at: at.toISOString(), ...(errors?.length ? { errors } : {}) };
+    // Under concurrency PostgreSQL re-evaluates the SET expressions on the latest row version after the
+    // competing update commits, so each update sees the others' history entries and the highest status.
+    const rows = await this.q.query(
+      `UPDATE messages AS m SET
+         status = CASE WHEN array_position($3::text[], $2::text) > array_position($3::text[], m.status) THEN $2::text ELSE m.status END,
+         status_history = CASE WHEN EXISTS (SELECT 1 FROM jsonb_array_elements(m.status_history) AS h(e) WHERE h.e = $4::jsonb)
+           THEN m.status_history ELSE m.status_history || jsonb_build_array($4::jsonb) END,
+         updated_at = CASE WHEN EXISTS (SELECT 1 FROM jsonb_array_elements(m.status_history) AS h(e) WHERE h.e = $4::jsonb)
+           THEN m.updated_at ELSE now() END
+       WHERE m.id = $1
+       RETURNING m.id`,
+      [messageId, status, MESSAGE_STATUSES, JSON.stringify(entry)],
+    );
+    return rows.length > 0;
+  }
+}

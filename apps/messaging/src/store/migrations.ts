@@ -1,0 +1,37 @@
+import type { Migration } from '@gateway/store';
+
+export const migrations: Migration[] = [
+  {
+    version: 1,
+    name: 'messages_idempotency',
+    sql: `
+      CREATE TABLE messages (
+        id text PRIMARY KEY,
+        tenant_id text NOT NULL,
+        client_id text NOT NULL,
+        to_number text NOT NULL,
+        kind text NOT NULL,
+        status text NOT NULL,
+        status_history jsonb NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        updated_at timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE INDEX messages_client_created ON messages (client_id, created_at DESC);
+      CREATE TABLE idempotency_keys (
+        tenant_id text NOT NULL,
+        key text NOT NULL,
+        request_hash text NOT NULL,
+        operation text NOT NULL,
+        -- 'in_progress' while its owner runs; 'completed' once the outcome is stored
+        state text NOT NULL,
+        -- identifies the owner of an in-progress claim, so only it can complete or release it
+        claim_token text NOT NULL,
+        outcome jsonb,
+        claimed_at timestamptz NOT NULL DEFAULT now(),
+        expires_at timestamptz NOT NULL,
+        PRIMARY KEY (tenant_id, key)
+      );
+      CREATE INDEX idempotency_keys_expires ON idempotency_keys (expires_at);
+    `,
+  },
+];
