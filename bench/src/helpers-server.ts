@@ -1,0 +1,87 @@
+/**
+ * Small servers the bench runs as separate processes (one mode per process):
+ *   grpc <port>                  a gRPC server with only grpc.health.v1 (the cheapest unary call)
+ *   koa-grpc <port> <grpcAddr>   a minimal Koa server doing one unary gRPC call per request (send-path ceiling)
+ *   koa-noop <port>              a minimal Koa server that reads the body and answers 200 (ingest ceiling)
+ *   receiver <port>              a webhook receiver answering 200, counting distinct X-Event-Id (GET /stats)
+ */
+import { createServer } from 'node:http';
+import Koa from 'koa';
+import { health } from '@gateway/contracts';
+import { createLogger } from '@gateway/logger';
+import { createServiceClient, startGrpcServer } from '@gateway/rpc';
+
+const [mode, portArg, extra] = process.argv.slice(2);
+const port = Number(portArg);
+
+async function readBody(req: NodeJS.ReadableStream): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  return Buffer.concat(chunks);
+}
+
+async function main() {
+  switch (mode) {
+    case 'grpc': {
+      await startGrpcServer({ host: '127.0.0.1', port, logger: createLogger({ name: 'ceiling-grpc', level: 'silent' }), services: [] });
+      break;
+    }
+    case 'koa-grpc': {
+      const client = createServiceClient(health.Health, extra);
+      const app = new Koa();
+      app.use(async (ctx) => {
+        await readBody(ctx.req);
+        await client.check({ service: '' });
+        ctx.status = 200;
+        ctx.type = 'application/json';
+        ctx.body = 'null';
+      });
+      app.listen(port, '127.0.0.1');
+      break;
+    }
+    case 'koa-noop': {
+      const app = new Koa();
+      app.use(async (ctx) => {
+        await readBody(ctx.req);
+        ctx.status = 200;
+        ctx.body = 'ok';
+      });
+      app.listen(port, '127.0.0.1');
+      break;
+    }
+    case 'receiver': {
+      const seen = new Set<string>();
+      let received = 0;
+      createServer((req, res) => {
+        if (req.method === 'GET' && req.url === '/stats') {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ received, distinct: seen.size }));
+          return;
+        }
+        if (req.method === 'DELETE' && req.url === '/stats') {
+          seen.clear();
+          received = 0;
+          res.writeHead(204);
+          res.end();
+          return;
+        }
+        req.resume();
+        req.on('end', () => {
+          received += 1;
+          const id = req.headers['x-event-id'];
+          if (typeof id === 'string') seen.add(id);
+          res.writeHead(200);
+          res.end();
+        });
+      }).listen(port, '127.0.0.1');
+      break;
+    }
+    default:
+      throw new Error(`unknown mode ${mode}`);
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

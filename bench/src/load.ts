@@ -1,0 +1,65 @@
+import autocannon from 'autocannon';
+
+export interface LoadResult {
+  requestsPerSec: number;
+  p99Ms: number;
+  p50Ms: number;
+  total: number;
+  ok2xx: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  /** The warm-up run's numbers (its requests count for correctness checks). */
+  warmup?: LoadResult;
+}
+
+export interface LoadOptions {
+  url: string;
+  method?: 'GET' | 'POST' | 'PUT';
+  headers?: Record<string, string>;
+  body?: string;
+  /** Builds each request (varying bodies/signatures); overrides body/headers. */
+  setupRequest?: (req: { body?: string; headers?: Record<string, string> }) => { body?: string; headers?: Record<string, string> };
+  connections: number;
+  durationSec: number;
+  warmupSec?: number;
+}
+
+function run(opts: LoadOptions, durationSec: number): Promise<LoadResult> {
+  return new Promise((resolve, reject) => {
+    const requests = opts.setupRequest
+      ? [{ method: opts.method ?? 'POST', setupRequest: (req: Record<string, unknown>) => ({ ...req, ...opts.setupRequest!(req as never) }) }]
+      : undefined;
+    autocannon(
+      {
+        url: opts.url,
+        method: opts.method ?? 'POST',
+        headers: opts.headers,
+        body: opts.body,
+        requests: requests as never,
+        connections: opts.connections,
+        duration: durationSec,
+        timeout: 10,
+      },
+      (err, r) => {
+        if (err) return reject(err);
+        resolve({
+          requestsPerSec: r.requests.average,
+          p99Ms: r.latency.p99,
+          p50Ms: r.latency.p50,
+          total: r.requests.total,
+          ok2xx: r['2xx'],
+          non2xx: r.non2xx,
+          errors: r.errors,
+          timeouts: r.timeouts,
+        });
+      },
+    );
+  });
+}
+
+/** autocannon with a warm-up run whose numbers are thrown away. */
+export async function load(opts: LoadOptions): Promise<LoadResult> {
+  const warmup = opts.warmupSec ? await run(opts, opts.warmupSec) : undefined;
+  return { ...(await run(opts, opts.durationSec)), warmup };
+}

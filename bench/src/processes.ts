@@ -1,0 +1,71 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { connect } from 'node:net';
+
+/** A child process of the bench, with its peak resident memory read from /proc. */
+export class Proc {
+  private peakKb = 0;
+  private readonly timer: NodeJS.Timeout;
+  readonly exited: Promise<number | null>;
+
+  constructor(readonly name: string, readonly child: ChildProcess) {
+    this.exited = new Promise((r) => child.once('exit', (code) => r(code)));
+    this.timer = setInterval(() => this.sample(), 250);
+    this.timer.unref();
+  }
+
+  /** VmHWM is the kernel's own high-water mark of RSS: exact, whatever the sampling interval. */
+  sample(): void {
+    try {
+      const status = readFileSync(`/proc/${this.child.pid}/status`, 'utf8');
+      const hwm = /VmHWM:\s+(\d+) kB/.exec(status);
+      if (hwm) this.peakKb = Math.max(this.peakKb, Number(hwm[1]));
+    } catch {
+      /* exited */
+    }
+  }
+
+  get peakRssMb(): number {
+    this.sample();
+    return this.peakKb / 1024;
+  }
+
+  async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+    this.sample();
+    clearInterval(this.timer);
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    this.child.kill(signal);
+    const t = setTimeout(() => this.child.kill('SIGKILL'), 15_000);
+    await this.exited;
+    clearTimeout(t);
+  }
+}
+
+export function start(name: string, cmd: string, args: string[], env: Record<string, string | undefined>, opts: { cwd?: string; verbose?: boolean } = {}): Proc {
+  const child = spawn(cmd, args, { cwd: opts.cwd, env: env as NodeJS.ProcessEnv, stdio: ['ignore', opts.verbose ? 'inherit' : 'ignore', 'pipe'] });
+  let tail = '';
+  child.stderr?.on('data', (d) => {
+    tail = (tail + d).slice(-4000);
+  });
+  child.once('exit', (code, signal) => {
+    if (code && code !== 0) process.stderr.write(`[bench] ${name} exited ${code ?? signal}\n${tail}\n`);
+  });
+  return new Proc(name, child);
+}
+
+export async function waitPort(port: number, what: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const ok = await new Promise<boolean>((r) => {
+      const s = connect(port, '127.0.0.1');
+      s.once('connect', () => {
+        s.destroy();
+        r(true);
+      });
+      s.once('error', () => r(false));
+    });
+    if (ok) return;
+    if (Date.now() > deadline) throw new Error(`${what} did not listen on ${port}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

@@ -1,0 +1,81 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { freePort } from '@gateway/testing';
+import { start, waitPort, type Proc } from './processes';
+
+export const ROOT = resolve(__dirname, '..', '..');
+const dist = (app: string) => join(ROOT, 'dist', 'apps', app, 'main.js');
+
+export interface BenchStack {
+  procs: Map<string, Proc>;
+  env: Record<string, string>;
+  baseUrl: string;
+  simUrl: string;
+  natsUrl: string;
+  dataDir: string;
+  startService(name: string): Promise<Proc>;
+  stop(): Promise<void>;
+}
+
+const GRPC_SERVICES: Array<[string, string]> = [
+  ['tenant-directory', 'TENANT_DIRECTORY_ADDR'],
+  ['messaging', 'MESSAGING_ADDR'],
+  ['flows', 'FLOWS_ADDR'],
+  ['signup', 'SIGNUP_ADDR'],
+  ['dispatcher', 'DISPATCHER_ADDR'],
+];
+
+/** The gateway on embedded defaults (PGlite under a temp DATA_DIR), every app its own process, as `npm start` runs it. */
+export async function bootStack(natsBin: string): Promise<BenchStack> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'gw-bench-'));
+  const procs = new Map<string, Proc>();
+  const natsPort = await freePort();
+  procs.set('nats-server', start('nats-server', natsBin, ['-a', '127.0.0.1', '-p', String(natsPort), '-js', '-sd', join(dataDir, 'nats')], process.env));
+  await waitPort(natsPort, 'nats-server');
+  const edgePort = await freePort();
+  const simPort = await freePort();
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'warn',
+    DATA_DIR: dataDir,
+    NATS_URL: `nats://127.0.0.1:${natsPort}`,
+    GATEWAY_ADMIN_TOKEN: randomBytes(24).toString('base64url'),
+    SECRETS_KEY: randomBytes(32).toString('base64'),
+    PROVIDER_BASE_URL: `http://127.0.0.1:${simPort}`,
+    PUBLIC_BASE_URL: `http://127.0.0.1:${edgePort}`,
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    GRPC_HOST: '127.0.0.1',
+    HOST: '127.0.0.1',
+    METRICS_PORT: '0',
+  };
+  procs.set('provider-sim', start('provider-sim', process.execPath, [dist('provider-sim')], { ...env, PORT: String(simPort), SIM_AUTO_STATUSES: 'false', SIM_WEBHOOK_URL: `http://127.0.0.1:${edgePort}/webhooks/provider` }));
+  await waitPort(simPort, 'provider-sim');
+  for (const [, addrVar] of GRPC_SERVICES) env[addrVar] = `127.0.0.1:${await freePort()}`;
+
+  const startService = async (name: string): Promise<Proc> => {
+    const addrVar = GRPC_SERVICES.find(([n]) => n === name)?.[1];
+    const port = addrVar ? Number(env[addrVar].split(':')[1]) : edgePort;
+    const p = start(name, process.execPath, [dist(name)], { ...env, GRPC_PORT: String(port), PORT: String(edgePort) });
+    procs.set(name, p);
+    await waitPort(port, name);
+    return p;
+  };
+  for (const [name] of GRPC_SERVICES) await startService(name);
+  await startService('edge');
+  return {
+    procs,
+    env,
+    baseUrl: `http://127.0.0.1:${edgePort}`,
+    simUrl: `http://127.0.0.1:${simPort}`,
+    natsUrl: env.NATS_URL,
+    dataDir,
+    startService,
+    async stop() {
+      for (const name of ['edge', ...GRPC_SERVICES.map(([n]) => n).reverse(), 'provider-sim', 'nats-server']) await procs.get(name)?.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
