@@ -4,10 +4,11 @@ import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import { parse } from 'yaml';
 
 /**
- * Request-body validators from the provider's own OpenAPI description (shared/reference beside the repo).
- * Used by the contract tests only.
+ * Request-body validators from the provider's own OpenAPI description, v23 as published by the provider,
+ * kept in the repo (apps/messaging/contract) so the contract tests run on any clean clone. Used by the
+ * contract tests only.
  */
-export const OPENAPI_FILE = resolve(__dirname, '../../../../shared/reference/provider-openapi-v23.yaml');
+export const OPENAPI_FILE = resolve(__dirname, '../contract/provider-openapi-v23.yaml');
 
 type Node = Record<string, unknown>;
 
