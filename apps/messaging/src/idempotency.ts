@@ -99,6 +99,8 @@ export class IdempotentRunner {
         if (executed.message) await new SqlMessageRepository(q).insertAccepted(executed.message);
         if (claim) await new SqlIdempotencyRepository(q, this.times).complete(claim.tenantId, claim.key, claim.token, { ok: executed.response as Record<string, unknown> });
       });
+      // only once the insert is committed can no overtaking status update slip past (see recordStatus)
+      if (executed.message) await new SqlMessageRepository(this.db).applyEarlyStatuses(executed.message.id);
     } catch (e) {
       this.logger.error({ err: e, messageId: executed.message?.id }, 'could not store the outcome of an accepted request');
     }

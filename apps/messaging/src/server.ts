@@ -1,3 +1,4 @@
+import { connectBus, STREAMS } from '@gateway/bus';
 import { messaging as m, tenantDirectory as td } from '@gateway/contracts';
 import type { Logger } from '@gateway/logger';
 import { createServiceClient, defineService, startGrpcServer } from '@gateway/rpc';
@@ -5,6 +6,8 @@ import { Metrics, startMetricsServer, type RunningProcess } from '@gateway/runti
 import { openDb } from '@gateway/store';
 import type { MessagingConfig } from './config';
 import { IdempotentRunner } from './idempotency';
+import { ClientLookup } from './inbound/client-lookup';
+import { startInboundConsumer } from './inbound/inbound-consumer';
 import { Messaging } from './messaging';
 import { countedProvider } from './provider';
 import { connectProvider } from './provider-adapter';
@@ -53,11 +56,15 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
     getMessage: (r) => svc.getMessage(r),
   });
 
+  const bus = await connectBus({ url: config.natsUrl, name: 'messaging', logger, streams: [STREAMS.providerInbound, STREAMS.events] });
+  const inbound = await startInboundConsumer({ bus, lookup: new ClientLookup(directory), messages, logger, metrics });
+
   const grpc = await startGrpcServer({ host: config.grpcHost, port: config.grpcPort, logger, services: [service], observer: metrics.grpcObserver });
   const metricsServer = await startMetricsServer(metrics, config.metricsPort);
   // expired idempotency keys are deleted hourly (a key is also taken over once expired, so this only bounds the table)
   const purge = setInterval(() => {
     runner.purgeExpired().catch((e: unknown) => logger.warn({ err: e }, 'could not purge expired idempotency keys'));
+    messages.purgeEarlyStatuses(DAY_MS).catch((e: unknown) => logger.warn({ err: e }, 'could not purge early status updates'));
   }, 60 * 60 * 1000);
   purge.unref();
   logger.info({ grpcPort: grpc.port, metricsPort: metricsServer.port, storage: db.kind }, 'messaging ready');
@@ -68,6 +75,8 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
     async stop() {
       clearInterval(purge);
       await grpc.shutdown();
+      await inbound.stop();
+      await bus.close();
       await metricsServer.close();
       directory.close();
       await provider.close?.();

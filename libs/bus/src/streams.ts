@@ -5,9 +5,16 @@ import { DiscardPolicy, RetentionPolicy, StorageType, nanos, type StreamConfig }
  *
  * PROVIDER_INBOUND  provider.inbound.webhook          raw, signature-checked provider webhook bodies (edge → messaging)
  * EVENTS            events.<type>.<tenant>.<client>   gateway events with the spec 6.1 envelope (→ dispatcher, internal consumers)
+ * WEBHOOK_RETRIES   webhook.retry.<tenant>.<client>   manual redeliveries of an event to one client's webhook (dispatcher only),
+ *                                                     kept apart so internal consumers of EVENTS never see an event twice
  */
 export const SUBJECT_PROVIDER_INBOUND = 'provider.inbound.webhook';
 export const EVENT_SUBJECT_PREFIX = 'events';
+export const WEBHOOK_RETRY_SUBJECT_PREFIX = 'webhook.retry';
+
+export function webhookRetrySubject(tenantId: string, clientId: string): string {
+  return `${WEBHOOK_RETRY_SUBJECT_PREFIX}.${tenantId}.${clientId}`;
+}
 
 export function eventSubject(type: string, tenantId: string, clientId: string): string {
   return `${EVENT_SUBJECT_PREFIX}.${type}.${tenantId}.${clientId}`;
@@ -31,6 +38,16 @@ export const STREAMS = {
   events: {
     name: 'EVENTS',
     subjects: ['events.>'],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    max_age: nanos(7 * DAY_MS),
+    duplicate_window: nanos(10 * 60_000),
+    max_msg_size: 4 * 1024 * 1024,
+    discard: DiscardPolicy.Old,
+  },
+  webhookRetries: {
+    name: 'WEBHOOK_RETRIES',
+    subjects: ['webhook.retry.>'],
     retention: RetentionPolicy.Limits,
     storage: StorageType.File,
     max_age: nanos(7 * DAY_MS),

@@ -1,7 +1,8 @@
 import type { RegisterRoutes } from './context';
+import { registerProviderWebhookRoutes } from './provider-webhooks';
 
 /**
  * Routes outside /api and /admin, without bearer auth: inbound provider webhooks (signature-checked on the raw
  * bytes) and the hosted embedded-signup page. Add a module here when such an area is added.
  */
-export const publicRoutes: RegisterRoutes[] = [];
+export const publicRoutes: RegisterRoutes[] = [registerProviderWebhookRoutes];

@@ -75,7 +75,7 @@ describe.each([
     expect(rec!.updated_at.getTime()).toBeGreaterThan(rec!.created_at.getTime());
   });
 
-  it('never moves back when updates arrive out of order, but keeps every update in the history', async () => {
+  it('never moves back when updates arrive out of order, and keeps every update in the history in time order', async () => {
     const id = await newMessage();
     await repo.advanceStatus(id, 'read', at(3));
     await repo.advanceStatus(id, 'sent', at(1));
@@ -84,10 +84,24 @@ describe.each([
     expect(rec?.status).toBe('read');
     expect(rec?.status_history).toEqual([
       { status: 'accepted', at: at(0).toISOString() },
-      { status: 'read', at: at(3).toISOString() },
       { status: 'sent', at: at(1).toISOString() },
       { status: 'delivered', at: at(2).toISOString() },
+      { status: 'read', at: at(3).toISOString() },
     ]);
+  });
+
+  it('keeps a status update that overtook its send and applies it once the send is stored', async () => {
+    const id = `wamid.early-${Math.random()}`;
+    expect(await repo.recordStatus(id, 'delivered', at(2))).toBe(false);
+    expect(await repo.get('t1', 'c1', id)).toBeUndefined();
+    await repo.insertAccepted({ id, tenantId: 't1', clientId: 'c1', to: '+16505551234', kind: 'text', at: at(0) });
+    await repo.applyEarlyStatuses(id);
+    const rec = await repo.get('t1', 'c1', id);
+    expect(rec?.status).toBe('delivered');
+    expect(rec?.status_history.map((h) => h.status)).toEqual(['accepted', 'delivered']);
+    expect(await repo.recordStatus(id, 'read', at(3))).toBe(true);
+    expect((await repo.get('t1', 'c1', id))?.status).toBe('read');
+    expect(await repo.purgeEarlyStatuses(0)).toBe(0);
   });
 
   it('takes failed from any state, keeps its errors, and nothing moves it afterwards', async () => {

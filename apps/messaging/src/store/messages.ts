@@ -51,6 +51,18 @@ export interface MessageRepository {
    * changed nothing), false when no message has this id (yet): the caller may retry later.
    */
   advanceStatus(messageId: string, status: Exclude<MessageStatus, 'accepted'>, at: Date, errors?: unknown[]): Promise<boolean>;
+  /**
+   * A provider status update from the webhook: applied now when the message is known, otherwise kept and
+   * applied when the send that it overtook is stored. Returns whether the message is known now.
+   */
+  recordStatus(messageId: string, status: Exclude<MessageStatus, 'accepted'>, at: Date, errors?: unknown[]): Promise<boolean>;
+  /**
+   * Applies updates that overtook the send. Called after the transaction that inserted the message has
+   * committed: then either recordStatus's UPDATE saw the message, or this SELECT sees its kept row.
+   */
+  applyEarlyStatuses(messageId: string): Promise<void>;
+  /** Drops kept updates older than the given age (messages never sent through the gateway). */
+  purgeEarlyStatuses(olderThanMs: number): Promise<number>;
 }
 
 interface MessageRow extends Omit<MessageRecord, 'to'> {
@@ -70,11 +82,42 @@ export class SqlMessageRepository implements MessageRepository {
     );
   }
 
+  async applyEarlyStatuses(messageId: string): Promise<void> {
+    const early = await this.q.query<{ status: Exclude<MessageStatus, 'accepted'>; at: Date; errors: unknown[] | null }>(
+      'SELECT status, at, errors FROM early_statuses WHERE message_id = $1 ORDER BY at',
+      [messageId],
+    );
+    for (const e of early) await this.advanceStatus(messageId, e.status, new Date(e.at), e.errors ?? undefined);
+    if (early.length) await this.q.query('DELETE FROM early_statuses WHERE message_id = $1', [messageId]);
+  }
+
+  async recordStatus(messageId: string, status: Exclude<MessageStatus, 'accepted'>, at: Date, errors?: unknown[]): Promise<boolean> {
+    // Kept first, applied second: either this UPDATE sees the committed message, or applyEarlyStatuses (run
+    // after that commit) sees this row. Applying twice is harmless, the history dedupes entries.
+    await this.q.query(
+      'INSERT INTO early_statuses (message_id, status, at, errors) VALUES ($1, $2, $3, $4::jsonb) ON CONFLICT DO NOTHING',
+      [messageId, status, at, errors?.length ? JSON.stringify(errors) : null],
+    );
+    const known = await this.advanceStatus(messageId, status, at, errors);
+    if (known) await this.q.query('DELETE FROM early_statuses WHERE message_id = $1 AND status = $2 AND at = $3', [messageId, status, at]);
+    return known;
+  }
+
+  async purgeEarlyStatuses(olderThanMs: number): Promise<number> {
+    const rows = await this.q.query("DELETE FROM early_statuses WHERE received_at < now() - ($1::bigint * interval '1 millisecond') RETURNING message_id", [olderThanMs]);
+    return rows.length;
+  }
+
   async get(tenantId: string, clientId: string, id: string): Promise<MessageRecord | undefined> {
     const rows = await this.q.query<MessageRow>('SELECT * FROM messages WHERE id = $1 AND tenant_id = $2 AND client_id = $3', [id, tenantId, clientId]);
     if (!rows[0]) return undefined;
     const { to_number, ...rest } = rows[0];
-    return { ...rest, to: to_number };
+    // kept in arrival order (updates are handled concurrently and arrive out of order); read in the provider's
+    // time order after our own `accepted` (the provider stamps whole seconds, so ties go in lifecycle order)
+    const rank = (st: MessageStatus) => MESSAGE_STATUSES.indexOf(st);
+    const key = (h: StatusChange) => (h.status === 'accepted' ? -Infinity : Date.parse(h.at));
+    const history = [...rest.status_history].sort((a, b) => key(a) - key(b) || rank(a.status) - rank(b.status));
+    return { ...rest, status_history: history, to: to_number };
   }
 
   async advanceStatus(messageId: string, status: Exclude<MessageStatus, 'accepted'>, at: Date, errors?: unknown[]): Promise<boolean> {

@@ -34,4 +34,22 @@ export const migrations: Migration[] = [
       CREATE INDEX idempotency_keys_expires ON idempotency_keys (expires_at);
     `,
   },
+  {
+    version: 2,
+    name: 'early_statuses',
+    // A status update can overtake the send it belongs to (the provider calls the webhook before our insert
+    // commits). It is kept here and applied by the insert; rows of messages never sent through the gateway
+    // are purged after a day.
+    sql: `
+      CREATE TABLE early_statuses (
+        message_id text NOT NULL,
+        status text NOT NULL,
+        at timestamptz NOT NULL,
+        errors jsonb,
+        received_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (message_id, status, at)
+      );
+      CREATE INDEX early_statuses_received ON early_statuses (received_at);
+    `,
+  },
 ];

@@ -1,0 +1,51 @@
+import type { tenantDirectory as td } from '@gateway/contracts';
+import type { ServiceClient } from '@gateway/rpc';
+import type { ChangeTarget } from './split';
+
+export interface RoutedClient {
+  id: string;
+  tenantId: string;
+  externalId: string | null;
+}
+
+/**
+ * Clients by phone number id or business account id, from the tenant directory, cached briefly: a burst of
+ * updates for one number costs one lookup. Empty answers are cached for less time, so a client registered
+ * moments ago is found soon.
+ */
+export class ClientLookup {
+  private readonly cache = new Map<string, { at: number; clients: RoutedClient[] }>();
+
+  constructor(
+    private readonly directory: ServiceClient<typeof td.TenantDirectoryService>,
+    private readonly ttlMs = 30_000,
+    private readonly emptyTtlMs = 2_000,
+  ) {}
+
+  static key(t: ChangeTarget): string {
+    return 'phoneNumberId' in t ? `pn:${t.phoneNumberId}` : `waba:${t.businessAccountId}`;
+  }
+
+  /** Resolves every distinct target once; directory failures throw (the inbound message is redelivered). */
+  async resolve(targets: ChangeTarget[]): Promise<Map<string, RoutedClient[]>> {
+    const out = new Map<string, RoutedClient[]>();
+    for (const t of targets) {
+      const key = ClientLookup.key(t);
+      if (!out.has(key)) out.set(key, await this.lookup(key, t));
+    }
+    return out;
+  }
+
+  private async lookup(key: string, t: ChangeTarget): Promise<RoutedClient[]> {
+    const hit = this.cache.get(key);
+    const now = Date.now();
+    if (hit && now - hit.at < (hit.clients.length ? this.ttlMs : this.emptyTtlMs)) return hit.clients;
+    const res = 'phoneNumberId' in t
+      ? await this.directory.findClientsByPhoneNumberId({ phoneNumberId: t.phoneNumberId })
+      : await this.directory.findClientsByBusinessAccountId({ businessAccountId: t.businessAccountId });
+    const clients = res.clients.map((c) => ({ id: c.id, tenantId: c.tenantId, externalId: c.externalId ?? null }));
+    if (this.cache.size > 10_000) this.cache.clear();
+    this.cache.set(key, { at: now, clients });
+    return clients;
+  }
+}

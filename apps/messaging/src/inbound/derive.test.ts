@@ -1,0 +1,35 @@
+import { flowCompletions, statusUpdates, templateStatus } from './derive';
+
+describe('events derived from provider changes', () => {
+  it('flow_completion: token from flow_token inside response_json, response is the rest', () => {
+    const change = {
+      field: 'messages',
+      value: {
+        messages: [
+          { from: '16505551234', id: 'wamid.F', type: 'interactive', interactive: { type: 'nfm_reply', nfm_reply: { name: 'flow', body: 'Sent', response_json: '{"flow_token":"tok-1","date":"2026-12-01","party":2}' } } },
+          { from: '16505551234', id: 'wamid.T', type: 'text', text: { body: 'hi' } },
+          { from: '16505551234', id: 'wamid.B', type: 'interactive', interactive: { type: 'nfm_reply', nfm_reply: { response_json: 'not json' } } },
+        ],
+      },
+    };
+    expect(flowCompletions(change)).toEqual([{ message_id: 'wamid.F', from: '16505551234', token: 'tok-1', response: { date: '2026-12-01', party: 2 } }]);
+  });
+
+  it('template_status: the fields of spec 6.2, with reason NONE as null', () => {
+    const value = { event: 'APPROVED', message_template_id: 1689556908129832, message_template_name: 'order_confirmation', message_template_language: 'en-US', reason: 'NONE' };
+    expect(templateStatus({ field: 'message_template_status_update', value })).toEqual({
+      template_id: '1689556908129832', template_name: 'order_confirmation', language: 'en-US', status: 'APPROVED', reason: null,
+    });
+    expect(templateStatus({ field: 'message_template_status_update', value: { ...value, event: 'REJECTED', reason: 'INVALID_FORMAT' } })).toMatchObject({ status: 'REJECTED', reason: 'INVALID_FORMAT' });
+    expect(templateStatus({ field: 'messages', value })).toBeUndefined();
+  });
+
+  it('status updates with their time and errors; unknown statuses are ignored', () => {
+    const errors = [{ code: 131026, title: 'Message undeliverable' }];
+    const change = { field: 'messages', value: { statuses: [{ id: 'wamid.1', status: 'delivered', timestamp: '1750857384' }, { id: 'wamid.1', status: 'failed', timestamp: '1750857385', errors }, { id: 'wamid.1', status: 'played', timestamp: '1' }] } };
+    expect(statusUpdates(change)).toEqual([
+      { messageId: 'wamid.1', status: 'delivered', at: new Date(1750857384000) },
+      { messageId: 'wamid.1', status: 'failed', at: new Date(1750857385000), errors },
+    ]);
+  });
+});

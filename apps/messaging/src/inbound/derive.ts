@@ -1,0 +1,79 @@
+import type { WebhookChange } from './webhook-body';
+
+export interface FlowCompletion {
+  message_id: string;
+  from: string;
+  token: string;
+  response: Record<string, unknown>;
+}
+
+export interface TemplateStatus {
+  template_id: string;
+  template_name: string;
+  language: string;
+  status: string;
+  reason: string | null;
+}
+
+export interface StatusUpdate {
+  messageId: string;
+  status: 'sent' | 'delivered' | 'read' | 'failed';
+  at: Date;
+  errors?: unknown[];
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * `flow_completion` payloads of a `messages` change: one per interactive `nfm_reply` whose `response_json`
+ * (a JSON string) parses to an object. `token` is its `flow_token`, `response` the rest (decisions.md).
+ */
+export function flowCompletions(change: WebhookChange): FlowCompletion[] {
+  if (change.field !== 'messages' || !Array.isArray(change.value?.messages)) return [];
+  const out: FlowCompletion[] = [];
+  for (const m of change.value.messages as unknown[]) {
+    if (!isObj(m) || m.type !== 'interactive' || !isObj(m.interactive) || m.interactive.type !== 'nfm_reply') continue;
+    const reply = m.interactive.nfm_reply;
+    if (!isObj(reply) || typeof reply.response_json !== 'string') continue;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(reply.response_json);
+    } catch {
+      continue;
+    }
+    if (!isObj(parsed)) continue;
+    const { flow_token: token, ...response } = parsed;
+    out.push({ message_id: String(m.id ?? ''), from: String(m.from ?? ''), token: typeof token === 'string' ? token : '', response });
+  }
+  return out;
+}
+
+/** `template_status` payload of a `message_template_status_update` change (provider reference 7.7). */
+export function templateStatus(change: WebhookChange): TemplateStatus | undefined {
+  if (change.field !== 'message_template_status_update' || !isObj(change.value)) return undefined;
+  const v = change.value;
+  const reason = typeof v.reason === 'string' && v.reason !== 'NONE' ? v.reason : null;
+  return {
+    template_id: v.message_template_id === undefined || v.message_template_id === null ? '' : String(v.message_template_id),
+    template_name: String(v.message_template_name ?? ''),
+    language: String(v.message_template_language ?? ''),
+    status: String(v.event ?? ''),
+    reason,
+  };
+}
+
+const STATUSES = new Set(['sent', 'delivered', 'read', 'failed']);
+
+/** Status updates of our outbound messages in a `messages` change (provider reference 7.6); others are ignored. */
+export function statusUpdates(change: WebhookChange): StatusUpdate[] {
+  if (change.field !== 'messages' || !Array.isArray(change.value?.statuses)) return [];
+  const out: StatusUpdate[] = [];
+  for (const s of change.value.statuses as unknown[]) {
+    if (!isObj(s) || typeof s.id !== 'string' || typeof s.status !== 'string' || !STATUSES.has(s.status)) continue;
+    const seconds = Number(s.timestamp);
+    const at = Number.isFinite(seconds) && seconds > 0 ? new Date(seconds * 1000) : new Date();
+    out.push({ messageId: s.id, status: s.status as StatusUpdate['status'], at, ...(Array.isArray(s.errors) && s.errors.length ? { errors: s.errors } : {}) });
+  }
+  return out;
+}

@@ -1,0 +1,47 @@
+import { runConsumer, ACK, STREAMS, type Bus, type RunningConsumer } from '@gateway/bus';
+import type { Logger } from '@gateway/logger';
+import type { Metrics } from '@gateway/runtime';
+import type { MessageRepository } from '../store/messages';
+import type { ClientLookup } from './client-lookup';
+import { routeInbound } from './inbound-router';
+
+export const INBOUND_DURABLE = 'messaging-inbound-router';
+
+/**
+ * The durable consumer of PROVIDER_INBOUND. Each stored provider body is routed, its events published with
+ * their derived ids (a redelivery republishes the same ids, which JetStream drops), and its status updates
+ * applied; only then is it acked. A failure (directory or bus down) naks it for a later try. Bodies that
+ * concern no client are acked and counted: they stay in the stream (limits retention) for inspection.
+ */
+export async function startInboundConsumer(deps: { bus: Bus; lookup: ClientLookup; messages: MessageRepository; logger: Logger; metrics: Metrics }): Promise<RunningConsumer> {
+  const { bus, lookup, messages, logger, metrics } = deps;
+  const updates = metrics.counter('inbound_updates_total', 'Provider webhook changes by outcome', ['outcome']);
+  const emitted = metrics.counter('events_emitted_total', 'Events published from provider webhooks, by type', ['type']);
+  return runConsumer({
+    bus,
+    stream: STREAMS.providerInbound.name,
+    durable: INBOUND_DURABLE,
+    logger,
+    concurrency: 32,
+    config: { max_ack_pending: 1000 },
+    handle: async (m) => {
+      const routed = await routeInbound(new TextDecoder().decode(m.data), lookup);
+      if (routed.malformed) {
+        updates.inc({ outcome: 'malformed' });
+        logger.warn({ seq: m.seq }, 'inbound body is not a provider webhook envelope; skipped');
+        return ACK;
+      }
+      for (const e of routed.events) {
+        await bus.publish(e.subject, e.body, { msgId: e.id, headers: e.headers });
+        emitted.inc({ type: e.type });
+      }
+      for (const s of routed.statuses) await messages.recordStatus(s.messageId, s.status, s.at, s.errors);
+      if (routed.unrouted) {
+        updates.inc({ outcome: 'unknown_client' }, routed.unrouted);
+        logger.warn({ seq: m.seq, changes: routed.unrouted }, 'inbound changes for a phone number or business account of no client; skipped');
+      }
+      updates.inc({ outcome: 'routed' }, routed.events.filter((e) => e.type === 'chat').length);
+      return ACK;
+    },
+  });
+}

@@ -1,0 +1,62 @@
+import { createHash } from 'node:crypto';
+import { buildEvent, type EventInput, type GatewayEvent } from '@gateway/events';
+import { ClientLookup, type RoutedClient } from './client-lookup';
+import { flowCompletions, statusUpdates, templateStatus, type StatusUpdate } from './derive';
+import { splitByClient, targetOf, type ChangeTarget } from './split';
+import { parseWebhookBody } from './webhook-body';
+
+export interface RoutedUpdate {
+  events: GatewayEvent[];
+  statuses: StatusUpdate[];
+  /** Changes whose phone number or business account belongs to no client. */
+  unrouted: number;
+  /** The body is not a webhook envelope. */
+  malformed: boolean;
+}
+
+/**
+ * A deterministic event id (UUID-shaped) from the inbound body's digest and the event's place in it: when
+ * the same provider body is processed again (redelivery, a provider retry past the dedupe window), the same
+ * events get the same ids, so JetStream drops repeats and receivers can dedupe on X-Event-Id.
+ */
+export function derivedEventId(bodyDigest: string, ...parts: string[]): string {
+  const h = createHash('sha256').update([bodyDigest, ...parts].join('|')).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${((parseInt(h[16], 16) & 0x3) | 0x8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/**
+ * Turns one stored provider body into the gateway's events (decisions.md, "Events and delivery"): `chat`
+ * for every client it concerns (the raw body, split per client), `flow_completion` for each `nfm_reply`,
+ * `template_status` for each template status change (to every client of that business account), and the
+ * status updates that move message records forward.
+ */
+export async function routeInbound(raw: string, lookup: ClientLookup): Promise<RoutedUpdate> {
+  const body = parseWebhookBody(raw);
+  if (!body) return { events: [], statuses: [], unrouted: 0, malformed: true };
+  const digest = createHash('sha256').update(raw).digest('hex');
+
+  const targets: ChangeTarget[] = [];
+  for (const entry of body.entry) for (const change of entry.changes ?? []) {
+    const t = targetOf(entry.id, change);
+    if (t) targets.push(t);
+  }
+  const resolved = await lookup.resolve(targets);
+  const { shares, unrouted } = splitByClient<RoutedClient>(raw, body, (t) => resolved.get(ClientLookup.key(t)) ?? []);
+
+  const events: GatewayEvent[] = [];
+  const statuses: StatusUpdate[] = [];
+  const emit = (client: RoutedClient, type: EventInput['type'], payload: EventInput['payload'], ...idParts: string[]) =>
+    events.push(buildEvent({ type, tenantId: client.tenantId, clientId: client.id, externalId: client.externalId, payload, id: derivedEventId(digest, type, client.id, ...idParts) }));
+
+  for (const share of shares) {
+    emit(share.client, 'chat', { raw: share.body });
+    share.changes.forEach(({ change }, i) => {
+      flowCompletions(change).forEach((fc, j) => emit(share.client, 'flow_completion', { ...fc }, String(i), String(j)));
+      const ts = templateStatus(change);
+      if (ts) emit(share.client, 'template_status', { ...ts }, String(i));
+    });
+  }
+  // status updates concern message records, once per change whoever else receives it
+  for (const entry of body.entry) for (const change of entry.changes ?? []) statuses.push(...statusUpdates(change));
+  return { events, statuses, unrouted: unrouted.length, malformed: false };
+}
