@@ -1,4 +1,4 @@
-import { messaging, tenantDirectory } from '@gateway/contracts';
+import { dispatcher, messaging, tenantDirectory } from '@gateway/contracts';
 import { createServiceClient, type ServiceClient } from '@gateway/rpc';
 import type { EdgeConfig } from './config';
 
@@ -6,6 +6,7 @@ import type { EdgeConfig } from './config';
 export interface Services {
   directory: ServiceClient<typeof tenantDirectory.TenantDirectoryService>;
   messaging: ServiceClient<typeof messaging.MessagingService>;
+  dispatcher: ServiceClient<typeof dispatcher.DispatcherService>;
 }
 
 export function connectServices(config: EdgeConfig): Services {
@@ -14,6 +15,7 @@ export function connectServices(config: EdgeConfig): Services {
     // a send may wait for the provider (PROVIDER_TIMEOUT_MS, one safe retry): the messaging service answers
     // 504 itself long before this deadline
     messaging: createServiceClient(messaging.MessagingService, config.messagingAddr, { defaultDeadlineMs: 60_000 }),
+    dispatcher: createServiceClient(dispatcher.DispatcherService, config.dispatcherAddr, { defaultDeadlineMs: 10_000 }),
   };
 }
 

@@ -31,26 +31,34 @@ export class Clients {
     if (!(await this.repo.getTenant(req.tenantId))) throw AppError.notFound('tenant_not_found', 'Tenant not found');
     // a client with its business account is active at once; without it, a pending embedded-signup placeholder
     const complete = Boolean(req.businessAccountId && req.phoneNumberId);
+    const init = {
+      id: randomUUID(),
+      tenant_id: req.tenantId,
+      display_name: req.displayName,
+      external_id: req.externalId ?? null,
+      webhook_url: req.webhookUrl ?? null,
+      business_account_id: complete ? req.businessAccountId! : null,
+      phone_number_id: complete ? req.phoneNumberId! : null,
+      access_token_enc: complete && req.accessToken ? this.box.encrypt(req.accessToken) : null,
+      provider_business_id: req.providerBusinessId ?? null,
+      catalog_id: req.catalogId ?? null,
+      success_redirect_url: req.successRedirectUrl ?? null,
+      failure_redirect_url: req.failureRedirectUrl ?? null,
+      is_active: complete,
+      webhook_registered: false,
+      signup_status: complete ? 'completed' : 'pending',
+      signup_failure_reason: null,
+    };
+    // a client registered with its business account has completed onboarding: like a finished embedded
+    // signup, it gets its one signup_completed event, written with the row (spec 6.4)
     const row = await this.repo
-      .insertClient({
-        id: randomUUID(),
-        tenant_id: req.tenantId,
-        display_name: req.displayName,
-        external_id: req.externalId ?? null,
-        webhook_url: req.webhookUrl ?? null,
-        business_account_id: complete ? req.businessAccountId! : null,
-        phone_number_id: complete ? req.phoneNumberId! : null,
-        access_token_enc: complete && req.accessToken ? this.box.encrypt(req.accessToken) : null,
-        provider_business_id: req.providerBusinessId ?? null,
-        catalog_id: req.catalogId ?? null,
-        success_redirect_url: req.successRedirectUrl ?? null,
-        failure_redirect_url: req.failureRedirectUrl ?? null,
-        is_active: complete,
-        webhook_registered: false,
-        signup_status: complete ? 'completed' : 'pending',
-        signup_failure_reason: null,
+      .tx(async (repo, q) => {
+        const inserted = await repo.insertClient(init);
+        if (complete) await enqueueEvent(q, signupCompletedEvent(inserted));
+        return inserted;
       })
       .catch(phoneInUse);
+    if (complete) this.onEventEnqueued();
     return this.present(row);
   }
 
@@ -137,20 +145,7 @@ export class Clients {
           signup_status: 'completed',
           signup_failure_reason: null,
         }))!;
-        const event = buildEvent({
-          type: 'signup_completed',
-          tenantId: updated.tenant_id,
-          clientId: updated.id,
-          externalId: updated.external_id,
-          id: `signup_completed:${updated.id}`,
-          payload: {
-            business_account_id: updated.business_account_id,
-            phone_number_id: updated.phone_number_id,
-            catalog_id: updated.catalog_id,
-            provider_business_id: updated.provider_business_id,
-            signup_status: 'completed',
-          },
-        });
+        const event = signupCompletedEvent(updated);
         await enqueueEvent(q, event);
         return { client: this.present(updated), completedNow: true, eventId: event.id };
       })
@@ -208,4 +203,22 @@ function decodeCursor(cursor: string): { createdAt: Date; id: string } {
     throw AppError.validation([{ loc: ['query', 'cursor'], msg: 'Invalid cursor', type: 'cursor_invalid', input: cursor, ctx: {} }]);
   }
   return { createdAt, id };
+}
+
+/** The one signup_completed event of a client (spec 6.2); its id is fixed per client, so it is never emitted twice. */
+function signupCompletedEvent(row: ClientRow) {
+  return buildEvent({
+    type: 'signup_completed',
+    tenantId: row.tenant_id,
+    clientId: row.id,
+    externalId: row.external_id,
+    id: `signup_completed:${row.id}`,
+    payload: {
+      business_account_id: row.business_account_id,
+      phone_number_id: row.phone_number_id,
+      catalog_id: row.catalog_id,
+      provider_business_id: row.provider_business_id,
+      signup_status: 'completed',
+    },
+  });
 }

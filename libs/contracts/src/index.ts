@@ -3,3 +3,4 @@
 export * as health from './gen/grpc/health/v1/health_pb';
 export * as tenantDirectory from './gen/tenant_directory/v1/tenant_directory_pb';
 export * as messaging from './gen/messaging/v1/messaging_pb';
+export * as dispatcher from './gen/dispatcher/v1/dispatcher_pb';

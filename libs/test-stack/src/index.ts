@@ -4,3 +4,5 @@ export { ApiClient } from './api-client';
 export type { ApiResponse } from './api-client';
 export { SERVICES } from './services';
 export type { ServiceEntry, StartedService, Env } from './services';
+export { spawnServiceProcess, bundleApp } from './process-service';
+export type { ServiceProcess } from './process-service';

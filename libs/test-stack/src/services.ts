@@ -35,6 +35,13 @@ export const SERVICES: Record<string, ServiceEntry> = {
       return m.startMessaging(m.readConfig(env), logger);
     },
   },
+  dispatcher: {
+    addrVar: 'DISPATCHER_ADDR',
+    start: async (env, logger) => {
+      const m = await import('@gateway/app-dispatcher');
+      return m.startDispatcher(m.readConfig(env), logger);
+    },
+  },
   edge: {
     start: async (env, logger) => {
       const m = await import('@gateway/app-edge');

@@ -5,3 +5,5 @@ export { postgresServerUrl, createTestDatabase, tempDir } from './database';
 export type { TestDatabase, TempDir } from './database';
 export { dbTarget } from './db-target';
 export type { DbTarget } from './db-target';
+export { startWebhookReceiver } from './webhook-receiver';
+export type { WebhookReceiver, ReceivedWebhook, ReceiverReply } from './webhook-receiver';

@@ -4,9 +4,10 @@ import { registerClientRoutes } from './clients';
 import { registerMessageRoutes } from './messages';
 import { registerMessagingRoutes } from './messaging';
 import { registerTenantRoutes } from './tenants';
+import { registerWebhookDeliveryRoutes } from './webhook-deliveries';
 
 /**
  * Tenant API routes (bearer API key, JSON bodies). One module per area; each registers its own paths.
  * Add a module here when an area is added.
  */
-export const tenantApiRoutes: RegisterRoutes[] = [registerTenantRoutes, registerClientRoutes, registerMessagingRoutes, registerCallRoutes, registerMessageRoutes];
+export const tenantApiRoutes: RegisterRoutes[] = [registerTenantRoutes, registerClientRoutes, registerMessagingRoutes, registerCallRoutes, registerMessageRoutes, registerWebhookDeliveryRoutes];

@@ -1,0 +1,25 @@
+import { common, int, intList, loadConfig, type Env } from '@gateway/config';
+
+export function readConfig(env: Env = process.env) {
+  return loadConfig(
+    {
+      logLevel: common.logLevel,
+      natsUrl: common.natsUrl,
+      databaseUrl: common.databaseUrl,
+      dataDir: common.dataDir,
+      grpcHost: common.grpcHost,
+      grpcPort: common.grpcPort(common.defaultPorts.dispatcher.grpc),
+      metricsPort: common.metricsPort(common.defaultPorts.dispatcher.metrics),
+      tenantDirectoryAddr: common.serviceAddr.tenantDirectory,
+      /** Delays before the 2nd, 3rd... attempt: attempts in all = delays + 1 (decisions.md: 5 s, then 25 s). */
+      retryDelaysMs: intList('WEBHOOK_RETRY_DELAYS_MS', [5000, 25000]),
+      timeoutMs: int('WEBHOOK_TIMEOUT_MS', 10_000, { min: 100, max: 120_000 }),
+      allowPrivateTargets: common.allowPrivateTargets,
+      /** Deliveries in progress at once (messages waiting out a retry delay are not counted here). */
+      concurrency: int('DISPATCHER_CONCURRENCY', 64, { min: 1, max: 1024 }),
+    },
+    env,
+  );
+}
+
+export type DispatcherConfig = ReturnType<typeof readConfig>;

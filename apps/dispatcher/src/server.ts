@@ -1,0 +1,82 @@
+import { connectBus, runConsumer, STREAMS } from '@gateway/bus';
+import { dispatcher as d, tenantDirectory as td } from '@gateway/contracts';
+import type { Logger } from '@gateway/logger';
+import { startOutboxRelay } from '@gateway/outbox';
+import { createServiceClient, defineService, startGrpcServer } from '@gateway/rpc';
+import { Metrics, startMetricsServer, type RunningProcess } from '@gateway/runtime';
+import { openDb } from '@gateway/store';
+import { nanos } from 'nats';
+import type { DispatcherConfig } from './config';
+import { Deliveries } from './deliveries';
+import { DeliveryTargets } from './delivery-targets';
+import { DeliveryWorker } from './delivery-worker';
+import { migrations } from './store/migrations';
+import { SqlDeliveryRepository } from './store/deliveries';
+import { WebhookSender } from './webhook-sender';
+
+export interface RunningDispatcher extends RunningProcess {
+  grpcPort: number;
+  metricsPort: number;
+}
+
+export const EVENTS_DURABLE = 'dispatcher-webhooks';
+export const RETRIES_DURABLE = 'dispatcher-webhook-retries';
+
+export async function startDispatcher(config: DispatcherConfig, logger: Logger): Promise<RunningDispatcher> {
+  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: 'dispatcher', migrations });
+  const bus = await connectBus({ url: config.natsUrl, name: 'dispatcher', logger, streams: [STREAMS.events, STREAMS.webhookRetries] });
+  const relay = startOutboxRelay({ db, bus, logger });
+  const directory = createServiceClient(td.TenantDirectoryService, config.tenantDirectoryAddr, { defaultDeadlineMs: 5_000 });
+  const targets = new DeliveryTargets(directory);
+  const sender = new WebhookSender({ timeoutMs: config.timeoutMs, allowPrivateTargets: config.allowPrivateTargets });
+  const metrics = new Metrics('dispatcher');
+  const delivered = metrics.counter('webhook_deliveries_total', 'Webhook delivery attempts by outcome and attempt number', ['outcome', 'attempt']);
+  const duration = metrics.histogram('webhook_delivery_duration_seconds', 'Webhook attempt duration', ['outcome'], [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]);
+  const worker = new DeliveryWorker(new SqlDeliveryRepository(db), targets, sender, logger, {
+    retryDelaysMs: config.retryDelaysMs,
+    observe: (outcome, attempt, ms) => {
+      delivered.inc({ outcome, attempt: String(attempt) });
+      if (ms !== undefined) duration.observe({ outcome }, ms / 1000);
+    },
+  });
+
+  // ack_wait outlasts one attempt; messages waiting out a nak delay count against max_ack_pending, so it is
+  // far above the handler concurrency. max_deliver leaves room for redeliveries after crashes and directory
+  // outages: the attempt limit itself is enforced from the delivery record.
+  const consumerConfig = {
+    ack_wait: nanos(Math.max(config.timeoutMs * 2 + 5_000, 10_000)),
+    max_deliver: config.retryDelaysMs.length + 1 + 10,
+    max_ack_pending: 20_000,
+  };
+  const consumers = await Promise.all([
+    runConsumer({ bus, stream: STREAMS.events.name, durable: EVENTS_DURABLE, logger, concurrency: config.concurrency, config: consumerConfig, handle: (m) => worker.handle(m) }),
+    runConsumer({ bus, stream: STREAMS.webhookRetries.name, durable: RETRIES_DURABLE, logger, concurrency: Math.max(4, config.concurrency / 4), config: consumerConfig, handle: (m) => worker.handle(m) }),
+  ]);
+
+  const deliveries = new Deliveries(db, targets, () => relay.kick());
+  const service = defineService(d.DispatcherService, {
+    listDeliveries: (r) => deliveries.list(r),
+    getDelivery: (r) => deliveries.get(r.tenantId, r.clientId, r.deliveryId),
+    retryDelivery: (r) => deliveries.retry(r.tenantId, r.clientId, r.deliveryId),
+    sendTestEvent: (r) => deliveries.sendTest(r.tenantId, r.clientId),
+  });
+  const grpc = await startGrpcServer({ host: config.grpcHost, port: config.grpcPort, logger, services: [service], observer: metrics.grpcObserver });
+  const metricsServer = await startMetricsServer(metrics, config.metricsPort);
+  logger.info({ grpcPort: grpc.port, metricsPort: metricsServer.port, storage: db.kind, retryDelaysMs: config.retryDelaysMs }, 'dispatcher ready');
+
+  return {
+    grpcPort: grpc.port,
+    metricsPort: metricsServer.port,
+    async stop() {
+      await grpc.shutdown();
+      // in-flight attempts finish and are acked or naked; nothing waits in memory
+      await Promise.all(consumers.map((c) => c.stop()));
+      await relay.stop();
+      await sender.close();
+      await metricsServer.close();
+      directory.close();
+      await bus.close();
+      await db.close();
+    },
+  };
+}

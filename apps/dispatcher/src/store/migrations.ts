@@ -1,0 +1,42 @@
+import { outboxMigration } from '@gateway/outbox';
+import type { Migration } from '@gateway/store';
+
+export const migrations: Migration[] = [
+  {
+    version: 1,
+    name: 'deliveries',
+    sql: `
+      CREATE TABLE deliveries (
+        id text PRIMARY KEY,
+        tenant_id text NOT NULL,
+        client_id text NOT NULL,
+        event_id text NOT NULL,
+        event_type text NOT NULL,
+        -- 0 for the event's own series, 1, 2... for manual retries
+        series integer NOT NULL,
+        url text,
+        status text NOT NULL,
+        attempts integer NOT NULL DEFAULT 0,
+        response_code integer,
+        last_error text,
+        -- the exact envelope bytes and the bus subject, so a manual retry sends the same event again
+        subject text NOT NULL,
+        body text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        updated_at timestamptz NOT NULL DEFAULT now(),
+        UNIQUE (event_id, series)
+      );
+      CREATE INDEX deliveries_client_created ON deliveries (tenant_id, client_id, created_at DESC, id DESC);
+      CREATE TABLE delivery_attempts (
+        delivery_id text NOT NULL REFERENCES deliveries(id) ON DELETE CASCADE,
+        number integer NOT NULL,
+        at timestamptz NOT NULL,
+        duration_ms integer NOT NULL,
+        response_code integer,
+        error text,
+        PRIMARY KEY (delivery_id, number)
+      );
+    `,
+  },
+  outboxMigration(2),
+];

@@ -1,0 +1,99 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { isIP, type LookupFunction } from 'node:net';
+import { Agent, request } from 'undici';
+import { isPublicAddress } from './address-policy';
+
+export interface SendResult {
+  responseCode: number | null;
+  error: string | null;
+  durationMs: number;
+  ok: boolean;
+  /** Another attempt cannot succeed (the target is refused by policy or is not a valid URL). */
+  permanent?: boolean;
+}
+
+export class BlockedTargetError extends Error {
+  constructor(readonly address: string) {
+    super(`target address ${address} is not public (loopback, private, link-local or reserved); refused`);
+  }
+}
+
+/**
+ * The DNS step of every connection: names resolving to a non-public address fail right there, so the check
+ * holds at connection time (no DNS rebinding between a check and the connect).
+ */
+const guardedLookup: LookupFunction = (hostname, options, callback) => {
+  dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
+    if (err) return callback(err, '', 0);
+    const list = addresses as unknown as LookupAddress[];
+    const bad = list.find((a) => !isPublicAddress(a.address));
+    if (bad) return callback(new BlockedTargetError(bad.address), '', 0);
+    if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
+    callback(null, list[0].address, list[0].family);
+  });
+};
+
+/**
+ * POSTs envelopes to webhook targets: keep-alive connections, a hard timeout per attempt, no redirects
+ * followed (a 3xx is a failed attempt), and unless private targets are allowed, the address policy applied
+ * to literal IPs before connecting and to resolved names while connecting.
+ */
+export class WebhookSender {
+  private readonly agent: Agent;
+
+  constructor(private readonly opts: { timeoutMs: number; allowPrivateTargets: boolean }) {
+    this.agent = new Agent({
+      keepAliveTimeout: 30_000,
+      connections: 256,
+      connect: opts.allowPrivateTargets ? { timeout: opts.timeoutMs } : { timeout: opts.timeoutMs, lookup: guardedLookup },
+    });
+  }
+
+  async send(url: string, body: string, headers: Record<string, string>): Promise<SendResult> {
+    const started = performance.now();
+    const done = (r: Omit<SendResult, 'durationMs'>): SendResult => ({ ...r, durationMs: performance.now() - started });
+    let target: URL;
+    try {
+      target = new URL(url);
+    } catch {
+      return done({ ok: false, permanent: true, responseCode: null, error: 'invalid target URL' });
+    }
+    if (target.protocol !== 'http:' && target.protocol !== 'https:') return done({ ok: false, permanent: true, responseCode: null, error: 'target URL must be http(s)' });
+    const host = target.hostname.replace(/^\[|\]$/g, '');
+    if (!this.opts.allowPrivateTargets && isIP(host) && !isPublicAddress(host)) return done({ ok: false, permanent: true, responseCode: null, error: new BlockedTargetError(host).message });
+    try {
+      const res = await request(target, {
+        method: 'POST',
+        body,
+        headers: { ...headers, 'content-type': 'application/json', 'user-agent': 'messaging-gateway-webhooks/1' },
+        dispatcher: this.agent,
+        headersTimeout: this.opts.timeoutMs,
+        bodyTimeout: this.opts.timeoutMs,
+        signal: AbortSignal.timeout(this.opts.timeoutMs),
+      });
+      // the body is not needed; reading it (bounded) frees the connection for reuse
+      await res.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
+      const ok = res.statusCode >= 200 && res.statusCode < 300;
+      return done({ ok, responseCode: res.statusCode, error: ok ? null : `receiver answered ${res.statusCode}` });
+    } catch (e) {
+      const err = e as Error & { cause?: unknown };
+      const blocked = err instanceof BlockedTargetError || err.cause instanceof BlockedTargetError;
+      return done({ ok: false, permanent: blocked, responseCode: null, error: describe(e, this.opts.timeoutMs) });
+    }
+  }
+
+  close(): Promise<void> {
+    return this.agent.close();
+  }
+}
+
+function describe(e: unknown, timeoutMs: number): string {
+  const err = e as Error & { code?: string; cause?: Error & { code?: string } };
+  const blocked = [err, err.cause].find((x) => x instanceof BlockedTargetError);
+  if (blocked) return blocked.message;
+  if (err.name === 'TimeoutError' || err.name === 'AbortError' || err.code === 'UND_ERR_HEADERS_TIMEOUT' || err.code === 'UND_ERR_BODY_TIMEOUT' || err.code === 'UND_ERR_CONNECT_TIMEOUT') {
+    return `no answer within ${timeoutMs} ms`;
+  }
+  const code = err.code ?? err.cause?.code;
+  return code ? `${code}: ${err.cause?.message ?? err.message}` : err.message;
+}
