@@ -16,7 +16,7 @@ export function readConfig(env: Env = process.env) {
       timeoutMs: int('WEBHOOK_TIMEOUT_MS', 10_000, { min: 100, max: 120_000 }),
       allowPrivateTargets: common.allowPrivateTargets,
       /** Deliveries in progress at once (messages waiting out a retry delay are not counted here). */
-      concurrency: int('DISPATCHER_CONCURRENCY', 64, { min: 1, max: 1024 }),
+      concurrency: int('DISPATCHER_CONCURRENCY', 128, { min: 1, max: 1024 }),
     },
     env,
   );

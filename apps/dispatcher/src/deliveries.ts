@@ -7,7 +7,7 @@ import { enqueueEvent } from '@gateway/outbox';
 import type { Db } from '@gateway/store';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { DeliveryTargets } from './delivery-targets';
-import { DELIVERY_ID_HEADER } from './delivery-worker';
+import { DELIVERY_ID_HEADER, DELIVERY_SERIES_HEADER } from './delivery-worker';
 import { DELIVERY_STATUSES, SqlDeliveryRepository, type DeliveryRecord } from './store/deliveries';
 
 type DeliveryMessage = MessageInitShape<typeof d.DeliverySchema>;
@@ -25,12 +25,12 @@ export class Deliveries {
     const limit = Math.min(Math.max(r.limit || 20, 1), 100);
     const rows = await this.repo().list({ tenantId: r.tenantId, clientId: r.clientId, status: r.status, eventType: r.eventType, limit: limit + 1, afterId: r.cursor });
     const page = rows.slice(0, limit);
-    const deliveries = await Promise.all(page.map((row) => this.present(row)));
+    const deliveries = page.map((row) => this.present(row));
     return { deliveries, nextCursor: rows.length > limit ? page[page.length - 1].id : undefined };
   }
 
   async get(tenantId: string, clientId: string, deliveryId: string) {
-    return { delivery: await this.present(await this.owned(tenantId, clientId, deliveryId)) };
+    return { delivery: this.present(await this.owned(tenantId, clientId, deliveryId)) };
   }
 
   /** A new attempt series for the same event (same X-Event-Id), written with its message in one transaction. */
@@ -40,7 +40,7 @@ export class Deliveries {
       const repo = new SqlDeliveryRepository(q);
       for (let series = await repo.nextSeries(original.event_id); ; series += 1) {
         const id = randomUUID();
-        const rec = await repo.open({ id, tenantId, clientId, eventId: original.event_id, eventType: original.event_type, series, subject: original.subject, body: original.body });
+        const rec = await repo.create({ id, tenantId, clientId, eventId: original.event_id, eventType: original.event_type, series, subject: original.subject, body: original.body });
         if (rec.id !== id) continue; // a concurrent retry took this series number
         await enqueueEvent(q, {
           id: `retry-${id}`,
@@ -55,7 +55,7 @@ export class Deliveries {
             [EVENT_HEADERS.tenant]: tenantId,
             [EVENT_HEADERS.client]: clientId,
             [DELIVERY_ID_HEADER]: id,
-            'X-Delivery-Series': String(series),
+            [DELIVERY_SERIES_HEADER]: String(series),
           },
         });
         return rec;
@@ -73,7 +73,7 @@ export class Deliveries {
     const deliveryId = randomUUID();
     event.headers[DELIVERY_ID_HEADER] = deliveryId;
     await this.db.tx(async (q) => {
-      await new SqlDeliveryRepository(q).open({ id: deliveryId, tenantId, clientId, eventId: event.id, eventType: 'test', series: 0, subject: event.subject, body: event.body });
+      await new SqlDeliveryRepository(q).create({ id: deliveryId, tenantId, clientId, eventId: event.id, eventType: 'test', series: 0, subject: event.subject, body: event.body });
       await enqueueEvent(q, event);
     });
     this.kickOutbox();
@@ -86,8 +86,7 @@ export class Deliveries {
     return rec;
   }
 
-  private async present(r: DeliveryRecord): Promise<DeliveryMessage> {
-    const attempts = await this.repo().attempts(r.id);
+  private present(r: DeliveryRecord): DeliveryMessage {
     return {
       id: r.id,
       eventId: r.event_id,
@@ -100,9 +99,9 @@ export class Deliveries {
       lastError: r.last_error ?? undefined,
       createdAt: new Date(r.created_at).toISOString(),
       updatedAt: new Date(r.updated_at).toISOString(),
-      attemptLog: attempts.map((a) => ({
+      attemptLog: r.attempt_log.map((a) => ({
         number: a.number,
-        at: new Date(a.at).toISOString(),
+        at: a.at,
         durationMs: a.duration_ms,
         responseCode: a.response_code ?? undefined,
         error: a.error ?? undefined,

@@ -65,6 +65,21 @@ describe('signed webhook delivery with JetStream redelivery retries', () => {
     expect(d).toMatchObject({ status: 'succeeded', attempts: 1, response_code: 200, event_id: eventId, event_type: 'test', url: r.url });
   });
 
+  it("records an event's own series under the X-Delivery-Id its receiver saw (signup_completed of an active client)", async () => {
+    const r = await receiver([503]);
+    const { api } = await stack.createTenant();
+    const c = await api.post('/api/clients/', { display_name: 'Active', webhook_url: r.url, business_account_id: 'waba-rec', phone_number_id: `pn-rec-${Date.now()}`, access_token: 'tok' });
+    const clientId = (c.json as { id: string }).id;
+    await waitFor(() => r.byType('signup_completed').length === 2, { what: 'two attempts of signup_completed' });
+    const [first, second] = r.byType('signup_completed');
+    expect(second.headers['x-delivery-id']).toBe(first.headers['x-delivery-id']);
+    expect(second.headers['x-event-id']).toBe(`signup_completed:${clientId}`);
+    const d = await settled(api, clientId, String(first.headers['x-delivery-id']));
+    expect(d).toMatchObject({ status: 'succeeded', attempts: 2, response_code: 200, event_type: 'signup_completed' });
+    expect(d.attempt_log.map((a) => [a.number, a.response_code])).toEqual([[1, 503], [2, 200]]);
+    expect(second.body).toMatchObject({ type: 'signup_completed', client_id: clientId, payload: { business_account_id: 'waba-rec', signup_status: 'completed' } });
+  });
+
   it('500, 500, 200: three attempts with the same event id, the record succeeded with attempts 3 and code 200', async () => {
     const r = await receiver([500, 500, 200]);
     const { api, clientId } = await setup(r.url);

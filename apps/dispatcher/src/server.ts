@@ -10,6 +10,7 @@ import type { DispatcherConfig } from './config';
 import { Deliveries } from './deliveries';
 import { DeliveryTargets } from './delivery-targets';
 import { DeliveryWorker } from './delivery-worker';
+import { RecordWriter } from './record-writer';
 import { migrations } from './store/migrations';
 import { SqlDeliveryRepository } from './store/deliveries';
 import { WebhookSender } from './webhook-sender';
@@ -32,7 +33,9 @@ export async function startDispatcher(config: DispatcherConfig, logger: Logger):
   const metrics = new Metrics('dispatcher');
   const delivered = metrics.counter('webhook_deliveries_total', 'Webhook delivery attempts by outcome and attempt number', ['outcome', 'attempt']);
   const duration = metrics.histogram('webhook_delivery_duration_seconds', 'Webhook attempt duration', ['outcome'], [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]);
-  const worker = new DeliveryWorker(new SqlDeliveryRepository(db), targets, sender, logger, {
+  const repo = new SqlDeliveryRepository(db);
+  const writer = new RecordWriter(repo, logger);
+  const worker = new DeliveryWorker(repo, writer, targets, sender, logger, {
     retryDelaysMs: config.retryDelaysMs,
     observe: (outcome, attempt, ms) => {
       delivered.inc({ outcome, attempt: String(attempt) });
@@ -71,6 +74,7 @@ export async function startDispatcher(config: DispatcherConfig, logger: Logger):
       await grpc.shutdown();
       // in-flight attempts finish and are acked or naked; nothing waits in memory
       await Promise.all(consumers.map((c) => c.stop()));
+      await writer.flush();
       await relay.stop();
       await sender.close();
       await metricsServer.close();

@@ -1,2 +1,2 @@
 export { SecretBox, resolveSecretsKey } from './secrets';
-export { signatureHeader, verifySignatureHeader, constantTimeEqual, sha256Hex, randomToken } from './signing';
+export { signatureHeader, verifySignatureHeader, constantTimeEqual, sha256Hex, randomToken, deterministicUuid } from './signing';

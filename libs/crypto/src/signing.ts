@@ -26,3 +26,12 @@ export function sha256Hex(data: Uint8Array | string): string {
 export function randomToken(bytes = 32): string {
   return randomBytes(bytes).toString('base64url');
 }
+
+/**
+ * A deterministic UUID (version 5 layout, SHA-256 based) from its parts: the same parts give the same id,
+ * so work repeated after a crash or a redelivery produces the same ids.
+ */
+export function deterministicUuid(...parts: string[]): string {
+  const h = createHash('sha256').update(parts.join('|')).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((parseInt(h[16], 16) & 0x3) | 0x8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}

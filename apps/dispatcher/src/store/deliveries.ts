@@ -6,7 +6,8 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 export interface AttemptRecord {
   number: number;
-  at: Date;
+  /** ISO 8601 */
+  at: string;
   duration_ms: number;
   response_code: number | null;
   error: string | null;
@@ -26,11 +27,13 @@ export interface DeliveryRecord {
   last_error: string | null;
   subject: string;
   body: string;
+  attempt_log: AttemptRecord[];
   created_at: Date;
   updated_at: Date;
 }
 
-export interface NewDelivery {
+export interface SeriesKey {
+  /** Set for series whose record was created up front (test events, manual retries). */
   id?: string;
   tenantId: string;
   clientId: string;
@@ -41,14 +44,13 @@ export interface NewDelivery {
   body: string;
 }
 
-export interface AttemptResult {
-  at: Date;
-  durationMs: number;
-  url: string;
-  responseCode: number | null;
-  error: string | null;
-  /** The status the series has after this attempt. */
+/** The state of a series after an attempt (or after it ended without one: `attempt` undefined). */
+export interface SeriesUpdate extends SeriesKey {
   status: DeliveryStatus;
+  url: string | null;
+  responseCode: number | null;
+  lastError: string | null;
+  attempt?: AttemptRecord;
 }
 
 export interface ListFilter {
@@ -62,65 +64,76 @@ export interface ListFilter {
 }
 
 /**
- * Delivery records, owned by the dispatcher: one per attempt series of an event for a client, each with its
- * attempts. The SQL implementation runs on PGlite and PostgreSQL.
+ * Delivery records, owned by the dispatcher: one row per attempt series of an event for a client, its
+ * attempts in `attempt_log`. The SQL implementation runs on PGlite and PostgreSQL.
  */
 export interface DeliveryRepository {
-  /** The series' record, created pending on first sight; a repeat returns the existing one. */
-  open(d: NewDelivery): Promise<DeliveryRecord>;
+  /** A series created pending before its first attempt (so its id can be answered at once). */
+  create(d: SeriesKey & { id: string }): Promise<DeliveryRecord>;
+  /** The series of an event, if it has a record yet. */
+  find(eventId: string, series: number): Promise<DeliveryRecord | undefined>;
   get(id: string): Promise<DeliveryRecord | undefined>;
-  /** Appends attempt `number` and sets the series' state; a repeat of the same attempt number changes nothing. */
-  recordAttempt(id: string, number: number, r: AttemptResult): Promise<void>;
-  /** Ends a series without an attempt (no target: `skipped`; the client is gone or attempts are spent: `failed`). */
-  finish(id: string, status: Exclude<DeliveryStatus, 'pending'>, lastError: string | null, url?: string | null): Promise<void>;
-  attempts(id: string): Promise<AttemptRecord[]>;
+  /**
+   * Writes the outcome of attempts (one row per series), many in one statement. A row is created when
+   * missing; an existing one only moves forward (a repeat of an attempt already recorded changes nothing).
+   */
+  apply(updates: SeriesUpdate[]): Promise<void>;
   list(f: ListFilter): Promise<DeliveryRecord[]>;
   /** The next free series number of an event (manual retries). */
   nextSeries(eventId: string): Promise<number>;
 }
 
+const COLUMNS = 15;
+
 export class SqlDeliveryRepository implements DeliveryRepository {
   constructor(private readonly q: Queryable) {}
 
-  async open(d: NewDelivery): Promise<DeliveryRecord> {
+  async create(d: SeriesKey & { id: string }): Promise<DeliveryRecord> {
     const rows = await this.q.query<DeliveryRecord>(
       `INSERT INTO deliveries (id, tenant_id, client_id, event_id, event_type, series, status, subject, body)
        VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7, $8)
        ON CONFLICT (event_id, series) DO NOTHING RETURNING *`,
-      [d.id ?? randomUUID(), d.tenantId, d.clientId, d.eventId, d.eventType, d.series, d.subject, d.body],
+      [d.id, d.tenantId, d.clientId, d.eventId, d.eventType, d.series, d.subject, d.body],
     );
-    if (rows[0]) return rows[0];
-    const existing = await this.q.query<DeliveryRecord>('SELECT * FROM deliveries WHERE event_id = $1 AND series = $2', [d.eventId, d.series]);
-    return existing[0];
+    return rows[0] ?? (await this.find(d.eventId, d.series))!;
+  }
+
+  async find(eventId: string, series: number): Promise<DeliveryRecord | undefined> {
+    return (await this.q.query<DeliveryRecord>('SELECT * FROM deliveries WHERE event_id = $1 AND series = $2', [eventId, series]))[0];
   }
 
   async get(id: string): Promise<DeliveryRecord | undefined> {
     return (await this.q.query<DeliveryRecord>('SELECT * FROM deliveries WHERE id = $1', [id]))[0];
   }
 
-  async recordAttempt(id: string, number: number, r: AttemptResult): Promise<void> {
-    const inserted = await this.q.query(
-      `INSERT INTO delivery_attempts (delivery_id, number, at, duration_ms, response_code, error)
-       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING number`,
-      [id, number, r.at, Math.round(r.durationMs), r.responseCode, r.error],
-    );
-    if (!inserted.length) return;
+  async apply(updates: SeriesUpdate[]): Promise<void> {
+    if (!updates.length) return;
+    // one row per series in a statement (ON CONFLICT cannot touch a row twice): the furthest update wins
+    const bySeries = new Map<string, SeriesUpdate>();
+    for (const u of updates) {
+      const k = `${u.eventId}\u0000${u.series}`;
+      const prev = bySeries.get(k);
+      if (!prev || (u.attempt?.number ?? 0) >= (prev.attempt?.number ?? 0)) bySeries.set(k, u);
+    }
+    const params: unknown[] = [];
+    const values = [...bySeries.values()].map((u, i) => {
+      params.push(
+        u.id ?? randomUUID(), u.tenantId, u.clientId, u.eventId, u.eventType, u.series, u.url, u.status,
+        u.attempt?.number ?? 0, u.responseCode, u.lastError, u.subject, u.body, JSON.stringify(u.attempt ? [u.attempt] : []), new Date(),
+      );
+      const b = i * COLUMNS;
+      return `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6}::int, $${b + 7}, $${b + 8}, $${b + 9}::int, $${b + 10}::int, $${b + 11}, $${b + 12}, $${b + 13}, $${b + 14}::jsonb, $${b + 15}::timestamptz)`;
+    });
     await this.q.query(
-      `UPDATE deliveries SET attempts = GREATEST(attempts, $2), status = $3, url = $4, response_code = $5, last_error = $6, updated_at = now()
-       WHERE id = $1`,
-      [id, number, r.status, r.url, r.responseCode, r.error],
+      `INSERT INTO deliveries AS d (id, tenant_id, client_id, event_id, event_type, series, url, status, attempts, response_code, last_error, subject, body, attempt_log, updated_at)
+       VALUES ${values.join(', ')}
+       ON CONFLICT (event_id, series) DO UPDATE SET
+         status = EXCLUDED.status, url = COALESCE(EXCLUDED.url, d.url), attempts = EXCLUDED.attempts,
+         response_code = COALESCE(EXCLUDED.response_code, CASE WHEN EXCLUDED.attempts > d.attempts THEN NULL ELSE d.response_code END),
+         last_error = EXCLUDED.last_error, attempt_log = d.attempt_log || EXCLUDED.attempt_log, updated_at = EXCLUDED.updated_at
+       WHERE d.status = 'pending' AND (EXCLUDED.attempts > d.attempts OR (EXCLUDED.attempts = d.attempts AND EXCLUDED.attempt_log = '[]'::jsonb))`,
+      params,
     );
-  }
-
-  async finish(id: string, status: Exclude<DeliveryStatus, 'pending'>, lastError: string | null, url: string | null = null): Promise<void> {
-    await this.q.query(
-      `UPDATE deliveries SET status = $2, last_error = COALESCE($3, last_error), url = COALESCE($4, url), updated_at = now() WHERE id = $1`,
-      [id, status, lastError, url],
-    );
-  }
-
-  async attempts(id: string): Promise<AttemptRecord[]> {
-    return this.q.query<AttemptRecord>('SELECT number, at, duration_ms, response_code, error FROM delivery_attempts WHERE delivery_id = $1 ORDER BY number', [id]);
   }
 
   async list(f: ListFilter): Promise<DeliveryRecord[]> {
@@ -130,10 +143,7 @@ export class SqlDeliveryRepository implements DeliveryRepository {
     if (f.eventType) where.push(`event_type = $${params.push(f.eventType)}`);
     if (f.afterId) where.push(`(created_at, id) < (SELECT created_at, id FROM deliveries WHERE id = $${params.push(f.afterId)})`);
     params.push(f.limit);
-    return this.q.query<DeliveryRecord>(
-      `SELECT * FROM deliveries WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`,
-      params,
-    );
+    return this.q.query<DeliveryRecord>(`SELECT * FROM deliveries WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`, params);
   }
 
   async nextSeries(eventId: string): Promise<number> {

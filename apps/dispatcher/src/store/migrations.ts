@@ -22,20 +22,13 @@ export const migrations: Migration[] = [
         -- the exact envelope bytes and the bus subject, so a manual retry sends the same event again
         subject text NOT NULL,
         body text NOT NULL,
+        -- every attempt of the series: [{number, at, duration_ms, response_code, error}]
+        attempt_log jsonb NOT NULL DEFAULT '[]'::jsonb,
         created_at timestamptz NOT NULL DEFAULT now(),
         updated_at timestamptz NOT NULL DEFAULT now(),
         UNIQUE (event_id, series)
       );
       CREATE INDEX deliveries_client_created ON deliveries (tenant_id, client_id, created_at DESC, id DESC);
-      CREATE TABLE delivery_attempts (
-        delivery_id text NOT NULL REFERENCES deliveries(id) ON DELETE CASCADE,
-        number integer NOT NULL,
-        at timestamptz NOT NULL,
-        duration_ms integer NOT NULL,
-        response_code integer,
-        error text,
-        PRIMARY KEY (delivery_id, number)
-      );
     `,
   },
   outboxMigration(2),

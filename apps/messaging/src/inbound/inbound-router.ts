@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { deterministicUuid, sha256Hex } from '@gateway/crypto';
 import { buildEvent, type EventInput, type GatewayEvent } from '@gateway/events';
 import { ClientLookup, type RoutedClient } from './client-lookup';
 import { flowCompletions, statusUpdates, templateStatus, type StatusUpdate } from './derive';
@@ -20,8 +20,7 @@ export interface RoutedUpdate {
  * events get the same ids, so JetStream drops repeats and receivers can dedupe on X-Event-Id.
  */
 export function derivedEventId(bodyDigest: string, ...parts: string[]): string {
-  const h = createHash('sha256').update([bodyDigest, ...parts].join('|')).digest('hex');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${((parseInt(h[16], 16) & 0x3) | 0x8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+  return deterministicUuid(bodyDigest, ...parts);
 }
 
 /**
@@ -33,7 +32,7 @@ export function derivedEventId(bodyDigest: string, ...parts: string[]): string {
 export async function routeInbound(raw: string, lookup: ClientLookup): Promise<RoutedUpdate> {
   const body = parseWebhookBody(raw);
   if (!body) return { events: [], statuses: [], unrouted: 0, malformed: true };
-  const digest = createHash('sha256').update(raw).digest('hex');
+  const digest = sha256Hex(raw);
 
   const targets: ChangeTarget[] = [];
   for (const entry of body.entry) for (const change of entry.changes ?? []) {
