@@ -1,3 +1,4 @@
+import { nanos } from 'nats';
 import { createLogger } from '@gateway/logger';
 import { startNatsServer, waitFor, type TestNatsServer } from '@gateway/testing';
 import { ACK, connectBus, nakAfter, runConsumer, STREAMS, type Bus } from './index';
@@ -44,6 +45,27 @@ describe('bus on a private nats-server', () => {
     expect(deliveries.every((d) => d.eventId === 'e1')).toBe(true);
     const info = await bus.jsm.consumers.info(STREAMS.events.name, 'retry-test');
     expect(info.num_ack_pending).toBe(0);
+  });
+
+  it('keeps a slow handler\'s message from being redelivered while it works past ack_wait', async () => {
+    await bus.publish('events.slow.t1.c1', 'slow');
+    const seen: number[] = [];
+    const consumer = await runConsumer({
+      bus,
+      stream: STREAMS.events.name,
+      durable: 'slow-test',
+      logger,
+      config: { filter_subject: 'events.slow.>', ack_wait: nanos(1000) },
+      handle: async (m) => {
+        seen.push(m.info.deliveryCount);
+        await new Promise((r) => setTimeout(r, 2500));
+        return ACK;
+      },
+    });
+    await waitFor(() => seen.length >= 1, { timeoutMs: 5000 });
+    await new Promise((r) => setTimeout(r, 3000));
+    await consumer.stop();
+    expect(seen).toEqual([1]);
   });
 
   it('keeps messages across a server restart', async () => {

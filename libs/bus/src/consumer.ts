@@ -57,15 +57,21 @@ export async function runConsumer(opts: RunConsumerOptions): Promise<RunningCons
   let messages: ConsumerMessages | undefined;
   const slotFreed: Array<() => void> = [];
 
+  // a handler that runs long tells the server it is still working, so the message is not redelivered to
+  // another replica meanwhile (ack_wait is in nanoseconds in the consumer config)
+  const ackWaitMs = opts.config?.ack_wait ? Number(opts.config.ack_wait) / 1e6 : 30_000;
   const process = async (m: JsMsg) => {
     const requestId = normalizeRequestId(headerValue(m.headers, HEADER_REQUEST_ID));
     await runWithContext({ requestId }, async () => {
       let outcome: Outcome;
+      const heartbeat = setInterval(() => m.working(), Math.max(ackWaitMs / 2, 500));
       try {
         outcome = await opts.handle(m);
       } catch (e) {
         opts.logger.error({ err: e, stream: opts.stream, seq: m.seq }, 'consumer handler failed; redelivering');
         outcome = nakAfter(1000);
+      } finally {
+        clearInterval(heartbeat);
       }
       try {
         if ('ack' in outcome) await m.ackAck().catch(() => m.ack());
