@@ -1,4 +1,4 @@
-// Bundles one app (apps/<name>/src/main.ts) into dist/apps/<name>/main.js. Workspace code is bundled,
+// Bundles one app (apps/<name>/src/main.ts) into dist/apps/<name>/main.js (or the file given second). Workspace code is bundled,
 // node_modules stay external (PGlite ships wasm files next to its code).
 import { build } from 'esbuild';
 import { existsSync } from 'node:fs';
@@ -11,7 +11,7 @@ if (!name || !existsSync(entry)) {
   console.error(`usage: node scripts/build-app.mjs <app>  (no ${entry})`);
   process.exit(2);
 }
-const outfile = resolve(root, 'dist', 'apps', name, 'main.js');
+const outfile = process.argv[3] ? resolve(process.argv[3]) : resolve(root, 'dist', 'apps', name, 'main.js');
 await build({
   entryPoints: [entry],
   outfile,

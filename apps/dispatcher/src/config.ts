@@ -3,13 +3,7 @@ import { common, int, intList, loadConfig, type Env } from '@gateway/config';
 export function readConfig(env: Env = process.env) {
   return loadConfig(
     {
-      logLevel: common.logLevel,
-      natsUrl: common.natsUrl,
-      databaseUrl: common.databaseUrl,
-      dataDir: common.dataDir,
-      grpcHost: common.grpcHost,
-      grpcPort: common.grpcPort(common.defaultPorts.dispatcher.grpc),
-      metricsPort: common.metricsPort(common.defaultPorts.dispatcher.metrics),
+      ...common.grpcServiceFields('dispatcher'),
       tenantDirectoryAddr: common.serviceAddr.tenantDirectory,
       /** Delays before the 2nd, 3rd... attempt: attempts in all = delays + 1 (decisions.md: 5 s, then 25 s). */
       retryDelaysMs: intList('WEBHOOK_RETRY_DELAYS_MS', [5000, 25000]),

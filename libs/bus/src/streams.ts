@@ -22,6 +22,20 @@ export function eventSubject(type: string, tenantId: string, clientId: string): 
 
 const DAY_MS = 24 * 3600_000;
 
+/** A stream of gateway-made messages: a week of retention, file storage, repeats of a Nats-Msg-Id dropped for 10 min. */
+function gatewayStream(name: string, subject: string) {
+  return {
+    name,
+    subjects: [subject],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    max_age: nanos(7 * DAY_MS),
+    duplicate_window: nanos(10 * 60_000),
+    max_msg_size: 4 * 1024 * 1024,
+    discard: DiscardPolicy.Old,
+  };
+}
+
 export const STREAMS = {
   providerInbound: {
     name: 'PROVIDER_INBOUND',
@@ -35,26 +49,8 @@ export const STREAMS = {
     max_msg_size: 4 * 1024 * 1024,
     discard: DiscardPolicy.Old,
   },
-  events: {
-    name: 'EVENTS',
-    subjects: ['events.>'],
-    retention: RetentionPolicy.Limits,
-    storage: StorageType.File,
-    max_age: nanos(7 * DAY_MS),
-    duplicate_window: nanos(10 * 60_000),
-    max_msg_size: 4 * 1024 * 1024,
-    discard: DiscardPolicy.Old,
-  },
-  webhookRetries: {
-    name: 'WEBHOOK_RETRIES',
-    subjects: ['webhook.retry.>'],
-    retention: RetentionPolicy.Limits,
-    storage: StorageType.File,
-    max_age: nanos(7 * DAY_MS),
-    duplicate_window: nanos(10 * 60_000),
-    max_msg_size: 4 * 1024 * 1024,
-    discard: DiscardPolicy.Old,
-  },
+  events: gatewayStream('EVENTS', 'events.>'),
+  webhookRetries: gatewayStream('WEBHOOK_RETRIES', 'webhook.retry.>'),
 } satisfies Record<string, Partial<StreamConfig> & { name: string; subjects: string[] }>;
 
 export type StreamDefinition = (typeof STREAMS)[keyof typeof STREAMS];

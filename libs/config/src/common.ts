@@ -32,3 +32,19 @@ export const defaultPorts = {
   signup: { grpc: 50054, metrics: 9468 },
   dispatcher: { grpc: 50055, metrics: 9469 },
 } as const;
+
+/**
+ * The fields every gRPC service with its own store reads: log level, bus, storage, its listen addresses
+ * (default ports of `defaultPorts`). Spread into a service's config spec.
+ */
+export function grpcServiceFields(service: Exclude<keyof typeof defaultPorts, 'edge'>) {
+  return {
+    logLevel,
+    natsUrl,
+    databaseUrl,
+    dataDir,
+    grpcHost,
+    grpcPort: grpcPort(defaultPorts[service].grpc),
+    metricsPort: metricsPort(defaultPorts[service].metrics),
+  };
+}

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { health } from '@gateway/contracts';
 import { createServiceClient } from '@gateway/rpc';
 import { freePort, waitFor } from '@gateway/testing';
@@ -20,22 +20,15 @@ export interface ServiceProcess {
   stop(): Promise<void>;
 }
 
-/** Bundles an app's main.ts with esbuild into a private directory (node_modules resolved from the repo). */
+/** Bundles an app's main.ts with the build script into a private directory (node_modules resolved from the repo). */
 export async function bundleApp(name: string): Promise<string> {
-  const { build } = await import('esbuild');
-  const outdir = resolve(ROOT, 'dist', '.test-bundles', `${name}-${process.pid}`);
-  mkdirSync(outdir, { recursive: true });
-  const outfile = resolve(outdir, 'main.js');
-  await build({
-    entryPoints: [resolve(ROOT, 'apps', name, 'src', 'main.ts')],
-    outfile,
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'cjs',
-    packages: 'external',
-    tsconfig: resolve(ROOT, 'tsconfig.base.json'),
-    logLevel: 'error',
+  const outfile = resolve(ROOT, 'dist', '.test-bundles', `${name}-${process.pid}`, 'main.js');
+  mkdirSync(dirname(outfile), { recursive: true });
+  await new Promise<void>((ok, fail) => {
+    const build = spawn(process.execPath, [resolve(ROOT, 'scripts', 'build-app.mjs'), name, outfile], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    build.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+    build.once('exit', (code) => (code === 0 ? ok() : fail(new Error(`bundling ${name} failed: ${err}`))));
   });
   return outfile;
 }

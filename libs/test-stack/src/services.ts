@@ -42,6 +42,13 @@ export const SERVICES: Record<string, ServiceEntry> = {
       return m.startDispatcher(m.readConfig(env), logger);
     },
   },
+  signup: {
+    addrVar: 'SIGNUP_ADDR',
+    start: async (env, logger) => {
+      const m = await import('@gateway/app-signup');
+      return m.startSignup(m.readConfig(env), logger);
+    },
+  },
   edge: {
     start: async (env, logger) => {
       const m = await import('@gateway/app-edge');
