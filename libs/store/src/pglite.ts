@@ -1,13 +1,39 @@
-import { mkdirSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import type { Db, Queryable, Row } from './types';
+
+/**
+ * PGlite's own start parameters plus small memory settings: one service's data is small and every service
+ * runs its own instance, so 128 MB of shared buffers (PostgreSQL's default) per process would be waste.
+ */
+const START_PARAMS = [
+  '--single', '-F', '-O', '-j',
+  '-c', 'search_path=public', '-c', 'exit_on_error=false', '-c', 'log_checkpoints=false',
+  '-c', 'max_worker_processes=0', '-c', 'max_parallel_workers=0', '-c', 'max_parallel_workers_per_gather=0',
+  '-c', 'io_method=sync', '-c', 'max_parallel_maintenance_workers=0',
+  '-c', 'shared_buffers=16MB', '-c', 'wal_buffers=1MB', '-c', 'work_mem=2MB', '-c', 'maintenance_work_mem=8MB', '-c', 'temp_buffers=2MB',
+];
+
+/**
+ * Creating a data directory runs initdb, a second WASM PostgreSQL that peaks near 800 MB and whose memory a
+ * process never gives back. It runs once per directory, in a short-lived child process, so the service
+ * itself only ever holds the running instance.
+ */
+function initDataDir(dir: string): void {
+  if (existsSync(join(dir, 'PG_VERSION'))) return;
+  const script = `require(${JSON.stringify(require.resolve('@electric-sql/pglite'))}).PGlite.create(process.argv[1]).then((pg) => pg.close()).catch((e) => { console.error(e); process.exit(1); })`;
+  const r = spawnSync(process.execPath, ['-e', script, dir], { stdio: ['ignore', 'ignore', 'pipe'], timeout: 120_000 });
+  if (r.status !== 0) throw new Error(`could not create the embedded database in ${dir}: ${r.stderr?.toString().slice(0, 500) || r.error?.message}`);
+}
 
 /** Embedded PostgreSQL (WASM) under DATA_DIR/<schema>: the zero-install default. */
 export async function openPglite(dataDir: string, schema: string): Promise<Db> {
   const dir = resolve(join(dataDir, schema));
   mkdirSync(dir, { recursive: true });
-  const pg = await PGlite.create(dir);
+  initDataDir(dir);
+  const pg = await PGlite.create(dir, { startParams: START_PARAMS });
   await pg.exec(`CREATE SCHEMA IF NOT EXISTS "${schema}"; SET search_path TO "${schema}";`);
   let closed = false;
   return {
