@@ -3,6 +3,7 @@ import type { Logger } from '@gateway/logger';
 import type { Db } from '@gateway/store';
 import type { messaging } from '@gateway/contracts';
 import { SqlIdempotencyRepository, type IdempotencyTimes, type StoredOutcome } from './store/idempotency';
+import { MessageWriter } from './store/message-writer';
 import { SqlMessageRepository, type NewMessage } from './store/messages';
 
 /** What the execution step of an operation produced: the response, and the message record to store with it. */
@@ -31,8 +32,19 @@ export const MAX_KEY_LENGTH = 255;
 export class IdempotentRunner {
   private readonly keys: SqlIdempotencyRepository;
 
+  private readonly writer: MessageWriter;
+
   constructor(private readonly db: Db, private readonly times: IdempotencyTimes, private readonly logger: Logger) {
     this.keys = new SqlIdempotencyRepository(db, times);
+    const messages = new SqlMessageRepository(db);
+    this.writer = new MessageWriter(db, async (ids) => {
+      for (const id of ids) await messages.applyEarlyStatuses(id);
+    }, logger);
+  }
+
+  /** Writes what is waiting in the group commit (at shutdown). */
+  flush(): Promise<void> {
+    return this.writer.flush();
   }
 
   purgeExpired(): Promise<number> {
@@ -94,6 +106,11 @@ export class IdempotentRunner {
    */
   private async store<R>(executed: Executed<R>, claim?: { tenantId: string; key: string; token: string }): Promise<void> {
     if (!executed.message && !claim) return;
+    if (executed.message && !claim) {
+      // no outcome to store with it: the record joins the group commit of concurrent sends
+      await this.writer.insert(executed.message).catch(() => undefined);
+      return;
+    }
     try {
       await this.db.tx(async (q) => {
         if (executed.message) await new SqlMessageRepository(q).insertAccepted(executed.message);

@@ -4,6 +4,7 @@ import { AppError } from '@gateway/errors';
 import type { messaging as m, tenantDirectory as td } from '@gateway/contracts';
 import type { ServiceClient } from '@gateway/rpc';
 import type { Executed, IdempotentRunner } from './idempotency';
+import { ClientCredentialsCache } from './client-cache';
 import * as build from './payloads';
 import type { Credentials, ProviderPort } from './provider';
 import type { MessageRepository, MessageRecord } from './store/messages';
@@ -23,15 +24,16 @@ interface ResolvedClient {
  */
 export class Messaging {
   constructor(
-    private readonly directory: ServiceClient<typeof td.TenantDirectoryService>,
+    directory: ServiceClient<typeof td.TenantDirectoryService>,
     private readonly provider: ProviderPort,
     private readonly runner: IdempotentRunner,
     private readonly messages: MessageRepository,
+    private readonly credentials = new ClientCredentialsCache(directory),
   ) {}
 
   async resolve(caller: m.CallerContext | undefined): Promise<ResolvedClient> {
     if (!caller?.tenantId || !caller.clientId) throw new AppError('internal', 'caller_missing', 'tenant_id and client_id are required');
-    const { client, accessToken } = await this.directory.getClientCredentials({ tenantId: caller.tenantId, clientId: caller.clientId });
+    const { client, accessToken } = await this.credentials.get(caller.tenantId, caller.clientId);
     if (!client) throw AppError.notFound('client_not_found', 'Client not found');
     if (!client.isActive || client.signupStatus !== 'completed' || !client.phoneNumberId || !accessToken) {
       throw AppError.conflict('client_not_active', `Client is not active (signup_status: ${client.signupStatus}); finish its signup before sending`, {
