@@ -89,7 +89,7 @@ async function main() {
     const dispatchSeconds = (performance.now() - dispatchStart) / 1000;
     const dispatchRate = stats.distinct / dispatchSeconds;
     // every delivery recorded as succeeded
-    const succeeded = await countDeliveries(stack.baseUrl, auth, client.id, 'succeeded', N_EVENTS);
+    const succeeded = await countDeliveries(stack.baseUrl, auth, client.id, 'succeeded', N_EVENTS, 'test');
     if (stats.distinct !== N_EVENTS) failures.push(`dispatch: ${stats.distinct} distinct event ids received, expected ${N_EVENTS}`);
     if (succeeded !== N_EVENTS) failures.push(`dispatch: ${succeeded} delivery records succeeded, expected ${N_EVENTS}`);
 
@@ -172,9 +172,12 @@ async function main() {
     await noop.proc.stop();
     const after = (await jsm.streams.info('PROVIDER_INBOUND')).state.messages;
     const stored = after - before;
-    // every body the edge accepted (warm-up included) must be in the stream: bodies are distinct, so no dedupe
+    // every body the edge accepted (warm-up included) must be in the stream: bodies are distinct, so no dedupe.
+    // The load tool stops each phase with up to one request per connection in flight: the edge may have stored
+    // those without the tool counting their answer, so the stream may hold up to that many more, never fewer.
     const accepted = ingest.ok2xx + (ingest.warmup?.ok2xx ?? 0);
-    if (stored !== accepted) failures.push(`ingest: ${stored} bodies in the stream, but ${accepted} were accepted`);
+    const cutOff = 50 * 2;
+    if (stored < accepted || stored > accepted + cutOff) failures.push(`ingest: ${stored} bodies in the stream, but ${accepted} were accepted (+ at most ${cutOff} cut off in flight)`);
     rows.push({
       measure: 'Inbound ingest: accepted webhooks/s (one edge)',
       value: `${fmt(ingest.requestsPerSec)} (${fmt(ingest.non2xx)} non-2xx; ${fmt(stored)} stored of ${fmt(accepted)} accepted)`,
@@ -203,14 +206,14 @@ async function main() {
   }
 }
 
-async function countDeliveries(baseUrl: string, headers: Record<string, string>, clientId: string, status: string, expected: number): Promise<number> {
+async function countDeliveries(baseUrl: string, headers: Record<string, string>, clientId: string, status: string, expected: number, eventType: string): Promise<number> {
   // records are written as deliveries finish; wait until the count settles
   let last = -1;
   for (let attempt = 0; attempt < 60; attempt++) {
     let count = 0;
     let cursor: string | null = null;
     do {
-      const q: string = `status=${status}&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+      const q: string = `status=${status}&event_type=${eventType}&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
       const page: { data: unknown[]; next_cursor: string | null } = await json(await fetch(`${baseUrl}/api/clients/${clientId}/webhook/deliveries?${q}`, { headers }));
       count += page.data.length;
       cursor = page.next_cursor;
