@@ -1,0 +1,89 @@
+import type { Context } from 'koa';
+import type { flows } from '@gateway/contracts';
+import { tenantOf } from '../auth';
+import { respondNull } from '../idempotency';
+import { clientBody, clientQuery, createFlowBody, flowJsonBody, flowPath } from '../schemas/flows';
+import { validateParts } from '../validation';
+import type { RegisterRoutes } from './context';
+
+interface CreateBody {
+  client_id: string;
+  name: string;
+  categories: string[];
+  flow_json?: Record<string, unknown>;
+  clone_flow_id?: string;
+  endpoint_uri?: string;
+}
+
+/** Flow record of decisions.md (`POST /api/flows`, `GET /api/flows[/{flow_id}]`); JSON fields travel serialized. */
+export function flowJson(f: flows.Flow | undefined) {
+  if (!f) return null;
+  return {
+    id: f.id,
+    client_id: f.clientId,
+    name: f.name,
+    status: f.status,
+    categories: f.categories,
+    flow_json: f.flowJson ? (JSON.parse(f.flowJson) as unknown) : null,
+    validation_errors: f.validationErrorsJson ? (JSON.parse(f.validationErrorsJson) as unknown) : [],
+    created_at: f.createdAt,
+    updated_at: f.updatedAt,
+  };
+}
+
+/** Spec 4.5 (update JSON, publish, deprecate, delete: `200 null`) and the flow reads and create of decisions.md. */
+export const registerFlowRoutes: RegisterRoutes = (router, { services }) => {
+  const caller = (ctx: Context, clientId: string) => ({ tenantId: tenantOf(ctx), clientId });
+
+  const create = async (ctx: Context) => {
+    const { body } = validateParts<{ body: CreateBody }>({ body: [createFlowBody, ctx.request.body] });
+    const res = await services.flows.createFlow({
+      caller: caller(ctx, body.client_id),
+      name: body.name,
+      categories: body.categories,
+      flowJson: body.flow_json === undefined ? '' : JSON.stringify(body.flow_json),
+      cloneFlowId: body.clone_flow_id,
+      endpointUri: body.endpoint_uri,
+    });
+    ctx.body = flowJson(res.flow);
+  };
+  router.post('/api/flows', create);
+  router.post('/api/flows/', create);
+
+  const list = async (ctx: Context) => {
+    const { query } = validateParts<{ query: { client_id: string } }>({ query: [clientQuery, ctx.query] });
+    const res = await services.flows.listFlows({ caller: caller(ctx, query.client_id) });
+    ctx.body = { data: res.flows.map(flowJson) };
+  };
+  router.get('/api/flows', list);
+  router.get('/api/flows/', list);
+
+  router.get('/api/flows/:flow_id', async (ctx) => {
+    const { path, query } = validateParts<{ path: { flow_id: string }; query: { client_id: string } }>({ path: [flowPath, ctx.params], query: [clientQuery, ctx.query] });
+    ctx.body = flowJson((await services.flows.getFlow({ caller: caller(ctx, query.client_id), flowId: path.flow_id })).flow);
+  });
+
+  router.put('/api/flows/:flow_id/json', async (ctx) => {
+    const { path, body } = validateParts<{ path: { flow_id: string }; body: { client_id: string; flow_json: Record<string, unknown> } }>({
+      path: [flowPath, ctx.params],
+      body: [flowJsonBody, ctx.request.body],
+    });
+    await services.flows.updateFlowJson({ caller: caller(ctx, body.client_id), flowId: path.flow_id, flowJson: JSON.stringify(body.flow_json) });
+    respondNull(ctx);
+  });
+
+  for (const action of ['publish', 'deprecate'] as const) {
+    router.post(`/api/flows/:flow_id/${action}`, async (ctx) => {
+      const { path, body } = validateParts<{ path: { flow_id: string }; body: { client_id: string } }>({ path: [flowPath, ctx.params], body: [clientBody, ctx.request.body] });
+      const req = { caller: caller(ctx, body.client_id), flowId: path.flow_id };
+      await (action === 'publish' ? services.flows.publishFlow(req) : services.flows.deprecateFlow(req));
+      respondNull(ctx);
+    });
+  }
+
+  router.delete('/api/flows/:flow_id', async (ctx) => {
+    const { path, query } = validateParts<{ path: { flow_id: string }; query: { client_id: string } }>({ path: [flowPath, ctx.params], query: [clientQuery, ctx.query] });
+    await services.flows.deleteFlow({ caller: caller(ctx, query.client_id), flowId: path.flow_id });
+    respondNull(ctx);
+  });
+};

@@ -1,0 +1,29 @@
+import Joi from 'joi';
+import { clientId } from './common';
+
+/** Categories the provider accepts for a flow (provider reference §5). */
+export const FLOW_CATEGORIES = ['SIGN_UP', 'SIGN_IN', 'APPOINTMENT_BOOKING', 'LEAD_GENERATION', 'CONTACT_US', 'CUSTOMER_SUPPORT', 'SURVEY', 'OTHER', 'SHOPPING'] as const;
+
+/** Provider flow ids are numeric strings (provider reference §0). */
+const flowId = Joi.string().pattern(/^\d{1,64}$/, 'flow id');
+/** Any JSON object; the provider validates its content and the service answers its errors. */
+const flowJson = Joi.object().unknown(true);
+
+export const flowPath = Joi.object({ flow_id: flowId.required() });
+export const clientQuery = Joi.object({ client_id: clientId });
+export const clientBody = Joi.object({ client_id: clientId }).required();
+export const flowJsonBody = Joi.object({ client_id: clientId, flow_json: flowJson.required() }).required();
+export const createFlowBody = Joi.object({
+  client_id: clientId,
+  // names are unique per business account at the provider
+  name: Joi.string().min(1).max(200).pattern(/\S/, 'not blank').required(),
+  categories: Joi.array()
+    .items(Joi.string().valid(...FLOW_CATEGORIES))
+    .min(1)
+    .unique()
+    .required(),
+  flow_json: flowJson,
+  clone_flow_id: flowId,
+  // the provider calls a flow's data endpoint over HTTPS only
+  endpoint_uri: Joi.string().max(2048).uri({ scheme: ['https'] }),
+}).required();

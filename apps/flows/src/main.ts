@@ -1,0 +1,5 @@
+import { runMain } from '@gateway/runtime';
+import { readConfig } from './config';
+import { startFlows } from './server';
+
+runMain('flows', () => readConfig(), startFlows);

@@ -1,0 +1,29 @@
+import type { Migration } from '@gateway/store';
+
+export const migrations: Migration[] = [
+  {
+    version: 1,
+    name: 'flows',
+    // One row per flow and owning client: two clients of a tenant may share a business account, and each
+    // sees the account's flows as its own. The provider's flow id is the flow's identity there.
+    sql: `
+      CREATE TABLE flows (
+        client_id text NOT NULL,
+        flow_id text NOT NULL,
+        tenant_id text NOT NULL,
+        business_account_id text NOT NULL,
+        name text NOT NULL,
+        status text NOT NULL,
+        categories jsonb NOT NULL,
+        -- the flow JSON object as last uploaded through the gateway (or loaded from the provider); null if none
+        flow_json jsonb,
+        -- the provider's validation errors of that JSON
+        validation_errors jsonb NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        updated_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (client_id, flow_id)
+      );
+      CREATE INDEX flows_tenant_client_created ON flows (tenant_id, client_id, created_at DESC);
+    `,
+  },
+];

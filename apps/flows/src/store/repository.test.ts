@@ -1,0 +1,112 @@
+import { createTestDatabase, postgresServerUrl, tempDir, type TestDatabase } from '@gateway/testing';
+import { openDb, type Db } from '@gateway/store';
+import { migrations } from './migrations';
+import { SqlFlowRepository, type ProviderState } from './repository';
+
+interface Backend {
+  open(): Promise<Db>;
+  cleanup(): Promise<void>;
+}
+
+function pglite(): Backend {
+  const dir = tempDir('gw-flows-');
+  return { open: () => openDb({ dataDir: dir.path, schema: 'flows', migrations }), cleanup: async () => dir.remove() };
+}
+
+function postgres(): Backend {
+  let tdb: TestDatabase | undefined;
+  return {
+    async open() {
+      const server = postgresServerUrl();
+      if (!server) throw new Error('TEST_DATABASE_URL is not set: run the suite with `npm test`, which provides a PostgreSQL server');
+      tdb ??= await createTestDatabase(server);
+      return openDb({ databaseUrl: tdb.databaseUrl, dataDir: '', schema: 'flows', migrations, poolSize: 4 });
+    },
+    cleanup: async () => tdb?.drop(),
+  };
+}
+
+describe.each([
+  ['pglite', pglite],
+  ['postgres', postgres],
+])('flow store on %s', (_name, make) => {
+  const backend = make();
+  let db: Db;
+  let repo: SqlFlowRepository;
+  let n = 0;
+  const state = (over: Partial<ProviderState> = {}): ProviderState => ({
+    flowId: String(1000 + ++n),
+    clientId: 'c1',
+    tenantId: 't1',
+    businessAccountId: 'w1',
+    name: `flow ${n}`,
+    status: 'draft',
+    categories: ['OTHER'],
+    validationErrors: [],
+    ...over,
+  });
+  const key = (s: ProviderState) => ({ tenantId: s.tenantId, clientId: s.clientId, flowId: s.flowId });
+
+  beforeAll(async () => {
+    db = await backend.open();
+    repo = new SqlFlowRepository(db);
+  });
+  afterAll(async () => {
+    await db.close();
+    await backend.cleanup();
+  });
+
+  it('stores a flow with its JSON and reads it back only for its tenant and client', async () => {
+    const s = state();
+    const rec = await repo.upsert(s, { value: { version: '7.0', screens: [] } });
+    expect(rec).toMatchObject({ flow_id: s.flowId, client_id: 'c1', tenant_id: 't1', business_account_id: 'w1', status: 'draft', categories: ['OTHER'], flow_json: { version: '7.0', screens: [] }, validation_errors: [] });
+    expect(rec.created_at).toBeInstanceOf(Date);
+    expect(await repo.get(key(s))).toEqual(rec);
+    expect(await repo.get({ ...key(s), tenantId: 't2' })).toBeUndefined();
+    expect(await repo.get({ ...key(s), clientId: 'c2' })).toBeUndefined();
+  });
+
+  it('keeps the JSON on a refresh that does not know it, and moves updated_at only when something changed', async () => {
+    const s = state();
+    const first = await repo.upsert(s, { value: { version: '7.0' } });
+    await new Promise((r) => setTimeout(r, 5));
+    const same = await repo.upsert(s);
+    expect(same.flow_json).toEqual({ version: '7.0' });
+    expect(same.updated_at).toEqual(first.updated_at);
+    const published = await repo.upsert({ ...s, status: 'published', validationErrors: [{ error: 'X', pointers: [] }] });
+    expect(published).toMatchObject({ status: 'published', flow_json: { version: '7.0' }, validation_errors: [{ error: 'X', pointers: [] }] });
+    expect(published.updated_at.getTime()).toBeGreaterThan(first.updated_at.getTime());
+  });
+
+  it('stores a flow without JSON as null, and sets JSON, errors and status of an existing record only', async () => {
+    const s = state();
+    expect((await repo.upsert(s)).flow_json).toBeNull();
+    expect(await repo.setJson(key(s), { version: '7.1' }, [{ error: 'MISSING_REQUIRED_PROPERTY' }])).toMatchObject({ flow_json: { version: '7.1' }, validation_errors: [{ error: 'MISSING_REQUIRED_PROPERTY' }] });
+    expect((await repo.setStatus(key(s), 'deprecated'))?.status).toBe('deprecated');
+    expect(await repo.setStatus({ ...key(s), tenantId: 't2' }, 'published')).toBeUndefined();
+    expect(await repo.setJson({ ...key(s), flowId: '1' }, {}, [])).toBeUndefined();
+  });
+
+  it('keeps one record per client of a shared business account, and deletes by key', async () => {
+    const s = state();
+    await repo.upsert(s);
+    await repo.upsert({ ...s, clientId: 'c9' });
+    expect(await repo.delete(key(s))).toBe(true);
+    expect(await repo.delete(key(s))).toBe(false);
+    expect(await repo.get({ ...key(s), clientId: 'c9' })).toBeDefined();
+  });
+
+  it("lists a client's flows newest first and drops those the provider no longer lists", async () => {
+    const mine = [state({ clientId: 'c5' }), state({ clientId: 'c5' }), state({ clientId: 'c5' })];
+    for (const s of mine) {
+      await repo.upsert(s);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    await repo.upsert(state({ clientId: 'c6' }));
+    expect((await repo.list('t1', 'c5')).map((r) => r.flow_id)).toEqual(mine.map((s) => s.flowId).reverse());
+    expect(await repo.deleteAllExcept('t1', 'c5', [mine[1].flowId])).toBe(2);
+    expect((await repo.list('t1', 'c5')).map((r) => r.flow_id)).toEqual([mine[1].flowId]);
+    expect(await repo.list('t1', 'c6')).toHaveLength(1);
+    expect(await repo.deleteAllExcept('t1', 'c5', [])).toBe(1);
+  });
+});
