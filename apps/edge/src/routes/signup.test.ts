@@ -1,0 +1,144 @@
+import { startStack, type ApiClient, type Stack } from '@gateway/test-stack';
+
+interface PageConfig {
+  client_id: string;
+  state: string;
+  app_id: string;
+  config_id: string;
+  sdk_url: string;
+  provider_origins: string[];
+  complete_url: string;
+}
+
+interface Issue {
+  loc: string[];
+  type: string;
+}
+
+describe('hosted signup page and its completion endpoints', () => {
+  let stack: Stack;
+  let api: ApiClient;
+
+  beforeAll(async () => {
+    stack = await startStack({ services: ['tenant-directory', 'signup', 'edge'] });
+    api = (await stack.createTenant()).api;
+  }, 60_000);
+  afterAll(() => stack?.stop());
+
+  const pending = async (tenantApi = api) => (await tenantApi.post<{ id: string; embed_signup_url: string }>('/api/clients/', { display_name: 'Shop <b>&</b>', failure_redirect_url: 'https://t.test/f' })).json;
+  const open = async (url: string) => {
+    const res = await fetch(url);
+    return { res, html: await res.text() };
+  };
+  const pageConfig = (html: string) => JSON.parse(/<script type="application\/json" id="signup-config">(.*?)<\/script>/s.exec(html)![1]) as PageConfig;
+  const post = (path: string, body: unknown, type = 'application/json') =>
+    stack.api().request('POST', path, typeof body === 'string' ? body : JSON.stringify(body), { 'content-type': type });
+  const onboard = async () =>
+    (await fetch(`${stack.sim!.url}/_sim/embedded-signup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"with_catalog":true}' }).then((r) => r.json())) as {
+      code: string;
+      waba_id: string;
+      phone_number_id: string;
+      business_id: string;
+    };
+  const issues = (json: unknown) => (json as { detail: Issue[] }).detail.map((i) => `${i.loc.join('.')}:${i.type}`).sort();
+
+  it('serves a pending client’s page without a bearer: escaped HTML, a nonce CSP, no caching, the SDK and a session state', async () => {
+    const client = await pending();
+    const { res, html } = await open(client.embed_signup_url);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    const csp = res.headers.get('content-security-policy')!;
+    const nonce = /script-src 'nonce-([^']+)'/.exec(csp)![1];
+    expect(csp).toContain(`script-src 'nonce-${nonce}' ${stack.sim!.url}`);
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(html).toContain(`<script nonce="${nonce}">`);
+    expect(html).toContain('Shop &#60;b&#62;&#38;&#60;/b&#62;');
+    expect(html).not.toContain('<b>&</b>');
+    expect(html).not.toContain('sim-app-secret');
+    expect(pageConfig(html)).toMatchObject({
+      client_id: client.id,
+      state: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      app_id: 'sim-app-id',
+      config_id: 'sim-config-id',
+      sdk_url: `${stack.sim!.url}/sdk.js`,
+      provider_origins: [stack.sim!.url],
+      complete_url: `/signup/${client.id}/complete`,
+    });
+    expect(pageConfig((await open(client.embed_signup_url)).html).state).not.toBe(pageConfig(html).state);
+  });
+
+  it('shows a not-found page for an unknown or malformed client id', async () => {
+    for (const id of ['00000000-0000-4000-8000-000000000000', 'not-a-uuid']) {
+      const { res, html } = await open(`${stack.baseUrl}/signup/${id}`);
+      expect(res.status).toBe(404);
+      expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      expect(html).toContain('<h1 id="title">Signup link not found</h1>');
+    }
+  });
+
+  it('shows that signup is already done on a completed client’s link, opening no session', async () => {
+    const active = (await api.post<{ embed_signup_url: string }>('/api/clients/', { display_name: 'Live', business_account_id: '1', phone_number_id: '2', access_token: 'EAAlive', success_redirect_url: 'https://t.test/ok' })).json;
+    const { res, html } = await open(active.embed_signup_url);
+    expect(res.status).toBe(200);
+    expect(html).toContain('<h1 id="title">Signup already completed</h1>');
+    expect(html).toContain('href="https://t.test/ok"');
+    expect(html).not.toContain('signup-config');
+  });
+
+  it('validates the completion body with joi, listing every problem at once', async () => {
+    const client = await pending();
+    const path = `/signup/${client.id}/complete`;
+    const empty = await post(path, {});
+    expect(empty.status).toBe(422);
+    expect(issues(empty.json)).toEqual(['body.business_account_id:missing', 'body.code:missing', 'body.phone_number_id:missing', 'body.state:missing']);
+
+    const bad = await post(path, { state: 'short', code: 'x'.repeat(4097), business_account_id: 'waba-1', phone_number_id: 12, provider_business_id: '', extra: true });
+    expect(bad.status).toBe(422);
+    expect(issues(bad.json)).toEqual([
+      'body.business_account_id:string_pattern_mismatch',
+      'body.code:too_long',
+      'body.extra:extra_forbidden',
+      'body.phone_number_id:string_type',
+      'body.provider_business_id:string_too_short',
+      'body.state:string_pattern_mismatch',
+    ]);
+
+    const badPath = await post('/signup/nope/complete', { state: 'x'.repeat(43), code: 'c', business_account_id: '1', phone_number_id: '2' });
+    expect(badPath.status).toBe(422);
+    expect(issues(badPath.json)).toEqual(['path.client_id:invalid_uuid']);
+
+    expect((await post(path, 'state=x', 'application/x-www-form-urlencoded')).status).toBe(415);
+    const malformed = await post(path, '{"state":', 'application/json');
+    expect(malformed.status).toBe(422);
+    expect(issues(malformed.json)).toEqual(['body:json_invalid']);
+    expect((await post(path, null)).status).toBe(422);
+  });
+
+  it('validates the reported failure reason and answers with the failure redirect', async () => {
+    const client = await pending();
+    const { state } = pageConfig((await open(client.embed_signup_url)).html);
+    const bad = await post(`/signup/${client.id}/fail`, { state, reason: 'bored' });
+    expect(bad.status).toBe(422);
+    expect(issues(bad.json)).toEqual(['body.reason:enum']);
+    const ok = await post(`/signup/${client.id}/fail`, { state, reason: 'phone_number_missing' });
+    expect(ok.status).toBe(200);
+    expect(ok.json).toEqual({ client_id: client.id, status: 'failed', reason: 'phone_number_missing', redirect_url: 'https://t.test/f?reason=phone_number_missing' });
+  });
+
+  it('rejects another tenant’s client id in the completion call (404) and completes the right one', async () => {
+    const mine = await pending();
+    const theirs = await pending((await stack.createTenant({ name: 'Other' })).api);
+    const { state } = pageConfig((await open(mine.embed_signup_url)).html);
+    const o = await onboard();
+    const body = { state, code: o.code, business_account_id: o.waba_id, phone_number_id: o.phone_number_id, provider_business_id: o.business_id };
+    const foreign = await post(`/signup/${theirs.id}/complete`, body);
+    expect(foreign.status).toBe(404);
+    expect(foreign.json).toEqual({ detail: 'Unknown signup session for this client', code: 'signup_session_not_found' });
+    const ok = await post(`/signup/${mine.id}/complete`, body);
+    expect(ok.status).toBe(200);
+    expect(ok.json).toEqual({ client_id: mine.id, status: 'completed', reason: null, redirect_url: null });
+    const again = await post(`/signup/${mine.id}/complete`, body);
+    expect(again.json).toMatchObject({ status: 'completed' });
+  });
+});

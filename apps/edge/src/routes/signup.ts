@@ -1,0 +1,113 @@
+import { randomBytes } from 'node:crypto';
+import type { Context } from 'koa';
+import { isAppError } from '@gateway/errors';
+import { jsonBody } from '../middleware/body';
+import { completeBody, failBody, signupPath, type CompleteBody, type FailBody } from '../schemas/signup';
+import { renderMessagePage, renderSignupPage } from '../signup-page/render';
+import { validateParts } from '../validation';
+import type { RegisterRoutes } from './context';
+
+/** A completion body is a few ids, a code and a state token. */
+const BODY_LIMIT_BYTES = 16 * 1024;
+
+/**
+ * Inline code runs only with this response's nonce; scripts, frames and requests may reach the provider's
+ * SDK host and web origins besides our own; nobody may frame the page (clickjacking).
+ */
+function pageCsp(nonce: string, sources: string[]): string {
+  const provider = [...new Set(sources)].join(' ');
+  return [
+    "default-src 'self'",
+    `script-src 'nonce-${nonce}' ${provider}`,
+    `style-src 'nonce-${nonce}'`,
+    `connect-src 'self' ${provider}`,
+    `frame-src ${provider}`,
+    `img-src 'self' data: ${provider}`,
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+const messageCsp = (nonce: string) => `default-src 'none'; style-src 'nonce-${nonce}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+
+function sendHtml(ctx: Context, status: number, html: string, csp: string): void {
+  ctx.status = status;
+  ctx.type = 'text/html; charset=utf-8';
+  // the page carries a session's state token: never cached, never sent on in a Referer
+  ctx.set({ 'Cache-Control': 'no-store', 'Content-Security-Policy': csp, 'Referrer-Policy': 'strict-origin', 'X-Content-Type-Options': 'nosniff' });
+  ctx.body = html;
+}
+
+function sendMessage(ctx: Context, status: number, title: string, message: string, link?: { href: string; text: string }): void {
+  const nonce = randomBytes(16).toString('base64');
+  sendHtml(ctx, status, renderMessagePage(title, message, nonce, link), messageCsp(nonce));
+}
+
+/**
+ * The hosted embedded-signup page (a client's embed_signup_url) and the two calls its script makes. Public:
+ * no bearer; a completion is bound to the client by the state token of the session the page opened.
+ */
+export const registerSignupRoutes: RegisterRoutes = (router, { services, logger }) => {
+  router.get('/signup/:client_id', async (ctx) => {
+    const notFound = () => sendMessage(ctx, 404, 'Signup link not found', 'This signup link is not valid. Ask the business that sent it for a new one.');
+    const { error, value } = signupPath.validate(ctx.params);
+    if (error) return notFound();
+    let res;
+    try {
+      res = await services.signup.startSignup({ clientId: (value as { client_id: string }).client_id });
+    } catch (e) {
+      if (isAppError(e) && e.kind === 'not_found') return notFound();
+      logger.warn({ err: e }, 'signup page unavailable');
+      return sendMessage(ctx, 503, 'Signup is temporarily unavailable', 'Please try again in a few minutes.');
+    }
+    const page = res.page!;
+    if (res.alreadyCompleted) {
+      const link = page.successRedirectUrl ? { href: page.successRedirectUrl, text: 'Continue' } : undefined;
+      return sendMessage(ctx, 200, 'Signup already completed', `The business account of ${page.displayName} is already connected. There is nothing more to do.`, link);
+    }
+    const nonce = randomBytes(16).toString('base64');
+    const html = renderSignupPage(
+      {
+        clientId: res.session!.clientId,
+        displayName: page.displayName,
+        state: res.state,
+        appId: page.appId,
+        configId: page.configId,
+        apiVersion: page.apiVersion,
+        sdkUrl: page.sdkUrl,
+        providerOrigins: page.providerOrigins,
+      },
+      nonce,
+    );
+    sendHtml(ctx, 200, html, pageCsp(nonce, [new URL(page.sdkUrl).origin, ...page.providerOrigins]));
+  });
+
+  router.post('/signup/:client_id/complete', jsonBody(BODY_LIMIT_BYTES), async (ctx) => {
+    const { path, body } = validateParts<{ path: { client_id: string }; body: CompleteBody }>({
+      path: [signupPath, ctx.params],
+      body: [completeBody, ctx.request.body],
+    });
+    const res = await services.signup.completeSignup({
+      clientId: path.client_id,
+      state: body.state,
+      code: body.code,
+      businessAccountId: body.business_account_id,
+      phoneNumberId: body.phone_number_id,
+      providerBusinessId: body.provider_business_id,
+    });
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = { client_id: path.client_id, status: res.status, reason: res.failureReason ?? null, redirect_url: res.redirectUrl ?? null };
+  });
+
+  router.post('/signup/:client_id/fail', jsonBody(BODY_LIMIT_BYTES), async (ctx) => {
+    const { path, body } = validateParts<{ path: { client_id: string }; body: FailBody }>({
+      path: [signupPath, ctx.params],
+      body: [failBody, ctx.request.body],
+    });
+    const res = await services.signup.failSignup({ clientId: path.client_id, state: body.state, reason: body.reason });
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = { client_id: path.client_id, status: 'failed', reason: res.session?.failureReason ?? body.reason, redirect_url: res.redirectUrl ?? null };
+  });
+};

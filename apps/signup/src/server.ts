@@ -1,0 +1,84 @@
+import { signup as s, tenantDirectory as td } from '@gateway/contracts';
+import { resolveSecretsKey, SecretBox } from '@gateway/crypto';
+import type { Logger } from '@gateway/logger';
+import { ProviderClient } from '@gateway/provider-client';
+import { createServiceClient, defineService, startGrpcServer } from '@gateway/rpc';
+import { Metrics, startMetricsServer, type RunningProcess } from '@gateway/runtime';
+import { openDb } from '@gateway/store';
+import type { SignupConfig } from './config';
+import { PinVault } from './pins';
+import { Signup } from './signup';
+import { migrations } from './store/migrations';
+import { SqlSignupRepository } from './store/repository';
+
+const DAY_MS = 24 * 60 * 60_000;
+
+export interface RunningSignup extends RunningProcess {
+  grpcPort: number;
+  metricsPort: number;
+}
+
+export async function startSignup(config: SignupConfig, logger: Logger): Promise<RunningSignup> {
+  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: 'signup', migrations });
+  const box = SecretBox.fromBase64(resolveSecretsKey(config.secretsKey, config.dataDir));
+  const repo = new SqlSignupRepository(db);
+  const directory = createServiceClient(td.TenantDirectoryService, config.tenantDirectoryAddr, { defaultDeadlineMs: 10_000 });
+  const metrics = new Metrics('signup');
+  const provider = new ProviderClient({
+    observer: metrics.providerCall,
+    baseUrl: config.providerBaseUrl,
+    apiVersion: config.providerApiVersion,
+    timeoutMs: config.providerTimeoutMs,
+    appId: config.providerAppId,
+    appSecret: config.providerAppSecret,
+    logger,
+  });
+  const outcomes = metrics.counter('signup_completions_total', 'Signup completions by outcome and failure reason', ['outcome', 'reason']);
+  const signup = new Signup({
+    repo,
+    directory,
+    provider,
+    pins: new PinVault(repo, box),
+    page: {
+      appId: config.providerAppId,
+      configId: config.providerConfigId,
+      sdkUrl: config.providerSdkUrl,
+      providerOrigins: config.providerOrigins,
+      apiVersion: config.providerApiVersion,
+    },
+    sessionTtlMs: config.sessionTtlMs,
+    // every step has the provider timeout and one retry at most; far beyond that, the process died mid-way
+    staleAfterMs: Math.max(120_000, config.providerTimeoutMs * 12),
+    logger,
+    onOutcome: (outcome, reason) => outcomes.inc({ outcome, reason }),
+  });
+
+  const service = defineService(s.SignupService, {
+    startSignup: (r) => signup.start(r.clientId),
+    completeSignup: (r) => signup.complete(r),
+    failSignup: (r) => signup.fail(r),
+  });
+
+  // sessions are kept a month after they expire (support questions), then deleted so the table stays small
+  const purge = setInterval(() => {
+    repo.purgeExpired(30 * DAY_MS).catch((e: unknown) => logger.warn({ err: e }, 'could not purge expired signup sessions'));
+  }, 60 * 60_000);
+  purge.unref();
+
+  const grpc = await startGrpcServer({ host: config.grpcHost, port: config.grpcPort, logger, services: [service], observer: metrics.grpcObserver });
+  const metricsServer = await startMetricsServer(metrics, config.metricsPort);
+  logger.info({ grpcPort: grpc.port, metricsPort: metricsServer.port, storage: db.kind }, 'signup ready');
+
+  return {
+    grpcPort: grpc.port,
+    metricsPort: metricsServer.port,
+    async stop() {
+      clearInterval(purge);
+      await grpc.shutdown();
+      await metricsServer.close();
+      directory.close();
+      await provider.close();
+      await db.close();
+    },
+  };
+}
