@@ -52,8 +52,8 @@ export async function startDispatcher(config: DispatcherConfig, logger: Logger):
     max_ack_pending: 20_000,
   };
   const consumers = await Promise.all([
-    runConsumer({ bus, stream: STREAMS.events.name, durable: EVENTS_DURABLE, logger, concurrency: config.concurrency, config: consumerConfig, handle: (m) => worker.handle(m) }),
-    runConsumer({ bus, stream: STREAMS.webhookRetries.name, durable: RETRIES_DURABLE, logger, concurrency: Math.max(4, config.concurrency / 4), config: consumerConfig, handle: (m) => worker.handle(m) }),
+    runConsumer({ bus, stream: STREAMS.events.name, durable: EVENTS_DURABLE, logger, concurrency: config.concurrency, config: consumerConfig, lag: metrics.consumerLag, handle: (m) => worker.handle(m) }),
+    runConsumer({ bus, stream: STREAMS.webhookRetries.name, durable: RETRIES_DURABLE, logger, concurrency: Math.max(4, config.concurrency / 4), config: consumerConfig, lag: metrics.consumerLag, handle: (m) => worker.handle(m) }),
   ]);
 
   const deliveries = new Deliveries(db, targets, () => relay.kick());

@@ -1,4 +1,4 @@
-import { common, int, loadConfig, optStr, str, url, type Env } from '@gateway/config';
+import { common, int, loadConfig, str, url, type Env } from '@gateway/config';
 
 export function readConfig(env: Env = process.env) {
   return loadConfig(
@@ -15,14 +15,8 @@ export function readConfig(env: Env = process.env) {
       flowsAddr: common.serviceAddr.flows,
       signupAddr: common.serviceAddr.signup,
       dispatcherAddr: common.serviceAddr.dispatcher,
-      providerAppId: str('PROVIDER_APP_ID', 'sim-app-id'),
       providerAppSecret: str('PROVIDER_APP_SECRET', 'sim-app-secret'),
       providerVerifyToken: str('PROVIDER_VERIFY_TOKEN', 'sim-verify-token'),
-      providerConfigId: str('PROVIDER_CONFIG_ID', 'sim-config-id'),
-      providerBaseUrl: common.providerBaseUrl,
-      providerApiVersion: common.providerApiVersion,
-      /** Where the hosted signup page loads the provider's JavaScript SDK from (the simulator's stand-in by default). */
-      providerSdkUrl: optStr('PROVIDER_SDK_URL'),
       bodyLimitBytes: int('BODY_LIMIT_BYTES', 1024 * 1024, { min: 1024 }),
       /** Inbound provider webhooks may be up to 3 MB (provider reference 7.3). */
       webhookBodyLimitBytes: int('WEBHOOK_BODY_LIMIT_BYTES', 3 * 1024 * 1024, { min: 1024 }),

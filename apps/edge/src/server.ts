@@ -19,7 +19,7 @@ export async function startEdge(config: EdgeConfig, logger: Logger): Promise<Run
   const bus: Bus = await connectBus({ url: config.natsUrl, name: 'edge', logger, streams: [STREAMS.providerInbound] });
   const metrics = new Metrics('edge');
   const requests = metrics.counter('http_requests_total', 'HTTP requests handled', ['route', 'method', 'status']);
-  const latency = metrics.histogram('http_request_duration_seconds', 'HTTP request latency', ['route', 'method'], [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]);
+  const latency = metrics.histogram('http_request_duration_seconds', 'HTTP request latency', ['route', 'method', 'status'], [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]);
   const keys = new ApiKeyCache(services, config.authCacheTtlMs);
   const app = createEdgeApp({
     config,
@@ -30,7 +30,7 @@ export async function startEdge(config: EdgeConfig, logger: Logger): Promise<Run
     publicRoutes,
     observe: (route, method, status, ms) => {
       requests.inc({ route, method, status: String(status) });
-      latency.observe({ route, method }, ms / 1000);
+      latency.observe({ route, method, status: String(status) }, ms / 1000);
     },
   });
   const server: Server = createServer(app.callback());

@@ -1,4 +1,4 @@
-import { dispatcher, messaging, tenantDirectory } from '@gateway/contracts';
+import { dispatcher, flows, messaging, signup, tenantDirectory } from '@gateway/contracts';
 import { createServiceClient, type ServiceClient } from '@gateway/rpc';
 import type { EdgeConfig } from './config';
 
@@ -7,6 +7,8 @@ export interface Services {
   directory: ServiceClient<typeof tenantDirectory.TenantDirectoryService>;
   messaging: ServiceClient<typeof messaging.MessagingService>;
   dispatcher: ServiceClient<typeof dispatcher.DispatcherService>;
+  signup: ServiceClient<typeof signup.SignupService>;
+  flows: ServiceClient<typeof flows.FlowsService>;
 }
 
 export function connectServices(config: EdgeConfig): Services {
@@ -16,6 +18,11 @@ export function connectServices(config: EdgeConfig): Services {
     // 504 itself long before this deadline
     messaging: createServiceClient(messaging.MessagingService, config.messagingAddr, { defaultDeadlineMs: 60_000 }),
     dispatcher: createServiceClient(dispatcher.DispatcherService, config.dispatcherAddr, { defaultDeadlineMs: 10_000 }),
+    // completing a signup makes up to four provider calls (each PROVIDER_TIMEOUT_MS, safe ones retried once)
+    signup: createServiceClient(signup.SignupService, config.signupAddr, { defaultDeadlineMs: 90_000 }),
+    // a flow operation makes a few provider calls (refresh, the change, a refresh after a refusal), each
+    // bounded by PROVIDER_TIMEOUT_MS
+    flows: createServiceClient(flows.FlowsService, config.flowsAddr, { defaultDeadlineMs: 60_000 }),
   };
 }
 

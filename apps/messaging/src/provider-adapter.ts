@@ -1,10 +1,13 @@
-import { ProviderClient } from '@gateway/provider-client';
+import { ProviderClient, type ProviderCallObserver } from '@gateway/provider-client';
 import type { MessagingConfig } from './config';
 import type { BlockOutcome, ProviderPort } from './provider';
 
-/** The messaging service's provider calls over @gateway/provider-client (transport, timeouts, error classification). */
-export function connectProvider(config: MessagingConfig): ProviderPort & { close(): Promise<void> } {
-  const client = new ProviderClient({ baseUrl: config.providerBaseUrl, apiVersion: config.providerApiVersion, timeoutMs: config.providerTimeoutMs });
+/**
+ * The messaging service's provider calls over @gateway/provider-client (transport, timeouts, error classification).
+ * `observer` is told each call's outcome (provider_calls_total).
+ */
+export function connectProvider(config: MessagingConfig, observer?: ProviderCallObserver): ProviderPort & { close(): Promise<void> } {
+  const client = new ProviderClient({ baseUrl: config.providerBaseUrl, apiVersion: config.providerApiVersion, timeoutMs: config.providerTimeoutMs, observer });
   return {
     async sendMessage(_operation, c, payload) {
       return (await client.sendMessage(c.accessToken, c.phoneNumberId, payload)).messageId;

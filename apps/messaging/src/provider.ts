@@ -1,6 +1,3 @@
-import type { Counter } from 'prom-client';
-import { toAppError } from '@gateway/errors';
-
 export interface Credentials {
   phoneNumberId: string;
   accessToken: string;
@@ -15,7 +12,8 @@ export interface BlockOutcome {
 
 /**
  * The provider calls messaging makes. Failures are AppErrors (rate_limited with Retry-After,
- * provider_rejected with provider_error, timeout, unavailable). `operation` names the call for metrics.
+ * provider_rejected with provider_error, timeout, unavailable). `operation` names the messaging operation
+ * (send_buttons, mark_read...); provider call metrics come from the provider client's observer.
  */
 export interface ProviderPort {
   /** POST /{phone_number_id}/messages with a message; the provider's message id. */
@@ -26,28 +24,4 @@ export interface ProviderPort {
   blockUsers(operation: string, c: Credentials, payload: Record<string, unknown>, block: boolean): Promise<BlockOutcome>;
   /** POST /{phone_number_id}/calls. */
   call(operation: string, c: Credentials, payload: Record<string, unknown>): Promise<void>;
-}
-
-/** Counts every provider call by operation, outcome (`ok` or the error kind) and code (the provider's error code, else ours). */
-export function countedProvider(inner: ProviderPort, calls: Counter<'operation' | 'outcome' | 'code'>): ProviderPort {
-  const counted =
-    <A extends unknown[], T>(fn: (operation: string, ...args: A) => Promise<T>) =>
-    async (operation: string, ...args: A): Promise<T> => {
-      try {
-        const result = await fn(operation, ...args);
-        calls.inc({ operation, outcome: 'ok', code: '' });
-        return result;
-      } catch (e) {
-        const err = toAppError(e);
-        const providerCode = (err.details.provider_error as { code?: unknown } | undefined)?.code;
-        calls.inc({ operation, outcome: err.kind, code: providerCode === undefined || providerCode === null ? err.code : String(providerCode) });
-        throw err;
-      }
-    };
-  return {
-    sendMessage: counted(inner.sendMessage.bind(inner)),
-    markRead: counted(inner.markRead.bind(inner)),
-    blockUsers: counted(inner.blockUsers.bind(inner)),
-    call: counted(inner.call.bind(inner)),
-  };
 }

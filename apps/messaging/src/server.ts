@@ -9,7 +9,6 @@ import { IdempotentRunner } from './idempotency';
 import { ClientLookup } from './inbound/client-lookup';
 import { startInboundConsumer } from './inbound/inbound-consumer';
 import { Messaging } from './messaging';
-import { countedProvider } from './provider';
 import { connectProvider } from './provider-adapter';
 import { migrations } from './store/migrations';
 import { SqlMessageRepository } from './store/messages';
@@ -24,13 +23,12 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 export async function startMessaging(config: MessagingConfig, logger: Logger): Promise<RunningMessaging> {
   const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: 'messaging', migrations });
   const metrics = new Metrics('messaging');
-  const providerCalls = metrics.counter('provider_calls_total', 'Provider calls by operation, outcome and error code', ['operation', 'outcome', 'code']);
   const directory = createServiceClient(td.TenantDirectoryService, config.tenantDirectoryAddr, { defaultDeadlineMs: 10_000 });
-  const provider = connectProvider(config);
+  const provider = connectProvider(config, metrics.providerCall);
   const messages = new SqlMessageRepository(db);
   // a claim outlives the longest a request can run (provider timeout, one retry) many times over
   const runner = new IdempotentRunner(db, { ttlMs: DAY_MS, leaseMs: Math.max(60_000, config.providerTimeoutMs * 6) }, logger);
-  const svc = new Messaging(directory, countedProvider(provider, providerCalls), runner, messages);
+  const svc = new Messaging(directory, provider, runner, messages);
 
   const service = defineService(m.MessagingService, {
     sendButtons: (r) => svc.sendButtons(r),
@@ -75,6 +73,7 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
     async stop() {
       clearInterval(purge);
       await grpc.shutdown();
+      await runner.flush();
       await inbound.stop();
       await bus.close();
       await metricsServer.close();

@@ -14,6 +14,8 @@ function readConfig(env = process.env) {
       configId: str('PROVIDER_CONFIG_ID', 'sim-config-id'),
       webhookUrl: optStr('SIM_WEBHOOK_URL'),
       autoStatuses: bool('SIM_AUTO_STATUSES', true),
+      // newer provider behaviour: editing a published flow moves it back to draft instead of error 139001
+      publishedFlowsEditable: bool('SIM_PUBLISHED_FLOWS_EDITABLE', false),
     },
     env,
   );

@@ -8,7 +8,11 @@ import { RateLimiter } from './rate-limits';
 import { registerBlockUsers } from './routes/block-users';
 import { registerCalls } from './routes/calls';
 import { registerControl } from './routes/control';
+import { registerEmbeddedSignup } from './routes/embedded-signup';
+import { registerFlowControl } from './routes/flow-control';
+import { registerFlows } from './routes/flows';
 import { registerMessages } from './routes/messages';
+import { registerOnboarding } from './routes/onboarding';
 import { SimState, type RecordedRequest } from './state';
 import { WebhookSender } from './webhooks';
 
@@ -76,6 +80,9 @@ export async function startProviderSim(opts: ProviderSimOptions): Promise<Runnin
 
   const control = new Router();
   registerControl(control, state, webhooks, limits);
+  registerFlowControl(control, state);
+  // the provider's web side (SDK, signup dialog): outside the Graph API, so neither recorded nor faulted
+  registerEmbeddedSignup(control, { state, appId: opts.appId, configId: opts.configId });
   control.put('/_sim/auto-statuses', (ctx) => {
     autoStatuses = (ctx.request.body as { enabled?: boolean } | undefined)?.enabled === true;
     ctx.body = { enabled: autoStatuses };
@@ -85,6 +92,8 @@ export async function startProviderSim(opts: ProviderSimOptions): Promise<Runnin
   registerMessages(graph, { state, limits, webhooks, autoStatuses: () => autoStatuses });
   registerBlockUsers(graph, state);
   registerCalls(graph, state);
+  registerFlows(graph, { state, publishedFlowsEditable: () => opts.publishedFlowsEditable ?? false });
+  registerOnboarding(graph, { state, appId: opts.appId, appSecret: opts.appSecret });
 
   const app = new Koa();
   app.use(async (ctx: Context, next: Next) => {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { FlowValidationError } from './flows/validate-flow-json';
 
 export interface PhoneNumber {
   id: string;
@@ -56,11 +57,17 @@ export interface Flow {
   wabaId: string;
   name: string;
   categories: string[];
-  status: 'DRAFT' | 'PUBLISHED' | 'DEPRECATED' | 'BLOCKED' | 'THROTTLED';
+  status: FlowStatus;
   json: string | null;
-  validationErrors: unknown[];
+  validationErrors: FlowValidationError[];
   jsonVersion: string | null;
+  endpointUri: string | null;
+  createdAt: string;
+  updatedAt: string;
 }
+
+export const FLOW_STATUSES = ['DRAFT', 'PUBLISHED', 'DEPRECATED', 'BLOCKED', 'THROTTLED'] as const;
+export type FlowStatus = (typeof FLOW_STATUSES)[number];
 
 export interface SignupCode {
   code: string;

@@ -111,6 +111,13 @@ export class Clients {
     return (await this.repo.findClientsByBusinessAccountId(id)).map((r) => this.present(r));
   }
 
+  /** Internal only (signup service): no tenant scope, so never reachable from a tenant's request. */
+  async byId(clientId: string): Promise<ClientInit> {
+    const row = await this.repo.getClientAnyTenant(clientId);
+    if (!row) throw notFound();
+    return this.present(row);
+  }
+
   async setSignupStatus(req: td.SetClientSignupStatusRequest): Promise<ClientInit> {
     if (req.signupStatus !== 'in_progress' && req.signupStatus !== 'failed') {
       throw AppError.validation([{ loc: ['signup_status'], msg: 'must be in_progress or failed', type: 'enum', input: req.signupStatus, ctx: {} }]);

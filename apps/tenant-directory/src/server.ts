@@ -60,6 +60,7 @@ export async function startTenantDirectory(config: TenantDirectoryConfig, logger
       }),
     setClientSignupStatus: async (r) => ({ client: await clients.setSignupStatus(r) }),
     completeClientSignup: async (r) => clients.completeSignup(r),
+    getClientById: async (r) => ({ client: await clients.byId(r.clientId) }),
   });
 
   const grpc = await startGrpcServer({ host: config.grpcHost, port: config.grpcPort, logger, services: [service], observer: metrics.grpcObserver });

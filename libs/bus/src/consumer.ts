@@ -18,7 +18,14 @@ export interface RunConsumerOptions {
   /** Messages handled at once. */
   concurrency?: number;
   handle(msg: JsMsg): Promise<Outcome>;
+  /** Told the consumer's backlog (read from its info) at start and every `lagIntervalMs`: pass `metrics.consumerLag`. */
+  lag?: ConsumerLagObserver;
+  /** Default 5000. */
+  lagIntervalMs?: number;
 }
+
+/** `pending`: stream messages not yet delivered to the consumer; `ackPending`: delivered, not yet acknowledged. */
+export type ConsumerLagObserver = (stream: string, consumer: string, lag: { pending: number; ackPending: number }) => void;
 
 export interface RunningConsumer {
   /** Stops pulling, waits for in-flight handlers (they ack or nak), then returns. */
@@ -112,10 +119,30 @@ export async function runConsumer(opts: RunConsumerOptions): Promise<RunningCons
   };
   const loopDone = loop();
 
+  // consumer lag for metrics: the server's view of the durable, shared by every replica
+  let lagTimer: NodeJS.Timeout | undefined;
+  const reportLag = async () => {
+    try {
+      const info = await opts.bus.jsm.consumers.info(opts.stream, opts.durable);
+      opts.lag?.(opts.stream, opts.durable, { pending: info.num_pending, ackPending: info.num_ack_pending });
+    } catch {
+      // the bus may be reconnecting: the next tick reports
+    }
+  };
+  if (opts.lag) {
+    await reportLag();
+    const tick = () => {
+      lagTimer = setTimeout(() => void reportLag().finally(() => !stopping && tick()), opts.lagIntervalMs ?? 5000);
+      lagTimer.unref();
+    };
+    tick();
+  }
+
   return {
     inFlight: () => inFlight.size,
     async stop() {
       stopping = true;
+      clearTimeout(lagTimer);
       messages?.stop();
       await Promise.allSettled([...inFlight]);
       await loopDone.catch(() => undefined);

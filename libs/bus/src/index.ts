@@ -1,6 +1,6 @@
 export { connectBus, ensureStream, headerValue, HEADER_REQUEST_ID } from './bus';
 export type { Bus, ConnectBusOptions } from './bus';
 export { runConsumer, ensureConsumer, ACK, TERM, nakAfter } from './consumer';
-export type { Outcome, RunConsumerOptions, RunningConsumer } from './consumer';
+export type { Outcome, RunConsumerOptions, RunningConsumer, ConsumerLagObserver } from './consumer';
 export { STREAMS, SUBJECT_PROVIDER_INBOUND, EVENT_SUBJECT_PREFIX, eventSubject, WEBHOOK_RETRY_SUBJECT_PREFIX, webhookRetrySubject } from './streams';
 export type { StreamDefinition } from './streams';

@@ -4,3 +4,5 @@ export * as health from './gen/grpc/health/v1/health_pb';
 export * as tenantDirectory from './gen/tenant_directory/v1/tenant_directory_pb';
 export * as messaging from './gen/messaging/v1/messaging_pb';
 export * as dispatcher from './gen/dispatcher/v1/dispatcher_pb';
+export * as signup from './gen/signup/v1/signup_pb';
+export * as flows from './gen/flows/v1/flows_pb';

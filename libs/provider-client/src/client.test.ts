@@ -93,4 +93,22 @@ describe('ProviderClient over real HTTP', () => {
     expect(await client.exchangeCode('c0de')).toEqual({ accessToken: 'EAAB' });
     expect(seen[0].url).toBe('/v21.0/oauth/access_token?client_id=app&client_secret=secret&code=c0de');
   });
+
+  it('registers the phone with the PIN, subscribes the app with an empty body, and refuses success: false', async () => {
+    handler = reply(200, { success: true });
+    await client.registerPhone('tok', '123', '004321');
+    await client.subscribeApp('tok', '456');
+    expect(seen[0]).toMatchObject({ method: 'POST', url: '/v21.0/123/register', auth: 'Bearer tok' });
+    expect(JSON.parse(seen[0].body)).toEqual({ messaging_product: 'whatsapp', pin: '004321' });
+    expect(seen[1]).toMatchObject({ method: 'POST', url: '/v21.0/456/subscribed_apps', body: '' });
+    handler = reply(200, { success: false });
+    await expect(client.registerPhone('tok', '123', '004321')).rejects.toMatchObject({ kind: 'provider_rejected' });
+    await expect(client.subscribeApp('tok', '456')).rejects.toMatchObject({ kind: 'provider_rejected' });
+  });
+
+  it('lists the catalogs linked to a business account', async () => {
+    handler = reply(200, { data: [{ id: '777', name: 'Shop' }] });
+    expect(await client.listCatalogs('tok', '456')).toEqual([{ id: '777', name: 'Shop' }]);
+    expect(seen[0]).toMatchObject({ method: 'GET', url: '/v21.0/456/product_catalogs' });
+  });
 });

@@ -1,7 +1,7 @@
 import { FormData } from 'undici';
 import { AppError } from '@gateway/errors';
 import type { Logger } from '@gateway/logger';
-import { ProviderHttp } from './http';
+import { ProviderHttp, type ProviderCallObserver } from './http';
 
 export interface ProviderClientOptions {
   baseUrl: string;
@@ -10,6 +10,8 @@ export interface ProviderClientOptions {
   appId?: string;
   appSecret?: string;
   logger?: Logger;
+  /** Told every call's final outcome (operation, ok or error kind, provider error code, duration): pass `metrics.providerCall`. */
+  observer?: ProviderCallObserver;
 }
 
 type Json = Record<string, unknown>;
@@ -48,6 +50,8 @@ export interface ProviderFlow {
 }
 
 const FLOW_FIELDS = 'id,name,status,categories,validation_errors,json_version,whatsapp_business_account';
+/** A business account has at most a few hundred flows; more pages than this means the paging is broken. */
+const MAX_LIST_PAGES = 50;
 
 /**
  * One method per provider operation the gateway uses. Payloads for messages are built by the caller
@@ -115,14 +119,30 @@ export class ProviderClient {
 
   // ---- Flows (§5)
 
-  async createFlow(token: string, wabaId: string, input: { name: string; categories: string[]; flowJson?: string }): Promise<{ id: string; validationErrors: FlowValidationError[] }> {
-    const res = await this.http.call<{ id: string; validation_errors?: FlowValidationError[] }>({
+  /**
+   * POST /{waba_id}/flows: a new draft (`flowJson` is the Flow JSON text; `cloneFlowId` copies another flow
+   * of the account). Validation errors of the JSON come back as data: the flow exists even with them.
+   */
+  async createFlow(
+    token: string,
+    wabaId: string,
+    input: { name: string; categories: string[]; flowJson?: string; cloneFlowId?: string; endpointUri?: string },
+  ): Promise<{ id: string; validationErrors: FlowValidationError[] }> {
+    const res = await this.http.call<{ id?: string; validation_errors?: FlowValidationError[] }>({
       method: 'POST',
       path: `${wabaId}/flows`,
       token,
-      json: { name: input.name, categories: input.categories, ...(input.flowJson !== undefined ? { flow_json: input.flowJson } : {}) },
+      json: {
+        name: input.name,
+        categories: input.categories,
+        ...(input.flowJson !== undefined ? { flow_json: input.flowJson } : {}),
+        ...(input.cloneFlowId !== undefined ? { clone_flow_id: input.cloneFlowId } : {}),
+        ...(input.endpointUri !== undefined ? { endpoint_uri: input.endpointUri } : {}),
+      },
+      // a repeat would create a second flow (or fail on the now-taken name)
       idempotent: false,
     });
+    if (!res.id) throw new AppError('unavailable', 'provider_bad_response', 'The provider created the flow but returned no id');
     return { id: res.id, validationErrors: res.validation_errors ?? [] };
   }
 
@@ -130,9 +150,23 @@ export class ProviderClient {
     return this.http.call<ProviderFlow>({ method: 'GET', path: flowId, token, query: { fields: FLOW_FIELDS }, idempotent: true });
   }
 
+  /** GET /{waba_id}/flows, every page (the provider pages with `paging.cursors.after` while `paging.next` is set). */
   async listFlows(token: string, wabaId: string): Promise<ProviderFlow[]> {
-    const res = await this.http.call<{ data?: ProviderFlow[] }>({ method: 'GET', path: `${wabaId}/flows`, token, idempotent: true });
-    return res.data ?? [];
+    const flows: ProviderFlow[] = [];
+    let after: string | undefined;
+    for (let page = 0; page < MAX_LIST_PAGES; page++) {
+      const res = await this.http.call<{ data?: ProviderFlow[]; paging?: { next?: string; cursors?: { after?: string } } }>({
+        method: 'GET',
+        path: `${wabaId}/flows`,
+        token,
+        query: { fields: FLOW_FIELDS, limit: '100', ...(after ? { after } : {}) },
+        idempotent: true,
+      });
+      flows.push(...(res.data ?? []));
+      after = res.paging?.cursors?.after;
+      if (!res.paging?.next || !after) return flows;
+    }
+    throw new AppError('unavailable', 'provider_bad_response', `The provider listed more than ${MAX_LIST_PAGES} pages of flows`);
   }
 
   /** Uploads the Flow JSON as multipart/form-data (`asset_type=FLOW_JSON`); the provider keeps it even with errors. */
@@ -143,6 +177,16 @@ export class ProviderClient {
     form.append('file', new Blob([json], { type: 'application/json' }), 'flow.json');
     const res = await this.http.call<{ validation_errors?: FlowValidationError[] }>({ method: 'POST', path: `${flowId}/assets`, token, form, idempotent: true });
     return res.validation_errors ?? [];
+  }
+
+  /**
+   * The flow's current Flow JSON text, or null when it has none: GET /{flow_id}/assets, then its FLOW_JSON
+   * asset's `download_url` (a signed CDN link: fetched without our token).
+   */
+  async downloadFlowJson(token: string, flowId: string): Promise<string | null> {
+    const res = await this.http.call<{ data?: Array<{ asset_type?: string; download_url?: string }> }>({ method: 'GET', path: `${flowId}/assets`, token, idempotent: true });
+    const url = res.data?.find((a) => a.asset_type === 'FLOW_JSON')?.download_url;
+    return url ? this.http.download(url) : null;
   }
 
   async publishFlow(token: string, flowId: string): Promise<void> {
@@ -172,12 +216,16 @@ export class ProviderClient {
     return { accessToken: res.access_token };
   }
 
+  /** POST /{phone_number_id}/register with the 6-digit two-step verification PIN → `{"success": true}`. */
   async registerPhone(token: string, phoneNumberId: string, pin: string): Promise<void> {
-    await this.http.call({ method: 'POST', path: `${phoneNumberId}/register`, token, json: { messaging_product: 'whatsapp', pin }, idempotent: true });
+    const res = await this.http.call<{ success?: boolean }>({ method: 'POST', path: `${phoneNumberId}/register`, token, json: { messaging_product: 'whatsapp', pin }, idempotent: true });
+    confirmed(res, 'register the phone number');
   }
 
+  /** POST /{waba_id}/subscribed_apps with an empty body (no callback override) → `{"success": true}`. */
   async subscribeApp(token: string, wabaId: string): Promise<void> {
-    await this.http.call({ method: 'POST', path: `${wabaId}/subscribed_apps`, token, idempotent: true });
+    const res = await this.http.call<{ success?: boolean }>({ method: 'POST', path: `${wabaId}/subscribed_apps`, token, idempotent: true });
+    confirmed(res, 'subscribe the app to the business account');
   }
 
   async listCatalogs(token: string, wabaId: string): Promise<Array<{ id: string; name?: string }>> {
@@ -188,4 +236,11 @@ export class ProviderClient {
   close(): Promise<void> {
     return this.http.close();
   }
+}
+
+/** Graph answers some writes with HTTP 200 and `{"success": false}`: that is a refusal, not a success. */
+function confirmed(res: { success?: boolean }, what: string): void {
+  if (res.success !== false) return;
+  const info = { code: null, subcode: null, message: `The provider answered success: false (${what})`, type: null, trace_id: null };
+  throw new AppError('provider_rejected', 'provider_error', `The provider did not ${what}`, { details: { provider_error: info } });
 }

@@ -13,7 +13,12 @@ export interface ProviderHttpOptions {
   logger?: Logger;
   /** Bounded retries for calls that are safe to repeat. */
   retryDelaysMs?: number[];
+  /** Told the outcome of every call once it is final (after retries): for metrics. */
+  observer?: ProviderCallObserver;
 }
+
+/** One finished call: `operation` is `METHOD /path` with ids as `{id}`; `errorCode` the provider's code, else ours. */
+export type ProviderCallObserver = (call: { operation: string; outcome: string; errorCode: string; durationMs: number }) => void;
 
 export interface CallOptions {
   method: 'GET' | 'POST' | 'DELETE';
@@ -50,16 +55,33 @@ export class ProviderHttp {
 
   async call<T>(o: CallOptions): Promise<T> {
     const delays = this.opts.retryDelaysMs ?? RETRY_DELAYS;
+    const started = performance.now();
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.once<T>(o);
+        const res = await this.once<T>(o);
+        this.report(o, started);
+        return res;
       } catch (e) {
         const err = e as AppError & { notSent?: boolean };
         const retryable = err.notSent || (o.idempotent && isTransientProviderError(err));
-        if (!retryable || attempt >= delays.length) throw err;
+        if (!retryable || attempt >= delays.length) {
+          this.report(o, started, err);
+          throw err;
+        }
         this.opts.logger?.warn({ path: o.path, attempt: attempt + 1, code: err.code }, 'retrying provider call');
         await new Promise((r) => setTimeout(r, delays[attempt]));
       }
+    }
+  }
+
+  private report(o: CallOptions, started: number, err?: AppError): void {
+    if (!this.opts.observer) return;
+    const providerCode = (err?.details?.provider_error as { code?: unknown } | undefined)?.code;
+    const errorCode = !err ? '' : typeof providerCode === 'number' ? String(providerCode) : (err.code ?? 'unknown');
+    try {
+      this.opts.observer({ operation: operationName(o), outcome: err ? (err.kind ?? 'internal') : 'ok', errorCode, durationMs: performance.now() - started });
+    } catch {
+      // metrics never fail a call
     }
   }
 
@@ -106,9 +128,50 @@ export class ProviderHttp {
     throw classifyProviderError(res.statusCode, parsed, Array.isArray(retryAfter) ? retryAfter[0] : retryAfter);
   }
 
+  /**
+   * GET of an absolute URL the provider handed out (an asset's `download_url`): no token (it is a signed link,
+   * possibly on another host), the same timeout, text back. Safe to repeat, so retried like idempotent calls.
+   */
+  async download(url: string): Promise<string> {
+    if (!/^https?:\/\//.test(url)) throw new AppError('unavailable', 'provider_bad_response', 'The provider gave a download URL that is not http(s)');
+    const delays = this.opts.retryDelaysMs ?? RETRY_DELAYS;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const res = await request(url, {
+          method: 'GET',
+          dispatcher: this.agent,
+          headersTimeout: this.opts.timeoutMs,
+          bodyTimeout: this.opts.timeoutMs,
+          signal: AbortSignal.timeout(this.opts.timeoutMs),
+        }).catch((e: unknown) => {
+          throw transportError(e, this.opts.timeoutMs);
+        });
+        const text = await res.body.text().catch((e: unknown) => {
+          throw transportError(e, this.opts.timeoutMs);
+        });
+        if (res.statusCode >= 200 && res.statusCode < 300) return text;
+        throw classifyProviderError(res.statusCode, undefined);
+      } catch (e) {
+        const err = e as AppError;
+        if (err.kind !== 'unavailable' || attempt >= delays.length) throw err;
+        await new Promise((r) => setTimeout(r, delays[attempt]));
+      }
+    }
+  }
+
   close(): Promise<void> {
     return this.agent.close();
   }
+}
+
+/** `POST /{id}/messages`: the method and the path with every id segment (anything but lowercase words) as `{id}`. */
+export function operationName(o: Pick<CallOptions, 'method' | 'path'>): string {
+  const path = o.path
+    .replace(/^\/+/, '')
+    .split('/')
+    .map((seg) => (/^[a-z_]+$/.test(seg) ? seg : '{id}'))
+    .join('/');
+  return `${o.method} /${path}`;
 }
 
 function transportError(e: unknown, timeoutMs: number): AppError {

@@ -1,4 +1,5 @@
 export { ProviderClient } from './client';
 export type { ProviderClientOptions, SendResult, BlockResult, FlowValidationError, ProviderFlow } from './client';
+export type { ProviderCallObserver } from './http';
 export { classifyProviderError, providerErrorInfo, isTransientProviderError, TRANSIENT_CODES } from './errors';
 export type { ProviderErrorBody } from './errors';

@@ -1,4 +1,4 @@
 export { runMain } from './main';
 export type { RunningProcess } from './main';
 export { Metrics, startMetricsServer } from './metrics';
-export type { MetricsServer } from './metrics';
+export type { MetricsServer, ProviderCallReport, ConsumerLagReport } from './metrics';

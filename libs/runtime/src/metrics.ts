@@ -1,12 +1,35 @@
 import { createServer, type Server } from 'node:http';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { CallObserver } from '@gateway/rpc';
+
+/** One finished provider call (after its retries), as @gateway/provider-client reports it. */
+export interface ProviderCallReport {
+  /** `METHOD /path` with ids replaced, e.g. `POST /{id}/messages`. */
+  operation: string;
+  /** `ok`, or the AppError kind (`provider_rejected`, `rate_limited`, `timeout`, `unavailable`...). */
+  outcome: string;
+  /** The provider's error code when it gave one, else ours (`provider_timeout`...); '' when ok. */
+  errorCode: string;
+  durationMs: number;
+}
+
+/** A durable consumer's backlog, as @gateway/bus runConsumer reads it from the consumer info. */
+export interface ConsumerLagReport {
+  /** Messages in the stream the consumer has not been delivered yet (`num_pending`). */
+  pending: number;
+  /** Delivered but not yet acknowledged (`num_ack_pending`). */
+  ackPending: number;
+}
+
+const LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 /** One registry per process, with default Node metrics and the gRPC server metrics every service shares. */
 export class Metrics {
   readonly registry = new Registry();
   private readonly rpcRequests: Counter<'method' | 'code'>;
   private readonly rpcLatency: Histogram<'method'>;
+  private providerCalls?: { total: Counter<'operation' | 'outcome' | 'error_code'>; latency: Histogram<'operation' | 'outcome'> };
+  private consumerGauges?: { pending: Gauge<'stream' | 'consumer'>; ackPending: Gauge<'stream' | 'consumer'> };
 
   constructor(service: string) {
     this.registry.setDefaultLabels({ service });
@@ -16,10 +39,33 @@ export class Metrics {
       name: 'grpc_server_request_duration_seconds',
       help: 'gRPC call latency',
       labelNames: ['method'],
-      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      buckets: LATENCY_BUCKETS,
       registers: [this.registry],
     });
   }
+
+  /**
+   * Observer for `new ProviderClient({..., observer: metrics.providerCall})`: provider_calls_total by operation,
+   * outcome and error code, and their latency. The families appear once the service calls the provider.
+   */
+  readonly providerCall = (call: ProviderCallReport): void => {
+    this.providerCalls ??= {
+      total: this.counter('provider_calls_total', 'Provider API calls by operation, outcome and provider error code', ['operation', 'outcome', 'error_code']),
+      latency: this.histogram('provider_call_duration_seconds', 'Provider API call latency, retries included', ['operation', 'outcome'], LATENCY_BUCKETS),
+    };
+    this.providerCalls.total.inc({ operation: call.operation, outcome: call.outcome, error_code: call.errorCode });
+    this.providerCalls.latency.observe({ operation: call.operation, outcome: call.outcome }, call.durationMs / 1000);
+  };
+
+  /** Observer for `runConsumer({..., lag: metrics.consumerLag})`: the consumer's backlog as gauges. */
+  readonly consumerLag = (stream: string, consumer: string, lag: ConsumerLagReport): void => {
+    this.consumerGauges ??= {
+      pending: new Gauge({ name: 'jetstream_consumer_pending', help: 'Messages of the stream not yet delivered to the durable consumer', labelNames: ['stream', 'consumer'], registers: [this.registry] }),
+      ackPending: new Gauge({ name: 'jetstream_consumer_ack_pending', help: 'Messages delivered to the durable consumer and not yet acknowledged', labelNames: ['stream', 'consumer'], registers: [this.registry] }),
+    };
+    this.consumerGauges.pending.set({ stream, consumer }, lag.pending);
+    this.consumerGauges.ackPending.set({ stream, consumer }, lag.ackPending);
+  };
 
   readonly grpcObserver: CallObserver = (method, code, durationMs) => {
     this.rpcRequests.inc({ method, code: String(code) });

@@ -49,6 +49,13 @@ export const SERVICES: Record<string, ServiceEntry> = {
       return m.startSignup(m.readConfig(env), logger);
     },
   },
+  flows: {
+    addrVar: 'FLOWS_ADDR',
+    start: async (env, logger) => {
+      const m = await import('@gateway/app-flows');
+      return m.startFlows(m.readConfig(env), logger);
+    },
+  },
   edge: {
     start: async (env, logger) => {
       const m = await import('@gateway/app-edge');

@@ -1,6 +1,7 @@
 import type { RegisterRoutes } from './context';
 import { registerCallRoutes } from './calls';
 import { registerClientRoutes } from './clients';
+import { registerFlowRoutes } from './flows';
 import { registerMessageRoutes } from './messages';
 import { registerMessagingRoutes } from './messaging';
 import { registerTenantRoutes } from './tenants';
@@ -10,4 +11,4 @@ import { registerWebhookDeliveryRoutes } from './webhook-deliveries';
  * Tenant API routes (bearer API key, JSON bodies). One module per area; each registers its own paths.
  * Add a module here when an area is added.
  */
-export const tenantApiRoutes: RegisterRoutes[] = [registerTenantRoutes, registerClientRoutes, registerMessagingRoutes, registerCallRoutes, registerMessageRoutes, registerWebhookDeliveryRoutes];
+export const tenantApiRoutes: RegisterRoutes[] = [registerTenantRoutes, registerClientRoutes, registerMessagingRoutes, registerCallRoutes, registerMessageRoutes, registerWebhookDeliveryRoutes, registerFlowRoutes];

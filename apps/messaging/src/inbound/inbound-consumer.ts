@@ -24,6 +24,7 @@ export async function startInboundConsumer(deps: { bus: Bus; lookup: ClientLooku
     logger,
     concurrency: 32,
     config: { max_ack_pending: 1000 },
+    lag: metrics.consumerLag,
     handle: async (m) => {
       const routed = await routeInbound(new TextDecoder().decode(m.data), lookup);
       if (routed.malformed) {

@@ -1,0 +1,58 @@
+# syntax=docker/dockerfile:1
+# One image per app of the workspace:
+#
+#   docker build --build-arg APP=edge -t messaging-gateway/edge .
+#
+# APP is one of: edge, tenant-directory, messaging, flows, signup, dispatcher, provider-sim.
+# Stages: `prod-deps` installs production node_modules only (npm ci --omit=dev); `build` bundles the app with
+# esbuild (scripts/build-app.mjs: workspace code bundled, node_modules external); `runtime` is node:20 slim
+# with the bundle, those node_modules and the health-check scripts, running as the unprivileged `node` user
+# (uid 1000, given numerically so Kubernetes' runAsNonRoot can verify it).
+# Health checks are declared by the orchestrator (docker-compose.yml, deploy/): the ports are configuration.
+
+ARG NODE_IMAGE=node:20.19-bookworm-slim
+
+FROM ${NODE_IMAGE} AS prod-deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+# --ignore-scripts: no dependency runs code at install time (none needs to: pg's native binding is not used).
+# npm 11 may call the lockfile out of sync because it records no entries for other platforms' optional packages
+# (npm/cli#8320); `npm install` then installs the same pinned versions (as scripts/lib.sh does).
+RUN --mount=type=cache,target=/root/.npm \
+    if ! npm ci --omit=dev --ignore-scripts --no-audit --no-fund 2>/tmp/npm-ci.log; then \
+      grep -q 'Missing: .* from lock file' /tmp/npm-ci.log || { cat /tmp/npm-ci.log >&2; exit 1; }; \
+      npm install --omit=dev --ignore-scripts --no-audit --no-fund; \
+    fi
+
+FROM ${NODE_IMAGE} AS build
+WORKDIR /src
+COPY package.json package-lock.json ./
+RUN --mount=type=cache,target=/root/.npm \
+    if ! npm ci --ignore-scripts --no-audit --no-fund 2>/tmp/npm-ci.log; then \
+      grep -q 'Missing: .* from lock file' /tmp/npm-ci.log || { cat /tmp/npm-ci.log >&2; exit 1; }; \
+      npm install --ignore-scripts --no-audit --no-fund; \
+    fi
+COPY tsconfig.base.json ./
+COPY scripts/build-app.mjs scripts/
+COPY libs libs
+COPY apps apps
+ARG APP
+RUN test -n "${APP}" || { echo "build with --build-arg APP=<app>" >&2; exit 1; } \
+ && node scripts/build-app.mjs "${APP}"
+
+FROM ${NODE_IMAGE} AS runtime
+ARG APP
+LABEL org.opencontainers.image.title="messaging-gateway-${APP}" \
+      org.opencontainers.image.description="Multi-tenant business messaging gateway: ${APP}"
+ENV NODE_ENV=production \
+    APP=${APP} \
+    DATA_DIR=/tmp/gateway-data
+WORKDIR /app
+COPY --from=prod-deps --chown=root:root /app/node_modules ./node_modules
+COPY --chown=root:root package.json ./
+COPY --chown=root:root scripts/grpc-health-check.mjs scripts/http-health-check.mjs ./scripts/
+COPY --from=build --chown=root:root /src/dist/apps/${APP}/ ./dist/
+# files stay root-owned and read-only for the process; it writes only under /tmp (a tmpfs/emptyDir in deployments)
+USER 1000:1000
+STOPSIGNAL SIGTERM
+CMD ["node", "--enable-source-maps", "dist/main.js"]

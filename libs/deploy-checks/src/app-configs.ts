@@ -1,0 +1,75 @@
+import { common, type Env } from '@gateway/config';
+
+/** The apps a deployment runs, with their default ports: the edge (HTTP) and the gRPC services. */
+export type AppName = keyof typeof common.defaultPorts;
+export const APPS = Object.keys(common.defaultPorts) as AppName[];
+export const GRPC_SERVICES = APPS.filter((a): a is Exclude<AppName, 'edge'> => a !== 'edge');
+
+export type ReadConfig = (env: Env) => Record<string, unknown>;
+
+/** The app's own `readConfig` (apps/<app>/src/config.ts, exported by its index as @gateway/app-<app>). */
+export async function loadReadConfig(app: AppName): Promise<ReadConfig> {
+  const mod = (await import(`@gateway/app-${app}`)) as { readConfig?: ReadConfig };
+  if (typeof mod.readConfig !== 'function') throw new Error(`@gateway/app-${app} exports no readConfig`);
+  return mod.readConfig;
+}
+
+/**
+ * Every variable the config reads. The env given to it answers every key with a value (so no derived default
+ * runs and asks for other keys); the keys it asks for are the config's fields. Parsing the dummy values fails
+ * for most fields, which is irrelevant here.
+ */
+export function variablesRead(readConfig: ReadConfig): string[] {
+  const asked = new Set<string>();
+  const env = new Proxy({} as Env, {
+    get(_target, key) {
+      if (typeof key !== 'string') return undefined;
+      asked.add(key);
+      return 'x';
+    },
+  });
+  try {
+    readConfig(env);
+  } catch {
+    // ConfigError for the dummy values
+  }
+  return [...asked].sort();
+}
+
+/** Variables without a default: readConfig with an empty env names each of them in its ConfigError. */
+export function requiredVariables(readConfig: ReadConfig): string[] {
+  try {
+    readConfig({});
+    return [];
+  } catch (e) {
+    const problems = (e as { problems?: string[] }).problems;
+    if (!Array.isArray(problems)) throw e;
+    return problems.map((p) => p.slice(0, p.indexOf(':'))).sort();
+  }
+}
+
+/** Variables whose values are secrets: they must come from a Secret (Kubernetes) or from .env (compose). */
+export function isSensitive(name: string): boolean {
+  return /(^|_)(SECRET|TOKEN|PASSWORD)(_|$)/.test(name) || name === 'SECRETS_KEY' || name === 'DATABASE_URL';
+}
+
+export interface AppListen {
+  kind: 'http' | 'grpc';
+  /** The edge's HTTP port or the service's gRPC port. */
+  port: number;
+  metricsPort: number;
+  /** The interface the server binds: must be all interfaces in a container. */
+  host: string;
+}
+
+/** Where the app listens, read from its parsed config (the same fields its server uses). */
+export function listenOf(app: AppName, config: Record<string, unknown>): AppListen {
+  const num = (k: string) => {
+    const v = config[k];
+    if (typeof v !== 'number') throw new Error(`${app}: config.${k} is not a number (${String(v)})`);
+    return v;
+  };
+  return app === 'edge'
+    ? { kind: 'http', port: num('port'), metricsPort: num('metricsPort'), host: String(config.host) }
+    : { kind: 'grpc', port: num('grpcPort'), metricsPort: num('metricsPort'), host: String(config.grpcHost) };
+}

@@ -1,0 +1,35 @@
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parse } from 'yaml';
+import { kustomize } from './kustomize';
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- Helm values are arbitrary YAML */
+const ROOT = resolve(__dirname, '../../..');
+const values = (env: string) => parse(readFileSync(join(ROOT, `deploy/nats/values-${env}.yaml`), 'utf8')) as any;
+
+describe('NATS JetStream from the official Helm chart (deploy/nats)', () => {
+  it('production: a 3-server cluster, JetStream on file storage with a PVC each, a disruption budget', () => {
+    const v = values('prod');
+    expect(v.config.cluster).toMatchObject({ enabled: true, replicas: 3 });
+    expect(v.config.jetstream).toMatchObject({ enabled: true, fileStore: { enabled: true, pvc: { enabled: true } } });
+    expect(v.config.jetstream.fileStore.pvc.size).toMatch(/^\d+(Gi|Ti)$/);
+    expect(v.podDisruptionBudget?.enabled).toBe(true);
+  });
+
+  it('development: one server, JetStream on file storage', () => {
+    const v = values('dev');
+    expect(v.config.cluster?.enabled ?? false).toBe(false);
+    expect(v.config.jetstream).toMatchObject({ enabled: true, fileStore: { enabled: true, pvc: { enabled: true } } });
+  });
+
+  it.each(['dev', 'prod'])('%s: the release name gives the Service NATS_URL points at, and the docs install that chart', (env) => {
+    const v = values(env);
+    // the shared ConfigMap (its name carries the content hash kustomize appends)
+    const configMap = kustomize(join(ROOT, 'deploy/overlays', env)).find((o) => o.kind === 'ConfigMap' && /^gateway-config-[a-z0-9]+$/.test(o.metadata.name));
+    expect(configMap?.data.NATS_URL).toBe(`nats://${v.fullnameOverride}:4222`);
+    const text = readFileSync(join(ROOT, `deploy/nats/values-${env}.yaml`), 'utf8');
+    expect(text).toContain('https://nats-io.github.io/k8s/helm/charts/');
+    expect(text).toContain(`-f deploy/nats/values-${env}.yaml`);
+    expect(readFileSync(join(ROOT, 'deploy/README.md'), 'utf8')).toContain(`deploy/nats/values-${env}.yaml`);
+  });
+});
