@@ -1,7 +1,7 @@
 import { create } from '@bufbuild/protobuf';
 import { messaging as m } from '@gateway/contracts';
 import * as build from './payloads';
-import { messageValidator, requestExample, requestValidator } from './openapi-contract';
+import { messageValidator, requestExample, requestValidator } from '@gateway/testing';
 
 const to = '+16505551234';
 const MESSAGES = '/{Version}/{Phone-Number-ID}/messages';

@@ -7,3 +7,4 @@ export { dbTarget } from './db-target';
 export type { DbTarget } from './db-target';
 export { startWebhookReceiver } from './webhook-receiver';
 export type { WebhookReceiver, ReceivedWebhook, ReceiverReply } from './webhook-receiver';
+export { requestValidator, componentValidator, messageValidator, requestExample, requestContentTypes, OPENAPI_FILE } from './openapi-contract';

@@ -5,7 +5,7 @@ import { parse } from 'yaml';
 
 /**
  * Request-body validators from the provider's own OpenAPI description, v23 as published by the provider,
- * kept in the repo (apps/messaging/contract) so the contract tests run on any clean clone. Used by the
+ * kept in the repo (libs/testing/contract) so the contract tests run on any clean clone. Used by the
  * contract tests only.
  */
 export const OPENAPI_FILE = resolve(__dirname, '../contract/provider-openapi-v23.yaml');
@@ -77,6 +77,13 @@ export function messageValidator(type: string): ValidateFunction {
   const target = message.discriminator.mapping[type];
   if (!target) throw new Error(`the Message discriminator has no mapping for type ${type}`);
   return componentValidator(target.split('/').pop()!);
+}
+
+/** The content types an operation's request body may have in the file. */
+export function requestContentTypes(path: string, method: string): string[] {
+  const { doc } = load();
+  const op = ((doc.paths as Node)[path] as Node | undefined)?.[method] as Node | undefined;
+  return Object.keys(((op?.requestBody as Node | undefined)?.content as Node | undefined) ?? {});
 }
 
 /** A named example of an operation's request body (for requests the file describes only by example). */
