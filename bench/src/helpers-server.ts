@@ -52,15 +52,19 @@ async function main() {
     case 'receiver': {
       const seen = new Set<string>();
       let received = 0;
+      let firstAt = 0;
+      let lastAt = 0;
       createServer((req, res) => {
         if (req.method === 'GET' && req.url === '/stats') {
           res.writeHead(200, { 'content-type': 'application/json' });
-          res.end(JSON.stringify({ received, distinct: seen.size }));
+          res.end(JSON.stringify({ received, distinct: seen.size, firstAt, lastAt }));
           return;
         }
         if (req.method === 'DELETE' && req.url === '/stats') {
           seen.clear();
           received = 0;
+          firstAt = 0;
+          lastAt = 0;
           res.writeHead(204);
           res.end();
           return;
@@ -71,6 +75,8 @@ async function main() {
           const type = req.headers['x-event-type'];
           if (type === undefined || type === 'test') {
             received += 1;
+            lastAt = Date.now();
+            firstAt ||= lastAt;
             const id = req.headers['x-event-id'];
             if (typeof id === 'string') seen.add(id);
           }

@@ -30,12 +30,20 @@ const GRPC_SERVICES: Array<[string, string]> = [
 /** The gateway on embedded defaults (PGlite under a temp DATA_DIR), every app its own process, as `npm start` runs it. */
 export async function bootStack(natsBin: string): Promise<BenchStack> {
   const dataDir = mkdtempSync(join(tmpdir(), 'gw-bench-'));
+  // ports are picked before their servers bind: the same free port must not be handed out twice
+  const taken = new Set<number>();
+  const freshPort = async () => {
+    for (;;) {
+      const p = await freePort();
+      if (!taken.has(p)) return taken.add(p), p;
+    }
+  };
   const procs = new Map<string, Proc>();
-  const natsPort = await freePort();
+  const natsPort = await freshPort();
   procs.set('nats-server', start('nats-server', natsBin, ['-a', '127.0.0.1', '-p', String(natsPort), '-js', '-sd', join(dataDir, 'nats')], process.env));
   await waitPort(natsPort, 'nats-server');
-  const edgePort = await freePort();
-  const simPort = await freePort();
+  const edgePort = await freshPort();
+  const simPort = await freshPort();
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
     NODE_ENV: 'production',
@@ -53,12 +61,15 @@ export async function bootStack(natsBin: string): Promise<BenchStack> {
   };
   procs.set('provider-sim', start('provider-sim', process.execPath, [dist('provider-sim')], { ...env, PORT: String(simPort), SIM_AUTO_STATUSES: 'false', SIM_WEBHOOK_URL: `http://127.0.0.1:${edgePort}/webhooks/provider` }));
   await waitPort(simPort, 'provider-sim');
-  for (const [, addrVar] of GRPC_SERVICES) env[addrVar] = `127.0.0.1:${await freePort()}`;
+  for (const [, addrVar] of GRPC_SERVICES) env[addrVar] = `127.0.0.1:${await freshPort()}`;
 
   const startService = async (name: string): Promise<Proc> => {
     const addrVar = GRPC_SERVICES.find(([n]) => n === name)?.[1];
     const port = addrVar ? Number(env[addrVar].split(':')[1]) : edgePort;
-    const p = start(name, process.execPath, [dist(name)], { ...env, GRPC_PORT: String(port), PORT: String(edgePort) });
+    // BENCH_PROFILE=dispatcher,edge writes V8 CPU profiles of those processes to .bench/profiles (open in Chrome DevTools)
+    const profiled = (process.env.BENCH_PROFILE ?? '').split(',').includes(name);
+    const args = profiled ? ['--cpu-prof', `--cpu-prof-dir=${join(ROOT, '.bench', 'profiles')}`, dist(name)] : [dist(name)];
+    const p = start(name, process.execPath, args, { ...env, GRPC_PORT: String(port), PORT: String(edgePort) });
     procs.set(name, p);
     await waitPort(port, name);
     return p;
