@@ -2,3 +2,4 @@ export { openDb, isUniqueViolation } from './open';
 export type { OpenDbOptions } from './open';
 export { migrate } from './migrate';
 export type { Db, Queryable, Row, Migration } from './types';
+export { GroupCommit } from './group-commit';
