@@ -1,6 +1,7 @@
 import type { tenantDirectory as td } from '@gateway/contracts';
 import { AppError } from '@gateway/errors';
 import type { ServiceClient } from '@gateway/rpc';
+import { LookupCache } from '@gateway/runtime';
 
 export interface DeliveryTarget {
   tenantId: string;
@@ -11,8 +12,6 @@ export interface DeliveryTarget {
   secret: string;
 }
 
-type Entry = { at: number; value: Promise<DeliveryTarget | null>; refreshing?: boolean };
-
 /**
  * Where a client's events go and the secret that signs them, from the tenant directory, cached: a burst of
  * events costs one lookup, and a changed URL applies within `ttlMs`. Concurrent misses share one call, and an
@@ -20,31 +19,15 @@ type Entry = { at: number; value: Promise<DeliveryTarget | null>; refreshing?: b
  * deliveries never all stop to wait for the directory at once.
  */
 export class DeliveryTargets {
-  private readonly cache = new Map<string, Entry>();
+  private readonly cache: LookupCache<string, DeliveryTarget | null>;
 
-  constructor(private readonly directory: ServiceClient<typeof td.TenantDirectoryService>, private readonly ttlMs = 3000, private readonly maxStaleMs = 30_000) {}
+  constructor(private readonly directory: ServiceClient<typeof td.TenantDirectoryService>, ttlMs = 3000, maxStaleMs = 30_000) {
+    this.cache = new LookupCache({ ttlMs, staleMs: maxStaleMs });
+  }
 
   /** The target, or null when the client does not exist (any more). Other directory failures throw. */
   get(clientId: string): Promise<DeliveryTarget | null> {
-    const hit = this.cache.get(clientId);
-    const age = hit ? Date.now() - hit.at : Infinity;
-    if (hit && age < this.ttlMs) return hit.value;
-    if (hit && age < this.maxStaleMs) {
-      if (!hit.refreshing) {
-        hit.refreshing = true;
-        const next = this.lookup(clientId);
-        next.then(
-          () => this.cache.set(clientId, { at: Date.now(), value: next }),
-          () => (hit.refreshing = false),
-        );
-      }
-      return hit.value;
-    }
-    const value = this.lookup(clientId);
-    if (this.cache.size > 10_000) this.cache.clear();
-    this.cache.set(clientId, { at: Date.now(), value });
-    value.catch(() => this.cache.delete(clientId));
-    return value;
+    return this.cache.get(clientId, () => this.lookup(clientId));
   }
 
   private async lookup(clientId: string): Promise<DeliveryTarget | null> {

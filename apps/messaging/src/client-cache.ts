@@ -1,5 +1,6 @@
 import type { tenantDirectory as td } from '@gateway/contracts';
 import type { ServiceClient } from '@gateway/rpc';
+import { LookupCache } from '@gateway/runtime';
 
 type Credentials = td.GetClientCredentialsResponse;
 
@@ -9,19 +10,13 @@ type Credentials = td.GetClientCredentialsResponse;
  * (not found, unavailable) are never cached.
  */
 export class ClientCredentialsCache {
-  private readonly entries = new Map<string, { at: number; value: Promise<Credentials> }>();
+  private readonly cache: LookupCache<string, Credentials>;
 
-  constructor(private readonly directory: ServiceClient<typeof td.TenantDirectoryService>, private readonly ttlMs = 5000) {}
+  constructor(private readonly directory: ServiceClient<typeof td.TenantDirectoryService>, ttlMs = 5000) {
+    this.cache = new LookupCache({ ttlMs });
+  }
 
   get(tenantId: string, clientId: string): Promise<Credentials> {
-    const key = `${tenantId}/${clientId}`;
-    const hit = this.entries.get(key);
-    if (hit && Date.now() - hit.at < this.ttlMs) return hit.value;
-    // concurrent requests for the same client share one lookup
-    const value = this.directory.getClientCredentials({ tenantId, clientId });
-    if (this.entries.size > 10_000) this.entries.clear();
-    this.entries.set(key, { at: Date.now(), value });
-    value.catch(() => this.entries.delete(key));
-    return value;
+    return this.cache.get(`${tenantId}/${clientId}`, () => this.directory.getClientCredentials({ tenantId, clientId }));
   }
 }

@@ -1,5 +1,6 @@
 import type { tenantDirectory as td } from '@gateway/contracts';
 import type { ServiceClient } from '@gateway/rpc';
+import { LookupCache } from '@gateway/runtime';
 import type { ChangeTarget } from './split';
 
 export interface RoutedClient {
@@ -14,13 +15,11 @@ export interface RoutedClient {
  * moments ago is found soon.
  */
 export class ClientLookup {
-  private readonly cache = new Map<string, { at: number; clients: RoutedClient[] }>();
+  private readonly cache: LookupCache<string, RoutedClient[]>;
 
-  constructor(
-    private readonly directory: ServiceClient<typeof td.TenantDirectoryService>,
-    private readonly ttlMs = 30_000,
-    private readonly emptyTtlMs = 2_000,
-  ) {}
+  constructor(private readonly directory: ServiceClient<typeof td.TenantDirectoryService>, ttlMs = 30_000, emptyTtlMs = 2_000) {
+    this.cache = new LookupCache({ ttlMs: (clients) => (clients.length ? ttlMs : emptyTtlMs) });
+  }
 
   static key(t: ChangeTarget): string {
     return 'phoneNumberId' in t ? `pn:${t.phoneNumberId}` : `waba:${t.businessAccountId}`;
@@ -36,16 +35,12 @@ export class ClientLookup {
     return out;
   }
 
-  private async lookup(key: string, t: ChangeTarget): Promise<RoutedClient[]> {
-    const hit = this.cache.get(key);
-    const now = Date.now();
-    if (hit && now - hit.at < (hit.clients.length ? this.ttlMs : this.emptyTtlMs)) return hit.clients;
-    const res = 'phoneNumberId' in t
-      ? await this.directory.findClientsByPhoneNumberId({ phoneNumberId: t.phoneNumberId })
-      : await this.directory.findClientsByBusinessAccountId({ businessAccountId: t.businessAccountId });
-    const clients = res.clients.map((c) => ({ id: c.id, tenantId: c.tenantId, externalId: c.externalId ?? null }));
-    if (this.cache.size > 10_000) this.cache.clear();
-    this.cache.set(key, { at: now, clients });
-    return clients;
+  private lookup(key: string, t: ChangeTarget): Promise<RoutedClient[]> {
+    return this.cache.get(key, async () => {
+      const res = 'phoneNumberId' in t
+        ? await this.directory.findClientsByPhoneNumberId({ phoneNumberId: t.phoneNumberId })
+        : await this.directory.findClientsByBusinessAccountId({ businessAccountId: t.businessAccountId });
+      return res.clients.map((c) => ({ id: c.id, tenantId: c.tenantId, externalId: c.externalId ?? null }));
+    });
   }
 }

@@ -1,0 +1,67 @@
+export interface LookupCacheOptions<V> {
+  /** How long a value is served as fresh; may depend on the value (e.g. shorter for an empty answer). */
+  ttlMs: number | ((value: V) => number);
+  /**
+   * Past its TTL, a value is still served for up to this long (from when it was fetched) while one background
+   * call refreshes it, so busy keys never all wait for the source at once. 0: an expired value is refetched.
+   */
+  staleMs?: number;
+  /** Entries kept at most; the oldest go first. */
+  maxEntries?: number;
+}
+
+interface Entry<V> {
+  at: number;
+  value: Promise<V>;
+  /** set once `value` has resolved (its TTL may depend on the result) */
+  result?: { v: V };
+  refreshing?: boolean;
+}
+
+/**
+ * A small read-through cache for lookups in another service: concurrent misses of a key share one call,
+ * failures are never cached (the next caller tries again), values expire after their TTL, and optionally an
+ * expired value keeps being served while one background call refreshes it.
+ */
+export class LookupCache<K, V> {
+  private readonly entries = new Map<K, Entry<V>>();
+
+  constructor(private readonly opts: LookupCacheOptions<V>) {}
+
+  get(key: K, load: () => Promise<V>): Promise<V> {
+    const hit = this.entries.get(key);
+    if (hit && !hit.result) return hit.value; // still loading: share the call
+    if (hit?.result) {
+      const age = Date.now() - hit.at;
+      if (age < this.ttl(hit.result.v)) return hit.value;
+      if (age < (this.opts.staleMs ?? 0)) {
+        if (!hit.refreshing) {
+          hit.refreshing = true;
+          const next = load();
+          next.then(
+            (v) => this.store(key, { at: Date.now(), value: next, result: { v } }),
+            () => (hit.refreshing = false),
+          );
+        }
+        return hit.value;
+      }
+    }
+    const entry: Entry<V> = { at: Date.now(), value: load() };
+    this.store(key, entry);
+    entry.value.then(
+      (v) => (entry.result = { v }),
+      () => this.entries.get(key) === entry && this.entries.delete(key),
+    );
+    return entry.value;
+  }
+
+  private ttl(v: V): number {
+    return typeof this.opts.ttlMs === 'function' ? this.opts.ttlMs(v) : this.opts.ttlMs;
+  }
+
+  private store(key: K, entry: Entry<V>): void {
+    this.entries.delete(key);
+    if (this.entries.size >= (this.opts.maxEntries ?? 10_000)) this.entries.delete(this.entries.keys().next().value as K);
+    this.entries.set(key, entry);
+  }
+}
