@@ -58,7 +58,7 @@ export interface MessageRepository {
   recordStatus(messageId: string, status: Exclude<MessageStatus, 'accepted'>, at: Date, errors?: unknown[]): Promise<boolean>;
   /**
    * Applies updates that overtook the send. Called after the transaction that inserted the message has
-   * committed: then either recordStatus's UPDATE saw the message, or this SELECT sees its kept row.
+   * committed: then either recordStatus's second UPDATE saw the message, or this SELECT sees its kept row.
    */
   applyEarlyStatuses(messageId: string): Promise<void>;
   /** Drops kept updates older than the given age (messages never sent through the gateway). */
@@ -92,8 +92,10 @@ export class SqlMessageRepository implements MessageRepository {
   }
 
   async recordStatus(messageId: string, status: Exclude<MessageStatus, 'accepted'>, at: Date, errors?: unknown[]): Promise<boolean> {
-    // Kept first, applied second: either this UPDATE sees the committed message, or applyEarlyStatuses (run
-    // after that commit) sees this row. Applying twice is harmless, the history dedupes entries.
+    // The usual case, a known message: one UPDATE. Otherwise the update is kept, then applied once more:
+    // either that second UPDATE sees a message committed meanwhile, or applyEarlyStatuses (run after that
+    // commit, hence after this kept row) sees the row. Applying twice is harmless, the history dedupes entries.
+    if (await this.advanceStatus(messageId, status, at, errors)) return true;
     await this.q.query(
       'INSERT INTO early_statuses (message_id, status, at, errors) VALUES ($1, $2, $3, $4::jsonb) ON CONFLICT DO NOTHING',
       [messageId, status, at, errors?.length ? JSON.stringify(errors) : null],
