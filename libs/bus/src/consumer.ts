@@ -64,21 +64,24 @@ export async function runConsumer(opts: RunConsumerOptions): Promise<RunningCons
   let messages: ConsumerMessages | undefined;
   const slotFreed: Array<() => void> = [];
 
-  // a handler that runs long tells the server it is still working, so the message is not redelivered to
-  // another replica meanwhile (ack_wait is in nanoseconds in the consumer config)
+  // handlers that run long tell the server they are still working, so their messages are not redelivered to
+  // another replica meanwhile: one timer for all of them, at half of ack_wait (nanoseconds in the config)
   const ackWaitMs = opts.config?.ack_wait ? Number(opts.config.ack_wait) / 1e6 : 30_000;
+  const handling = new Set<JsMsg>();
+  const heartbeat = setInterval(() => handling.forEach((m) => m.working()), Math.max(ackWaitMs / 2, 500));
+  heartbeat.unref();
   const process = async (m: JsMsg) => {
     const requestId = normalizeRequestId(headerValue(m.headers, HEADER_REQUEST_ID));
     await runWithContext({ requestId }, async () => {
       let outcome: Outcome;
-      const heartbeat = setInterval(() => m.working(), Math.max(ackWaitMs / 2, 500));
+      handling.add(m);
       try {
         outcome = await opts.handle(m);
       } catch (e) {
         opts.logger.error({ err: e, stream: opts.stream, seq: m.seq }, 'consumer handler failed; redelivering');
         outcome = nakAfter(1000);
       } finally {
-        clearInterval(heartbeat);
+        handling.delete(m);
       }
       try {
         if ('ack' in outcome) await m.ackAck().catch(() => m.ack());
@@ -145,6 +148,7 @@ export async function runConsumer(opts: RunConsumerOptions): Promise<RunningCons
       clearTimeout(lagTimer);
       messages?.stop();
       await Promise.allSettled([...inFlight]);
+      clearInterval(heartbeat);
       await loopDone.catch(() => undefined);
     },
   };
