@@ -14,16 +14,16 @@ type DeliveryMessage = MessageInitShape<typeof d.DeliverySchema>;
 
 /** The dispatcher's gRPC-facing operations: reading delivery records, manual retries and test events. */
 export class Deliveries {
-  constructor(private readonly db: Db, private readonly targets: DeliveryTargets, private readonly kickOutbox: () => void) {}
+  private readonly repo: SqlDeliveryRepository;
 
-  private repo() {
-    return new SqlDeliveryRepository(this.db);
+  constructor(private readonly db: Db, private readonly targets: DeliveryTargets, private readonly kickOutbox: () => void) {
+    this.repo = new SqlDeliveryRepository(db);
   }
 
   async list(r: { tenantId: string; clientId: string; status?: string; eventType?: string; limit: number; cursor?: string }) {
     if (r.status && !(DELIVERY_STATUSES as readonly string[]).includes(r.status)) throw AppError.validation([{ loc: ['query', 'status'], msg: `must be one of ${DELIVERY_STATUSES.join(', ')}`, type: 'enum', input: r.status, ctx: { expected: DELIVERY_STATUSES } }]);
     const limit = Math.min(Math.max(r.limit || 20, 1), 100);
-    const rows = await this.repo().list({ tenantId: r.tenantId, clientId: r.clientId, status: r.status, eventType: r.eventType, limit: limit + 1, afterId: r.cursor });
+    const rows = await this.repo.list({ tenantId: r.tenantId, clientId: r.clientId, status: r.status, eventType: r.eventType, limit: limit + 1, afterId: r.cursor });
     const page = rows.slice(0, limit);
     const deliveries = page.map((row) => this.present(row));
     return { deliveries, nextCursor: rows.length > limit ? page[page.length - 1].id : undefined };
@@ -81,7 +81,7 @@ export class Deliveries {
   }
 
   private async owned(tenantId: string, clientId: string, deliveryId: string): Promise<DeliveryRecord> {
-    const rec = await this.repo().get(deliveryId);
+    const rec = await this.repo.get(deliveryId);
     if (!rec || rec.tenant_id !== tenantId || rec.client_id !== clientId) throw new AppError('not_found', 'delivery_not_found', 'Delivery not found');
     return rec;
   }

@@ -52,7 +52,7 @@ export class DeliveryWorker {
       this.logger.error({ subject: m.subject, seq: m.seq }, 'event without its headers; cannot deliver it');
       return TERM;
     }
-    const body = new TextDecoder().decode(m.data);
+    const body = m.string();
     const presetId = headerValue(m.headers, DELIVERY_ID_HEADER);
     const key: SeriesKey = { id: presetId, tenantId, clientId, eventId, eventType, series: Number(headerValue(m.headers, DELIVERY_SERIES_HEADER) ?? 0), subject: m.subject, body };
     const firstSight = m.info.deliveryCount === 1 && !presetId;

@@ -76,9 +76,10 @@ export class WebhookSender {
       const ok = res.statusCode >= 200 && res.statusCode < 300;
       return done({ ok, responseCode: res.statusCode, error: ok ? null : `receiver answered ${res.statusCode}` });
     } catch (e) {
-      const err = e as Error & { cause?: unknown };
-      const blocked = err instanceof BlockedTargetError || err.cause instanceof BlockedTargetError;
-      return done({ ok: false, permanent: blocked, responseCode: null, error: describe(e, this.opts.timeoutMs) });
+      // a name resolving to a refused address fails in the lookup, reported by undici as the cause
+      const blocked = [e, (e as { cause?: unknown }).cause].find((x) => x instanceof BlockedTargetError);
+      if (blocked) return done({ ok: false, permanent: true, responseCode: null, error: (blocked as BlockedTargetError).message });
+      return done({ ok: false, responseCode: null, error: describe(e, this.opts.timeoutMs) });
     }
   }
 
@@ -89,8 +90,6 @@ export class WebhookSender {
 
 function describe(e: unknown, timeoutMs: number): string {
   const err = e as Error & { code?: string; cause?: Error & { code?: string } };
-  const blocked = [err, err.cause].find((x) => x instanceof BlockedTargetError);
-  if (blocked) return blocked.message;
   if (err.name === 'TimeoutError' || err.name === 'AbortError' || err.code === 'UND_ERR_HEADERS_TIMEOUT' || err.code === 'UND_ERR_BODY_TIMEOUT' || err.code === 'UND_ERR_CONNECT_TIMEOUT') {
     return `no answer within ${timeoutMs} ms`;
   }

@@ -26,7 +26,7 @@ export async function startInboundConsumer(deps: { bus: Bus; lookup: ClientLooku
     config: { max_ack_pending: 1000 },
     lag: metrics.consumerLag,
     handle: async (m) => {
-      const routed = await routeInbound(new TextDecoder().decode(m.data), lookup);
+      const routed = await routeInbound(m.string(), lookup);
       if (routed.malformed) {
         updates.inc({ outcome: 'malformed' });
         logger.warn({ seq: m.seq }, 'inbound body is not a provider webhook envelope; skipped');
