@@ -1,3 +1,4 @@
+import type { Context } from 'koa';
 import type Router from '@koa/router';
 import type { RateLimiter } from '../rate-limits';
 import type { Fault, SimState } from '../state';
@@ -61,15 +62,22 @@ export function registerControl(router: Router, state: SimState, webhooks: Webho
     ctx.body = { sent: bodies };
   });
 
-  router.post('/_sim/inbound/message', async (ctx) => {
-    const b = jsonBody(ctx);
+  /** The business number an inbound update is for and the user it comes from; a 404 when the number is unknown. */
+  const inboundSender = (ctx: Context, b: Json) => {
     const phone = state.phones.get(String(b.phone_number_id));
     if (!phone) {
       ctx.status = 404;
       ctx.body = { error: 'unknown phone_number_id' };
-      return;
+      return undefined;
     }
-    const from = String(b.from ?? '16505551234').replace(/^\+/, '');
+    return { phone, from: String(b.from ?? '16505551234').replace(/^\+/, '') };
+  };
+
+  router.post('/_sim/inbound/message', async (ctx) => {
+    const b = jsonBody(ctx);
+    const sender = inboundSender(ctx, b);
+    if (!sender) return;
+    const { phone, from } = sender;
     const type = String(b.type ?? 'text');
     const wamid = state.wamid();
     const content = (b[type] as Json | undefined) ?? (type === 'text' ? { body: String(b.text ?? 'Hello') } : {});
@@ -83,13 +91,9 @@ export function registerControl(router: Router, state: SimState, webhooks: Webho
 
   router.post('/_sim/inbound/call', async (ctx) => {
     const b = jsonBody(ctx);
-    const phone = state.phones.get(String(b.phone_number_id));
-    if (!phone) {
-      ctx.status = 404;
-      ctx.body = { error: 'unknown phone_number_id' };
-      return;
-    }
-    const from = String(b.from ?? '16505551234').replace(/^\+/, '');
+    const sender = inboundSender(ctx, b);
+    if (!sender) return;
+    const { phone, from } = sender;
     const id = state.wacid();
     state.calls.set(id, { id, phoneId: phone.id, from, state: 'ringing' });
     const sdp = 'v=0\r\no=- 4611731400430051336 2 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\nm=audio 9 UDP/TLS/RTP/SAVPF 111\r\nc=IN IP4 0.0.0.0\r\na=rtpmap:111 opus/48000/2\r\n';
