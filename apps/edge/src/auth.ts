@@ -1,6 +1,7 @@
 import type { Context, Next } from 'koa';
 import { AppError } from '@gateway/errors';
 import { constantTimeEqual, sha256Hex } from '@gateway/crypto';
+import { LookupCache } from '@gateway/runtime';
 import type { Services } from './services';
 
 declare module 'koa' {
@@ -18,52 +19,32 @@ export function bearerToken(ctx: Context): string {
   return m[1];
 }
 
-interface Entry {
-  tenantId: string | null; // null: a key known to be invalid
-  fetchedAt: number;
-  refreshing?: Promise<void>;
-}
-
 /**
  * API key → tenant, cached so a warm key costs no gRPC round trip. An entry is served for `ttlMs` (≤ 5 s,
  * the revocation promise); past half its age it is refreshed in the background, so hot keys never wait.
- * Keys are held by their hash, never in plaintext.
+ * Unknown and revoked keys are cached too (as null). Keys are held by their hash, never in plaintext.
  */
 export class ApiKeyCache {
-  private readonly entries = new Map<string, Entry>();
+  private readonly cache: LookupCache<string, string | null>;
 
-  constructor(private readonly services: Services, private readonly ttlMs: number, private readonly maxEntries = 10_000) {}
-
-  async tenantFor(apiKey: string): Promise<string> {
-    const h = sha256Hex(apiKey);
-    const now = Date.now();
-    const e = this.entries.get(h);
-    if (e && now - e.fetchedAt < this.ttlMs) {
-      if (now - e.fetchedAt > this.ttlMs / 2 && !e.refreshing) {
-        e.refreshing = this.fetch(h, apiKey).catch(() => undefined);
-      }
-      if (e.tenantId === null) throw unauthorized();
-      return e.tenantId;
-    }
-    await this.fetch(h, apiKey);
-    const fresh = this.entries.get(h);
-    if (!fresh?.tenantId) throw unauthorized();
-    return fresh.tenantId;
+  constructor(private readonly services: Services, ttlMs: number, maxEntries = 10_000) {
+    this.cache = new LookupCache({ ttlMs: ttlMs / 2, staleMs: ttlMs, maxEntries });
   }
 
-  private async fetch(h: string, apiKey: string): Promise<void> {
-    let tenantId: string | null;
+  async tenantFor(apiKey: string): Promise<string> {
+    const tenantId = await this.cache.get(sha256Hex(apiKey), () => this.lookup(apiKey));
+    if (!tenantId) throw unauthorized();
+    return tenantId;
+  }
+
+  /** The key's tenant, or null for a key the directory refuses; other failures throw (and are not cached). */
+  private async lookup(apiKey: string): Promise<string | null> {
     try {
-      tenantId = (await this.services.directory.authenticateApiKey({ apiKey })).tenantId;
+      return (await this.services.directory.authenticateApiKey({ apiKey })).tenantId;
     } catch (e) {
-      if ((e as AppError).kind !== 'unauthenticated') {
-        this.entries.delete(h);
-        throw e;
-      }
-      tenantId = null;
+      if ((e as AppError).kind !== 'unauthenticated') throw e;
+      return null;
     }
-    if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
-    this.entries.set(h, { tenantId, fetchedAt: Date.now() });
   }
 }
 
