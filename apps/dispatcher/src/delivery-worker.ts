@@ -54,12 +54,12 @@ export class DeliveryWorker {
     }
     const body = m.string();
     const presetId = headerValue(m.headers, DELIVERY_ID_HEADER);
-    const key: SeriesKey = { id: presetId, tenantId, clientId, eventId, eventType, series: Number(headerValue(m.headers, DELIVERY_SERIES_HEADER) ?? 0), subject: m.subject, body };
+    const series = Number(headerValue(m.headers, DELIVERY_SERIES_HEADER) ?? 0);
     const firstSight = m.info.deliveryCount === 1 && !presetId;
-    const record = firstSight ? undefined : await this.repo.find(eventId, key.series);
+    const record = firstSight ? undefined : await this.repo.find(eventId, series);
     if (record && record.status !== 'pending') return ACK; // a redelivery of a finished series
     const done = record?.attempts ?? 0;
-    key.id = record?.id ?? presetId ?? seriesId(eventId, key.series);
+    const key: SeriesKey = { id: record?.id ?? presetId ?? seriesId(eventId, series), tenantId, clientId, eventId, eventType, series, subject: m.subject, body };
 
     const target = await this.targets.get(clientId);
     if (!target || target.tenantId !== tenantId) {

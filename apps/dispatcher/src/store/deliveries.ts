@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Queryable } from '@gateway/store';
 
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'skipped'] as const;
@@ -33,8 +32,8 @@ export interface DeliveryRecord {
 }
 
 export interface SeriesKey {
-  /** Set for series whose record was created up front (test events, manual retries). */
-  id?: string;
+  /** The record's id: given up front for test events and manual retries, derived from the event id otherwise. */
+  id: string;
   tenantId: string;
   clientId: string;
   eventId: string;
@@ -69,7 +68,7 @@ export interface ListFilter {
  */
 export interface DeliveryRepository {
   /** A series created pending before its first attempt (so its id can be answered at once). */
-  create(d: SeriesKey & { id: string }): Promise<DeliveryRecord>;
+  create(d: SeriesKey): Promise<DeliveryRecord>;
   /** The series of an event, if it has a record yet. */
   find(eventId: string, series: number): Promise<DeliveryRecord | undefined>;
   get(id: string): Promise<DeliveryRecord | undefined>;
@@ -88,7 +87,7 @@ const COLUMNS = 15;
 export class SqlDeliveryRepository implements DeliveryRepository {
   constructor(private readonly q: Queryable) {}
 
-  async create(d: SeriesKey & { id: string }): Promise<DeliveryRecord> {
+  async create(d: SeriesKey): Promise<DeliveryRecord> {
     const rows = await this.q.query<DeliveryRecord>(
       `INSERT INTO deliveries (id, tenant_id, client_id, event_id, event_type, series, status, subject, body)
        VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7, $8)
@@ -118,7 +117,7 @@ export class SqlDeliveryRepository implements DeliveryRepository {
     const params: unknown[] = [];
     const values = [...bySeries.values()].map((u, i) => {
       params.push(
-        u.id ?? randomUUID(), u.tenantId, u.clientId, u.eventId, u.eventType, u.series, u.url, u.status,
+        u.id, u.tenantId, u.clientId, u.eventId, u.eventType, u.series, u.url, u.status,
         u.attempt?.number ?? 0, u.responseCode, u.lastError, u.subject, u.body, JSON.stringify(u.attempt ? [u.attempt] : []), new Date(),
       );
       const b = i * COLUMNS;
