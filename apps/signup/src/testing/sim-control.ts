@@ -1,11 +1,8 @@
+import type { Onboarded } from '@gateway/app-provider-sim';
+
+export type { Onboarded };
+
 /** The provider simulator's control API, as the signup tests use it. */
-export interface Onboarded {
-  code: string;
-  waba_id: string;
-  phone_number_id: string;
-  business_id: string;
-  catalog_id: string | null;
-}
 
 export interface RecordedCall {
   method: string;
