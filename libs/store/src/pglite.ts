@@ -5,16 +5,10 @@ import { PGlite } from '@electric-sql/pglite';
 import type { Db, Queryable, Row } from './types';
 
 /**
- * PGlite's own start parameters plus small memory settings: one service's data is small and every service
+ * Small memory settings, added to PGlite's own configuration: one service's data is small and every service
  * runs its own instance, so 128 MB of shared buffers (PostgreSQL's default) per process would be waste.
  */
-const START_PARAMS = [
-  '--single', '-F', '-O', '-j',
-  '-c', 'search_path=public', '-c', 'exit_on_error=false', '-c', 'log_checkpoints=false',
-  '-c', 'max_worker_processes=0', '-c', 'max_parallel_workers=0', '-c', 'max_parallel_workers_per_gather=0',
-  '-c', 'io_method=sync', '-c', 'max_parallel_maintenance_workers=0',
-  '-c', 'shared_buffers=16MB', '-c', 'wal_buffers=1MB', '-c', 'work_mem=2MB', '-c', 'maintenance_work_mem=8MB', '-c', 'temp_buffers=2MB',
-];
+const POSTGRESQL_CONF = ['shared_buffers=16MB', 'wal_buffers=1MB', 'work_mem=2MB', 'maintenance_work_mem=8MB', 'temp_buffers=2MB'];
 
 /**
  * Creating a data directory runs initdb, a second WASM PostgreSQL that peaks near 800 MB and whose memory a
@@ -33,7 +27,7 @@ export async function openPglite(dataDir: string, schema: string): Promise<Db> {
   const dir = resolve(join(dataDir, schema));
   mkdirSync(dir, { recursive: true });
   initDataDir(dir);
-  const pg = await PGlite.create(dir, { startParams: START_PARAMS });
+  const pg = await PGlite.create(dir, { postgresqlconf: POSTGRESQL_CONF });
   await pg.exec(`CREATE SCHEMA IF NOT EXISTS "${schema}"; SET search_path TO "${schema}";`);
   let closed = false;
   return {

@@ -66,3 +66,19 @@ describe.each([['pglite', pgliteBackend], ['postgres', postgresBackend]])('store
     await db.close();
   });
 });
+
+describe('embedded storage', () => {
+  it('creates its data directory and runs with small buffers, on every open', async () => {
+    const dir = tempDir('gw-store-conf-');
+    try {
+      for (let i = 0; i < 2; i++) {
+        const db = await openDb({ dataDir: dir.path, schema: 'conf_test', migrations });
+        expect(await db.query('SHOW shared_buffers')).toEqual([{ shared_buffers: '16MB' }]);
+        expect(await db.query('SHOW work_mem')).toEqual([{ work_mem: '2MB' }]);
+        await db.close();
+      }
+    } finally {
+      dir.remove();
+    }
+  });
+});
