@@ -1,5 +1,5 @@
 // Shared jest settings: ts-jest transpiles only (type checking is the typecheck target's job),
-// @gateway/* resolves to library sources, and `.js` suffixes of generated protobuf imports are stripped.
+// @gateway/* resolves to library sources (test tooling under tools/), and `.js` suffixes of generated protobuf imports are stripped.
 const path = require('node:path');
 
 module.exports = function preset(projectDir) {
@@ -11,6 +11,7 @@ module.exports = function preset(projectDir) {
       '^.+\\.ts$': ['ts-jest', { tsconfig: path.join(__dirname, 'tsconfig.base.json'), diagnostics: false }],
     },
     moduleNameMapper: {
+      '^@gateway/(test-stack|testing|deploy-checks)$': path.join(__dirname, 'tools/$1/src/index.ts'),
       '^@gateway/app-([^/]+)$': path.join(__dirname, 'apps/$1/src/index.ts'),
       '^@gateway/([^/]+)$': path.join(__dirname, 'libs/$1/src/index.ts'),
       '^(\\.{1,2}/.*)\\.js$': '$1',

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `npm run bench`: builds the apps and the bench, then runs bench/src/main.ts (see there). Under 5 minutes on 2 cores.
+# `npm run bench`: builds the apps and the bench, then runs tools/bench/src/main.ts (see there). Under 5 minutes on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
@@ -11,7 +11,7 @@ log "building apps"
 npx nx run-many -t build --outputStyle=static >/dev/null
 mkdir -p dist/bench
 for entry in main helpers-server; do
-  npx esbuild "bench/src/$entry.ts" --bundle --platform=node --target=node20 --packages=external \
+  npx esbuild "tools/bench/src/$entry.ts" --bundle --platform=node --target=node20 --packages=external \
     --tsconfig=tsconfig.base.json --outfile="dist/bench/$entry.js" --log-level=warning
 done
 exec node dist/bench/main.js

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { startStack, type ApiClient, type Stack } from '@gateway/test-stack';
+import { SimControl } from '@gateway/testing';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- tests read arbitrary API JSON */
 type Loose = Record<string, any>;
@@ -15,10 +16,7 @@ describe("flows of another tenant, client or business account are 404, exactly l
   let clientB: string;
   let flowId: string;
 
-  const sim = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${stack.sim!.url}${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-    return (res.status === 204 ? undefined : await res.json()) as Loose;
-  };
+  const sim = async (method: string, path: string, body?: unknown) => (await new SimControl(stack.sim!.url).request<Loose>(method, path, body)).json;
   const client = async (api: ApiClient, name: string) => {
     const account = await sim('POST', '/_sim/phone-numbers');
     const res = await api.post<Loose>('/api/clients/', { display_name: name, business_account_id: account.waba_id, phone_number_id: account.phone_number_id, access_token: account.access_token });

@@ -1,4 +1,5 @@
 import { startStack, type ApiClient, type Stack } from '@gateway/test-stack';
+import { SimControl } from '@gateway/testing';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- tests read arbitrary provider and API JSON */
 type Loose = Record<string, any>;
@@ -28,10 +29,7 @@ describe('flows end to end: edge → flows → provider simulator', () => {
   let clientId: string;
   let names = 0;
 
-  const sim = async (method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> => {
-    const res = await fetch(`${stack.sim!.url}${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-    return { status: res.status, json: res.status === 204 ? undefined : await res.json() };
-  };
+  const sim = (method: string, path: string, body?: unknown) => new SimControl(stack.sim!.url).request(method, path, body);
   const simFlow = async (id: string) => (await sim('GET', `/_sim/flows/${id}`)).json as Loose;
   /** Graph calls the gateway made for this flow since the log was last cleared. */
   const callsFor = async (id: string) => ((await sim('GET', `/_sim/requests?path_contains=${id}`)).json as Loose[]).map((r) => `${r.method} ${r.path.replace(/^\/v\d+\.\d+/, '')}`);

@@ -1,4 +1,5 @@
 import { startStack, type ApiClient, type Stack } from '@gateway/test-stack';
+import { SimControl } from '@gateway/testing';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- tests read arbitrary provider JSON */
 
@@ -17,10 +18,7 @@ describe('messaging operations end to end: edge → messaging → provider simul
   let clientId: string;
   const to = '+16505551234';
 
-  const sim = (path: string, body?: unknown, method = 'POST') =>
-    fetch(`${stack.sim!.url}${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) }).then(async (r) =>
-      r.status === 204 ? undefined : ((await r.json()) as any),
-    );
+  const sim = async (path: string, body?: unknown, method = 'POST') => (await new SimControl(stack.sim!.url).request(method, path, body)).json;
   const recorded = async (part: string): Promise<any[]> => sim(`/_sim/requests?path_contains=${encodeURIComponent(part)}`, undefined, 'GET');
   const clearRecorded = () => sim('/_sim/requests', undefined, 'DELETE');
 

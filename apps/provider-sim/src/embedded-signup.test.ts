@@ -1,3 +1,4 @@
+import { SimControl } from '@gateway/testing';
 import { startProviderSim, type RunningProviderSim } from './index';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary provider JSON
@@ -12,7 +13,7 @@ describe('provider simulator: embedded signup', () => {
       headers: { ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}), 'content-type': 'application/json' },
       body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
     }).then(async (r) => ({ status: r.status, text: await r.clone().text(), json: (await r.json().catch(() => ({}))) as Loose, type: r.headers.get('content-type') }));
-  const onboard = async (withCatalog = true) => (await call('POST', '/_sim/embedded-signup', { body: { with_catalog: withCatalog } })).json;
+  const onboard = (withCatalog = true) => new SimControl(sim.url).onboard({ withCatalog });
   const exchange = (code: string, secret = 'app-secret', appId = 'app') =>
     call('GET', `/v21.0/oauth/access_token?client_id=${appId}&client_secret=${secret}&code=${encodeURIComponent(code)}`);
 

@@ -1,3 +1,4 @@
+import { SimControl } from '@gateway/testing';
 import { startProviderSim, type RunningProviderSim } from './index';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- tests read arbitrary provider JSON */
@@ -24,10 +25,7 @@ describe('provider simulator: Flows API', () => {
     const res = await fetch(`${sim.url}/v21.0/${path}`, { method, headers, body: opts.form ?? (opts.json === undefined ? undefined : JSON.stringify(opts.json)) });
     return { status: res.status, json: (await res.json()) as Loose };
   };
-  const control = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${sim.url}${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-    return { status: res.status, json: res.status === 204 ? undefined : ((await res.json()) as Loose) };
-  };
+  const control = (method: string, path: string, body?: unknown) => new SimControl(sim.url).request<Loose | undefined>(method, path, body);
   const asset = (json: string, fields: Record<string, string> = { asset_type: 'FLOW_JSON', name: 'flow.json' }) => {
     const form = new FormData();
     for (const [k, v] of Object.entries(fields)) form.append(k, v);

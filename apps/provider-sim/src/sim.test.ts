@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { SimControl } from '@gateway/testing';
 import { startProviderSim, type RunningProviderSim } from './index';
 
 describe('provider simulator', () => {
@@ -13,8 +14,7 @@ describe('provider simulator', () => {
   type Loose = Record<string, any>;
   const graph = (path: string, body: unknown, token = phone.access_token, method = 'POST') =>
     fetch(`${sim.url}/v21.0/${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(async (r) => ({ status: r.status, json: (await r.json()) as Loose }));
-  const control = (path: string, body: unknown = {}, method = 'POST') =>
-    fetch(`${sim.url}${path}`, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(async (r) => (r.status === 204 ? {} : ((await r.json()) as Loose)));
+  const control = async (path: string, body: unknown = {}, method = 'POST') => (await new SimControl(sim.url).request<Loose>(method, path, body)).json ?? {};
   const send = (extra: Record<string, unknown>) => graph(`${phone.phone_number_id}/messages`, { messaging_product: 'whatsapp', recipient_type: 'individual', to: '+16505551234', ...extra });
 
   beforeAll(async () => {

@@ -4,7 +4,7 @@ import { startStack, type ApiClient, type Stack } from '@gateway/test-stack';
 import { startWebhookReceiver, waitFor, type WebhookReceiver } from '@gateway/testing';
 import { launchChromium } from './testing/browser';
 import { FORGED, startOtherSite, type OtherSite } from './testing/other-site';
-import { SimControl } from './testing/sim-control';
+import { SimControl } from '@gateway/testing';
 
 interface ClientJson {
   id: string;

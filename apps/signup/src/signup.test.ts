@@ -8,7 +8,7 @@ import { startStack, type Stack } from '@gateway/test-stack';
 import { waitFor } from '@gateway/testing';
 import { migrations } from './store/migrations';
 import { signupEvent, signupEventCount } from './testing/events';
-import { SimControl, type Onboarded } from './testing/sim-control';
+import { SimControl, type Onboarded } from '@gateway/testing';
 
 const logger = createLogger({ name: 'signup-test', level: 'silent' });
 

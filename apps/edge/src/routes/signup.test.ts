@@ -1,4 +1,5 @@
 import { startStack, type ApiClient, type Stack } from '@gateway/test-stack';
+import { SimControl } from '@gateway/testing';
 
 interface PageConfig {
   client_id: string;
@@ -33,13 +34,7 @@ describe('hosted signup page and its completion endpoints', () => {
   const pageConfig = (html: string) => JSON.parse(/<script type="application\/json" id="signup-config">(.*?)<\/script>/s.exec(html)![1]) as PageConfig;
   const post = (path: string, body: unknown, type = 'application/json') =>
     stack.api().request('POST', path, typeof body === 'string' ? body : JSON.stringify(body), { 'content-type': type });
-  const onboard = async () =>
-    (await fetch(`${stack.sim!.url}/_sim/embedded-signup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"with_catalog":true}' }).then((r) => r.json())) as {
-      code: string;
-      waba_id: string;
-      phone_number_id: string;
-      business_id: string;
-    };
+  const onboard = () => new SimControl(stack.sim!.url).onboard({ withCatalog: true });
   const issues = (json: unknown) => (json as { detail: Issue[] }).detail.map((i) => `${i.loc.join('.')}:${i.type}`).sort();
 
   it('serves a pending client’s page without a bearer: escaped HTML, a nonce CSP, no caching, the SDK and a session state', async () => {

@@ -1,5 +1,5 @@
 import { startStack, type ApiClient, type Stack } from '@gateway/test-stack';
-import { startWebhookReceiver, waitFor, type WebhookReceiver } from '@gateway/testing';
+import { SimControl, startWebhookReceiver, waitFor, type WebhookReceiver } from '@gateway/testing';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- tests read arbitrary provider JSON */
 
@@ -13,8 +13,7 @@ describe('inbound provider updates become events: simulator → edge → JetStre
   let clientId: string;
   const to = '+16505551234';
 
-  const sim = (path: string, body?: unknown, method = 'POST') =>
-    fetch(`${stack.sim!.url}${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) }).then((r) => r.json() as Promise<any>);
+  const sim = async (path: string, body?: unknown, method = 'POST') => (await new SimControl(stack.sim!.url).request(method, path, body)).json;
   /** The exact bytes a receiver gets for a provider body: the spec 6.1 envelope around it. */
   const chatEnvelope = (raw: string) => `{"type":"chat","client_id":${JSON.stringify(clientId)},"external_id":"shop-1","payload":${raw}}`;
   const chatsOf = (wamid: string) => receiver.byType('chat').filter((r) => r.raw.toString('utf8').includes(wamid));

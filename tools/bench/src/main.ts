@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { connect, headers as natsHeaders } from 'nats';
 import { Agent, request } from 'undici';
 import { buildEvent } from '@gateway/events';
+import { SimControl } from '@gateway/testing';
 import { startHelper } from './ceilings';
 import { load } from './load';
 import { fmt, pct, table, type Row } from './report';
@@ -42,9 +43,7 @@ async function main() {
       await fetch(`${stack.baseUrl}/admin/tenants`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'Bench', email: 'bench@example.test' }) }),
     );
     const auth = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
-    const phone = await json<{ phone_number_id: string; waba_id: string; access_token: string }>(
-      await fetch(`${stack.simUrl}/_sim/phone-numbers`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }),
-    );
+    const phone = await new SimControl(stack.simUrl).phoneNumber();
     const client = await json<{ id: string }>(
       await fetch(`${stack.baseUrl}/api/clients/`, {
         method: 'POST',

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { startStack, type ApiClient, type Stack } from '@gateway/test-stack';
-import { startWebhookReceiver, waitFor, type WebhookReceiver } from '@gateway/testing';
+import { SimControl, startWebhookReceiver, waitFor, type WebhookReceiver } from '@gateway/testing';
 import { parsePrometheusText, type MetricFamily } from './prometheus';
 
 const ROOT = resolve(__dirname, '../../..');
@@ -12,10 +12,7 @@ describe('Prometheus metrics of every service', () => {
   let api: ApiClient;
   let receiver: WebhookReceiver;
   let clientId: string;
-  const sim = (path: string, body?: unknown, method = 'POST') =>
-    fetch(`${stack.sim!.url}${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) }).then(async (r) =>
-      r.status === 204 ? undefined : ((await r.json()) as Record<string, string>),
-    );
+  const sim = async (path: string, body?: unknown, method = 'POST') => (await new SimControl(stack.sim!.url).request<Record<string, string>>(method, path, body)).json;
 
   const scrape = async (service: string) => {
     const port = stack.running.get(service)?.metricsPort;

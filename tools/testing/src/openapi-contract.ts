@@ -5,7 +5,7 @@ import { parse } from 'yaml';
 
 /**
  * Request-body validators from the provider's own OpenAPI description, v23 as published by the provider,
- * kept in the repo (libs/testing/contract) so the contract tests run on any clean clone. Used by the
+ * kept in the repo (tools/testing/contract) so the contract tests run on any clean clone. Used by the
  * contract tests only.
  */
 export const OPENAPI_FILE = resolve(__dirname, '../contract/provider-openapi-v23.yaml');

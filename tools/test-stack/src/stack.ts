@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { createLogger, type Logger } from '@gateway/logger';
-import { dbTarget, freePort, startNatsServer, tempDir, type DbTarget, type TestNatsServer } from '@gateway/testing';
+import { dbTarget, freePort, SimControl, startNatsServer, tempDir, type DbTarget, type TestNatsServer } from '@gateway/testing';
 import { SERVICES, startOrder, type Env, type StartedService } from './services';
 import { ApiClient } from './api-client';
 
@@ -97,11 +97,7 @@ export class Stack {
     if (edge?.port) {
       // the simulator's signed inbound webhooks go to the edge
       if (this.sim) {
-        await fetch(`${this.sim.url}/_sim/webhook`, {
-          method: 'PUT',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ url: `${this.baseUrl}/webhooks/provider` }),
-        });
+        await new SimControl(this.sim.url).setWebhook(`${this.baseUrl}/webhooks/provider`);
       }
     }
   }

@@ -8,3 +8,5 @@ export type { DbTarget } from './db-target';
 export { startWebhookReceiver } from './webhook-receiver';
 export type { WebhookReceiver, ReceivedWebhook, ReceiverReply } from './webhook-receiver';
 export { requestValidator, componentValidator, messageValidator, requestExample, requestContentTypes, OPENAPI_FILE } from './openapi-contract';
+export { SimControl } from './sim-control';
+export type { Onboarded, RecordedCall, SimReply } from './sim-control';
