@@ -2,6 +2,7 @@ import { runConsumer, ACK, STREAMS, connectBus, type Bus } from '@gateway/bus';
 import { tenantDirectory as td } from '@gateway/contracts';
 import { createLogger } from '@gateway/logger';
 import { createServiceClient, type ServiceClient } from '@gateway/rpc';
+import { openDb } from '@gateway/store';
 import { startStack, type Stack } from '@gateway/test-stack';
 import { waitFor } from '@gateway/testing';
 
@@ -60,7 +61,6 @@ describe('tenant directory over gRPC', () => {
   it('stores access tokens and webhook secrets encrypted, never in clear', async () => {
     const a = await tenant();
     await dir.registerClient({ tenantId: a.tenant!.id, displayName: 'Enc', businessAccountId: 'waba-enc', phoneNumberId: 'pn-enc', accessToken: 'EAAG-plain-needle' });
-    const { openDb } = await import('@gateway/store');
     // an embedded PGlite directory is held by its one process: the service steps aside while the rows are read
     const embedded = !stack.db.databaseUrl;
     if (embedded) await stack.stopService('tenant-directory');
