@@ -16,22 +16,12 @@ FROM ${NODE_IMAGE} AS prod-deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 # --ignore-scripts: no dependency runs code at install time (none needs to: pg's native binding is not used).
-# npm 11 may call the lockfile out of sync because it records no entries for other platforms' optional packages
-# (npm/cli#8320); `npm install` then installs the same pinned versions (as scripts/lib.sh does).
-RUN --mount=type=cache,target=/root/.npm \
-    if ! npm ci --omit=dev --ignore-scripts --no-audit --no-fund 2>/tmp/npm-ci.log; then \
-      grep -q 'Missing: .* from lock file' /tmp/npm-ci.log || { cat /tmp/npm-ci.log >&2; exit 1; }; \
-      npm install --omit=dev --ignore-scripts --no-audit --no-fund; \
-    fi
+RUN --mount=type=cache,target=/root/.npm npm ci --omit=dev --ignore-scripts --no-audit --no-fund
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
-RUN --mount=type=cache,target=/root/.npm \
-    if ! npm ci --ignore-scripts --no-audit --no-fund 2>/tmp/npm-ci.log; then \
-      grep -q 'Missing: .* from lock file' /tmp/npm-ci.log || { cat /tmp/npm-ci.log >&2; exit 1; }; \
-      npm install --ignore-scripts --no-audit --no-fund; \
-    fi
+RUN --mount=type=cache,target=/root/.npm npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.base.json ./
 COPY scripts/build-app.mjs scripts/
 COPY libs libs

@@ -18,23 +18,12 @@ apt_install() {
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null
 }
 
-# npm ci when node_modules is missing or older than the lockfile. npm 11 records no entries for other
-# platforms' optional packages (npm/cli#8320), so `npm ci` may call the lockfile out of sync although
-# every version is pinned; `npm install` then installs the same locked versions.
+# npm ci when node_modules is missing or older than the lockfile. The lockfile records every platform's optional
+# packages (regenerated from scratch with npm 11), so `npm ci` accepts it on any machine.
 ensure_node_modules() {
   if [ ! -d node_modules ] || [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
     log "npm ci"
-    if ! npm ci --no-audit --no-fund 2>/tmp/npm-ci.$$.log; then
-      if grep -q 'Missing: .* from lock file' /tmp/npm-ci.$$.log; then
-        log "npm ci refused the lockfile (other platforms' optional packages missing); npm install with the same pins"
-        npm install --no-audit --no-fund
-      else
-        cat /tmp/npm-ci.$$.log >&2
-        rm -f /tmp/npm-ci.$$.log
-        die "npm ci failed"
-      fi
-    fi
-    rm -f /tmp/npm-ci.$$.log
+    npm ci --no-audit --no-fund || die "npm ci failed"
   fi
 }
 
