@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AppError } from '@gateway/errors';
+import { closedAddress } from '@gateway/testing';
 import { ProviderClient } from './client';
 
 type Handler = (req: IncomingMessage, body: string, res: ServerResponse) => void;
@@ -62,7 +63,7 @@ describe('ProviderClient over real HTTP', () => {
   });
 
   it('reports an unreachable provider as unavailable', async () => {
-    const dead = new ProviderClient({ baseUrl: 'http://127.0.0.1:1', apiVersion: 'v21.0', timeoutMs: 500 });
+    const dead = new ProviderClient({ baseUrl: `http://${await closedAddress()}`, apiVersion: 'v21.0', timeoutMs: 500 });
     await expect(dead.sendMessage('tok', '1', {})).rejects.toMatchObject({ kind: 'unavailable', code: 'provider_unavailable' });
     await dead.close();
   });

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { closedAddress } from '@gateway/testing';
 import { ProviderClient } from './client';
 import { operationName } from './http';
 
@@ -63,7 +64,7 @@ describe('provider call observer', () => {
   it('reports timeouts and unreachable providers with our own codes', async () => {
     answer = () => undefined; // never answers
     await expect(client.callAction('tok', '1234567890', { action: 'accept' })).rejects.toMatchObject({ kind: 'timeout' });
-    const refused = new ProviderClient({ baseUrl: 'http://127.0.0.1:1', apiVersion: 'v21.0', timeoutMs: 300, observer: (c) => calls.push(c) });
+    const refused = new ProviderClient({ baseUrl: `http://${await closedAddress()}`, apiVersion: 'v21.0', timeoutMs: 300, observer: (c) => calls.push(c) });
     await expect(refused.listCatalogs('tok', '987654321')).rejects.toMatchObject({ kind: 'unavailable' });
     await refused.close();
     expect(calls.map(({ operation, outcome, errorCode }) => ({ operation, outcome, errorCode }))).toEqual([

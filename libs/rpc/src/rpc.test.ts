@@ -1,6 +1,7 @@
 import { AppError } from '@gateway/errors';
 import { createLogger, currentRequestId, runWithContext } from '@gateway/logger';
 import { health, tenantDirectory } from '@gateway/contracts';
+import { closedAddress } from '@gateway/testing';
 import { createServiceClient, defineService, startGrpcServer, type RunningGrpcServer, type ServiceImpl } from './index';
 
 const { TenantDirectoryService } = tenantDirectory;
@@ -74,7 +75,7 @@ describe('rpc over real gRPC', () => {
     const c = client();
     await expect(c.getTenant({ tenantId: 'slow' }, { deadlineMs: 100 })).rejects.toMatchObject({ kind: 'timeout' });
     c.close();
-    const dead = createServiceClient(TenantDirectoryService, '127.0.0.1:1');
+    const dead = createServiceClient(TenantDirectoryService, await closedAddress());
     await expect(dead.getTenant({ tenantId: 't' }, { deadlineMs: 2000 })).rejects.toMatchObject({ kind: 'unavailable' });
     dead.close();
   });

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { startStack, type ApiClient, type Stack } from '@gateway/test-stack';
-import { SimControl, startWebhookReceiver, waitFor, type WebhookReceiver } from '@gateway/testing';
+import { closedAddress, SimControl, startWebhookReceiver, waitFor, type WebhookReceiver } from '@gateway/testing';
 import { parsePrometheusText, type MetricFamily } from './prometheus';
 
 const ROOT = resolve(__dirname, '../../..');
@@ -115,6 +115,6 @@ describe('Prometheus metrics of every service', () => {
     expect((await run('http-health-check.mjs', `${stack.baseUrl}/healthz`)).status).toBe(0);
     expect((await run('http-health-check.mjs', `${stack.baseUrl}/no-such-route`)).status).toBe(1);
     // nothing listens there: unreachable is unhealthy
-    expect((await run('grpc-health-check.mjs', '127.0.0.1:1')).status).toBe(1);
+    expect((await run('grpc-health-check.mjs', await closedAddress())).status).toBe(1);
   });
 });

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { createLogger, type Logger } from '@gateway/logger';
-import { dbTarget, freePort, SimControl, startNatsServer, tempDir, type DbTarget, type TestNatsServer } from '@gateway/testing';
+import { closedAddress, dbTarget, freePort, SimControl, startNatsServer, tempDir, type DbTarget, type TestNatsServer } from '@gateway/testing';
 import { SERVICES, startOrder, type Env, type StartedService } from './services';
 import { ApiClient } from './api-client';
 
@@ -79,6 +79,12 @@ export class Stack {
       PROVIDER_CONFIG_ID: 'sim-config-id',
       ...opts.env,
     };
+    // nothing of this stack may reach another stack on the machine: a service it does not start, and the provider
+    // when there is no simulator, get an address where nothing listens instead of their `npm start` defaults
+    for (const [name, entry] of Object.entries(SERVICES)) {
+      if (entry.addrVar && !(opts.services ?? Object.keys(SERVICES)).includes(name)) this.env[entry.addrVar] ??= await closedAddress();
+    }
+    if (opts.sim === false) this.env.PROVIDER_BASE_URL ??= `http://${await closedAddress()}`;
     if (opts.sim !== false) {
       const { startProviderSim } = await import('@gateway/app-provider-sim');
       const sim = await startProviderSim({

@@ -1,4 +1,4 @@
-export { freePort, waitFor } from './ports';
+export { closedAddress, freePort, waitFor } from './ports';
 export { startNatsServer, natsServerBinary } from './nats-server';
 export type { TestNatsServer } from './nats-server';
 export { postgresServerUrl, createTestDatabase, tempDir } from './database';

@@ -1,5 +1,6 @@
 import { createServer } from 'node:net';
 
+/** A port nothing listens on right now: bound on 127.0.0.1 by the kernel's choice, then released. */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
@@ -11,6 +12,11 @@ export function freePort(): Promise<number> {
       srv.close(() => resolve(port));
     });
   });
+}
+
+/** A `host:port` where nothing listens: for an address a test expects to be unreachable. */
+export async function closedAddress(): Promise<string> {
+  return `127.0.0.1:${await freePort()}`;
 }
 
 export async function waitFor<T>(fn: () => Promise<T | undefined | false> | T | undefined | false, opts: { timeoutMs?: number; intervalMs?: number; what?: string } = {}): Promise<T> {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { startStack, type ApiClient, type Stack } from '@gateway/test-stack';
+import { closedAddress } from '@gateway/testing';
 
 interface Issue {
   loc: string[];
@@ -18,7 +19,7 @@ describe('flow requests are validated at the edge, every problem at once, before
 
   beforeAll(async () => {
     // no flows service: a request that passes validation answers 503, so a 422 proves nothing was called
-    stack = await startStack({ services: ['tenant-directory', 'edge'], sim: false, env: { FLOWS_ADDR: '127.0.0.1:1' } });
+    stack = await startStack({ services: ['tenant-directory', 'edge'], sim: false, env: { FLOWS_ADDR: await closedAddress() } });
     ({ api } = await stack.createTenant());
   });
   afterAll(() => stack.stop());
