@@ -2,6 +2,9 @@
 // every service as its own process, and the edge. Prints the base URL, the admin token and an API key.
 // Environment variables of docs/configuration (decisions.md) override every default; with PROVIDER_BASE_URL
 // set, no simulator is started; with NATS_URL set, no nats-server is started. Ctrl-C stops everything.
+// Names, default ports and the variables that move them come from the service catalogue
+// (libs/config/src/services.json). Every port is checked before anything starts: a port another process holds
+// (another stack, say) stops the start with a line naming the port and the variable that moves it.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -22,7 +25,13 @@ const remembered = (name, make) => {
   return value;
 };
 
-env.PORT ??= '8080';
+const catalogue = JSON.parse(readFileSync(join(root, 'libs', 'config', 'src', 'services.json'), 'utf8'));
+const { edge: EDGE, grpc: GRPC_SERVICES, providerSim: SIM, nats: NATS } = catalogue;
+/** The variable that moves an app's metrics port under `npm start` (each process reads it as METRICS_PORT). */
+const metricsVar = (name) => `${name.toUpperCase().replaceAll('-', '_')}_METRICS_PORT`;
+
+env[EDGE.portVar] ??= String(EDGE.port);
+env.PORT = env[EDGE.portVar];
 env.PUBLIC_BASE_URL ??= `http://localhost:${env.PORT}`;
 env.GATEWAY_ADMIN_TOKEN ??= remembered('admin-token', () => `adm_${randomBytes(24).toString('base64url')}`);
 env.SECRETS_KEY ??= remembered('secrets.key', () => randomBytes(32).toString('base64'));
@@ -73,12 +82,21 @@ const waitPort = async (port, what, timeoutMs = 30_000) => {
   }
 };
 
-function portFree(port) {
+function portFree(port, host = '127.0.0.1') {
   return new Promise((r) => {
     const srv = createServer();
     srv.once('error', () => r(false));
-    srv.listen(port, '127.0.0.1', () => srv.close(() => r(true)));
+    srv.listen(Number(port), host, () => srv.close(() => r(true)));
   });
+}
+
+/** Every port `npm start` is about to bind, with the variable that moves it; the first one taken stops the start. */
+async function checkPorts(ports) {
+  for (const { port, what, variable } of ports) {
+    if (!(await portFree(port, '0.0.0.0'))) {
+      throw new Error(`port ${port} (${what}) is already in use, perhaps by another gateway; set ${variable} to move it`);
+    }
+  }
 }
 
 function freePort() {
@@ -110,41 +128,42 @@ process.on('SIGINT', () => shutdown(0));
 process.on('SIGTERM', () => shutdown(0));
 
 const app = (name) => join(root, 'dist', 'apps', name, 'main.js');
-const SERVICES = [
-  ['tenant-directory', 50051, 'TENANT_DIRECTORY_ADDR', 9465],
-  ['messaging', 50052, 'MESSAGING_ADDR', 9466],
-  ['flows', 50053, 'FLOWS_ADDR', 9467],
-  ['signup', 50054, 'SIGNUP_ADDR', 9468],
-  ['dispatcher', 50055, 'DISPATCHER_ADDR', 9469],
-];
+for (const { grpcPort, addrVar } of GRPC_SERVICES) env[addrVar] ??= `127.0.0.1:${grpcPort}`;
+for (const { name, metricsPort } of [EDGE, ...GRPC_SERVICES]) env[metricsVar(name)] ??= String(metricsPort);
+const simulated = !env.PROVIDER_BASE_URL;
 
 try {
+  await checkPorts([
+    ...(simulated ? [{ port: env[SIM.portVar] ?? SIM.port, what: 'provider simulator', variable: SIM.portVar }] : []),
+    ...GRPC_SERVICES.map(({ name, addrVar }) => ({ port: env[addrVar].split(':').pop(), what: `${name} gRPC`, variable: addrVar })),
+    ...[EDGE, ...GRPC_SERVICES].map(({ name }) => ({ port: env[metricsVar(name)], what: `${name} metrics`, variable: metricsVar(name) })),
+    { port: env.PORT, what: 'edge HTTP', variable: EDGE.portVar },
+  ]);
+  const services = GRPC_SERVICES.filter(({ name }) => {
+    if (existsSync(app(name))) return true;
+    console.error(`[start] ${name} is not built yet; skipping`);
+    return false;
+  });
   if (!env.NATS_URL) {
-    // 4222 unless taken (e.g. a system nats-server): then any free port
-    const natsPort = env.NATS_PORT ?? ((await portFree(4222)) ? '4222' : String(await freePort()));
+    // the default port unless taken (e.g. a system nats-server): then any free port; a port asked for must be free
+    if (env[NATS.portVar]) await checkPorts([{ port: env[NATS.portVar], what: 'nats-server', variable: NATS.portVar }]);
+    const natsPort = env[NATS.portVar] ?? ((await portFree(NATS.port)) ? String(NATS.port) : String(await freePort()));
     const natsDir = join(dataDir, 'nats');
     mkdirSync(natsDir, { recursive: true });
     run('nats-server', env.NATS_SERVER_BIN ?? 'nats-server', ['-a', '127.0.0.1', '-p', natsPort, '-js', '-sd', natsDir]);
     await waitPort(natsPort, 'nats-server');
     env.NATS_URL = `nats://127.0.0.1:${natsPort}`;
   }
-  const simulated = !env.PROVIDER_BASE_URL;
   if (simulated) {
-    const simPort = env.SIM_PORT ?? '9090';
+    const simPort = env[SIM.portVar] ?? String(SIM.port);
     run('provider-sim', 'node', [app('provider-sim')], { PORT: simPort, SIM_WEBHOOK_URL: `http://127.0.0.1:${env.PORT}/webhooks/provider` });
     await waitPort(simPort, 'provider simulator');
     env.PROVIDER_BASE_URL = `http://127.0.0.1:${simPort}`;
   }
-  for (const [name, port, addrVar, metrics] of SERVICES) {
-    if (!existsSync(app(name))) {
-      console.error(`[start] ${name} is not built yet; skipping`);
-      continue;
-    }
-    const grpcPort = env[`${addrVar}`]?.split(':').pop() ?? String(port);
-    env[addrVar] ??= `127.0.0.1:${grpcPort}`;
-    run(name, 'node', [app(name)], { GRPC_PORT: grpcPort, METRICS_PORT: String(metrics) });
+  for (const { name, addrVar } of services) {
+    run(name, 'node', [app(name)], { GRPC_PORT: env[addrVar].split(':').pop(), METRICS_PORT: env[metricsVar(name)] });
   }
-  run('edge', 'node', [app('edge')], { METRICS_PORT: '9464' });
+  run('edge', 'node', [app('edge')], { METRICS_PORT: env[metricsVar(EDGE.name)] });
   await waitPort(env.PORT, 'edge');
   const base = `http://127.0.0.1:${env.PORT}`;
   // ready = every backing service answers its health check

@@ -1,20 +1,20 @@
-import { common, int, loadConfig, str, url, type Env } from '@gateway/config';
+import { common, EDGE, int, loadConfig, str, url, type Env } from '@gateway/config';
 
 export function readConfig(env: Env = process.env) {
   return loadConfig(
     {
       logLevel: common.logLevel,
       host: str('HOST', '0.0.0.0'),
-      port: int('PORT', common.defaultPorts.edge.http, { min: 0, max: 65535 }),
-      metricsPort: common.metricsPort(common.defaultPorts.edge.metrics),
-      publicBaseUrl: url('PUBLIC_BASE_URL', (e) => `http://localhost:${e.PORT ?? 8080}`),
+      port: int(EDGE.portVar, EDGE.port, { min: 0, max: 65535 }),
+      metricsPort: common.metricsPort(EDGE.metricsPort),
+      publicBaseUrl: url('PUBLIC_BASE_URL', (e) => `http://localhost:${e[EDGE.portVar] ?? EDGE.port}`),
       adminToken: str('GATEWAY_ADMIN_TOKEN'),
       natsUrl: common.natsUrl,
-      tenantDirectoryAddr: common.serviceAddr.tenantDirectory,
-      messagingAddr: common.serviceAddr.messaging,
-      flowsAddr: common.serviceAddr.flows,
-      signupAddr: common.serviceAddr.signup,
-      dispatcherAddr: common.serviceAddr.dispatcher,
+      tenantDirectoryAddr: common.serviceAddr('tenant-directory'),
+      messagingAddr: common.serviceAddr('messaging'),
+      flowsAddr: common.serviceAddr('flows'),
+      signupAddr: common.serviceAddr('signup'),
+      dispatcherAddr: common.serviceAddr('dispatcher'),
       providerAppSecret: str('PROVIDER_APP_SECRET', 'sim-app-secret'),
       providerVerifyToken: str('PROVIDER_VERIFY_TOKEN', 'sim-verify-token'),
       bodyLimitBytes: int('BODY_LIMIT_BYTES', 1024 * 1024, { min: 1024 }),

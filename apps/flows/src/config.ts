@@ -4,10 +4,8 @@ export function readConfig(env: Env = process.env) {
   return loadConfig(
     {
       ...common.grpcServiceFields('flows'),
-      tenantDirectoryAddr: common.serviceAddr.tenantDirectory,
-      providerBaseUrl: common.providerBaseUrl,
-      providerApiVersion: common.providerApiVersion,
-      providerTimeoutMs: common.providerTimeoutMs,
+      tenantDirectoryAddr: common.serviceAddr('tenant-directory'),
+      ...common.providerFields(),
     },
     env,
   );

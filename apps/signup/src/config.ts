@@ -1,6 +1,6 @@
-import { common, int, loadConfig, str, url, type Env, type Field } from '@gateway/config';
+import { common, grpcService, int, loadConfig, PROVIDER_SIM, str, url, type Env, type Field } from '@gateway/config';
 
-const DEFAULT_PROVIDER_BASE_URL = 'http://127.0.0.1:9090';
+const DEFAULT_PROVIDER_BASE_URL = `http://127.0.0.1:${PROVIDER_SIM.port}`;
 
 /** Is the Graph API base the provider's production host (then its real SDK and web origins apply)? */
 function isProductionGraph(base: string): boolean {
@@ -45,13 +45,11 @@ export function readConfig(env: Env = process.env) {
       databaseUrl: common.databaseUrl,
       dataDir: common.dataDir,
       grpcHost: common.grpcHost,
-      grpcPort: common.grpcPort(common.defaultPorts.signup.grpc),
-      metricsPort: common.metricsPort(common.defaultPorts.signup.metrics),
-      tenantDirectoryAddr: common.serviceAddr.tenantDirectory,
+      grpcPort: common.grpcPort(grpcService('signup').grpcPort),
+      metricsPort: common.metricsPort(grpcService('signup').metricsPort),
+      tenantDirectoryAddr: common.serviceAddr('tenant-directory'),
       secretsKey: common.secretsKey,
-      providerBaseUrl: common.providerBaseUrl,
-      providerApiVersion: common.providerApiVersion,
-      providerTimeoutMs: common.providerTimeoutMs,
+      ...common.providerFields(),
       providerAppId: str('PROVIDER_APP_ID', 'sim-app-id'),
       providerAppSecret: str('PROVIDER_APP_SECRET', 'sim-app-secret'),
       providerConfigId: str('PROVIDER_CONFIG_ID', 'sim-config-id'),

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { GRPC_SERVICES } from '@gateway/config';
 import { freePort } from '@gateway/testing';
 import { start, waitPort, type Proc } from './processes';
 
@@ -19,13 +20,6 @@ export interface BenchStack {
   stop(): Promise<void>;
 }
 
-const GRPC_SERVICES: Array<[string, string]> = [
-  ['tenant-directory', 'TENANT_DIRECTORY_ADDR'],
-  ['messaging', 'MESSAGING_ADDR'],
-  ['flows', 'FLOWS_ADDR'],
-  ['signup', 'SIGNUP_ADDR'],
-  ['dispatcher', 'DISPATCHER_ADDR'],
-];
 
 /** The gateway on embedded defaults (PGlite under a temp DATA_DIR), every app its own process, as `npm start` runs it. */
 export async function bootStack(natsBin: string): Promise<BenchStack> {
@@ -61,10 +55,10 @@ export async function bootStack(natsBin: string): Promise<BenchStack> {
   };
   procs.set('provider-sim', start('provider-sim', process.execPath, [dist('provider-sim')], { ...env, PORT: String(simPort), SIM_AUTO_STATUSES: 'false', SIM_WEBHOOK_URL: `http://127.0.0.1:${edgePort}/webhooks/provider` }));
   await waitPort(simPort, 'provider-sim');
-  for (const [, addrVar] of GRPC_SERVICES) env[addrVar] = `127.0.0.1:${await freshPort()}`;
+  for (const { addrVar } of GRPC_SERVICES) env[addrVar] = `127.0.0.1:${await freshPort()}`;
 
   const startService = async (name: string): Promise<Proc> => {
-    const addrVar = GRPC_SERVICES.find(([n]) => n === name)?.[1];
+    const addrVar = GRPC_SERVICES.find((s) => s.name === name)?.addrVar;
     const port = addrVar ? Number(env[addrVar].split(':')[1]) : edgePort;
     // BENCH_PROFILE=dispatcher,edge writes V8 CPU profiles of those processes to .bench/profiles (open in Chrome DevTools)
     const profiled = (process.env.BENCH_PROFILE ?? '').split(',').includes(name);
@@ -74,7 +68,7 @@ export async function bootStack(natsBin: string): Promise<BenchStack> {
     await waitPort(port, name);
     return p;
   };
-  for (const [name] of GRPC_SERVICES) await startService(name);
+  for (const { name } of GRPC_SERVICES) await startService(name);
   await startService('edge');
   return {
     procs,
@@ -85,7 +79,7 @@ export async function bootStack(natsBin: string): Promise<BenchStack> {
     dataDir,
     startService,
     async stop() {
-      for (const name of ['edge', ...GRPC_SERVICES.map(([n]) => n).reverse(), 'provider-sim', 'nats-server']) await procs.get(name)?.stop();
+      for (const name of ['edge', ...GRPC_SERVICES.map((s) => s.name).reverse(), 'provider-sim', 'nats-server']) await procs.get(name)?.stop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -1,9 +1,10 @@
-import { common, type Env } from '@gateway/config';
+import { APP_NAMES, EDGE, GRPC_SERVICES as CATALOGUE, type Env } from '@gateway/config';
 
-/** The apps a deployment runs, with their default ports: the edge (HTTP) and the gRPC services. */
-export type AppName = keyof typeof common.defaultPorts;
-export const APPS = Object.keys(common.defaultPorts) as AppName[];
-export const GRPC_SERVICES = APPS.filter((a): a is Exclude<AppName, 'edge'> => a !== 'edge');
+/** The apps a deployment runs (the service catalogue of @gateway/config): the edge (HTTP) and the gRPC services. */
+export type AppName = string;
+export const APPS = [...APP_NAMES];
+export const GRPC_SERVICES = CATALOGUE.map((s) => s.name);
+export const isEdge = (app: AppName) => app === EDGE.name;
 
 export type ReadConfig = (env: Env) => Record<string, unknown>;
 
@@ -69,7 +70,7 @@ export function listenOf(app: AppName, config: Record<string, unknown>): AppList
     if (typeof v !== 'number') throw new Error(`${app}: config.${k} is not a number (${String(v)})`);
     return v;
   };
-  return app === 'edge'
+  return isEdge(app)
     ? { kind: 'http', port: num('port'), metricsPort: num('metricsPort'), host: String(config.host) }
     : { kind: 'grpc', port: num('grpcPort'), metricsPort: num('metricsPort'), host: String(config.grpcHost) };
 }
