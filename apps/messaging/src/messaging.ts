@@ -6,7 +6,7 @@ import type { ServiceClient } from '@gateway/rpc';
 import type { Executed, IdempotentRunner } from './idempotency';
 import { ClientCredentialsCache } from './client-cache';
 import * as build from './payloads';
-import type { Credentials, ProviderPort } from './provider';
+import type { Credentials, MessagingProvider } from './provider';
 import type { MessageRepository, MessageRecord } from './store/messages';
 
 type Json = Record<string, unknown>;
@@ -25,7 +25,7 @@ interface ResolvedClient {
 export class Messaging {
   constructor(
     directory: ServiceClient<typeof td.TenantDirectoryService>,
-    private readonly provider: ProviderPort,
+    private readonly provider: MessagingProvider,
     private readonly runner: IdempotentRunner,
     private readonly messages: MessageRepository,
     private readonly credentials = new ClientCredentialsCache(directory),
@@ -55,7 +55,7 @@ export class Messaging {
       const { client, credentials } = await this.resolve(caller);
       const body = payload(client);
       return async (): Promise<Executed<R>> => {
-        const messageId = await this.provider.sendMessage(kind, credentials, body);
+        const { messageId } = await this.provider.sendMessage(credentials.accessToken, credentials.phoneNumberId, body);
         return {
           response: respond({ messageId }),
           message: { id: messageId, tenantId: client.tenantId, clientId: client.id, to: req.to, kind },
@@ -126,7 +126,8 @@ export class Messaging {
     const { response, replayed } = await this.runner.run(caller, operation, async () => {
       const { credentials } = await this.resolve(caller);
       return async () => {
-        const outcome = await this.provider.blockUsers(operation, credentials, build.blockUsersPayload(users), block);
+        const res = await this.provider.blockUsers(credentials.accessToken, credentials.phoneNumberId, users, block);
+        const outcome = { done: res.done.map((d) => d.input), failed: res.failed.map((f) => ({ user: f.input, errors: f.errors })) };
         if (outcome.failed.length) {
           throw new AppError(
             'provider_rejected',
@@ -147,7 +148,7 @@ export class Messaging {
     const { replayed } = await this.runner.run(caller, operation, async () => {
       const { credentials } = await this.resolve(caller);
       return async () => {
-        await this.provider.markRead(operation, credentials, build.markReadPayload(messageId, typing));
+        await this.provider.markRead(credentials.accessToken, credentials.phoneNumberId, messageId, typing);
         return { response: {} };
       };
     });
@@ -158,7 +159,7 @@ export class Messaging {
     const { replayed } = await this.runner.run(r.caller, 'accept_call', async () => {
       const { credentials } = await this.resolve(r.caller);
       return async () => {
-        await this.provider.call('accept_call', credentials, build.acceptCallPayload(r.callId, r.sdp));
+        await this.provider.acceptCall(credentials.accessToken, credentials.phoneNumberId, r.callId, r.sdp);
         return { response: {} };
       };
     });

@@ -1,6 +1,7 @@
 import { create } from '@bufbuild/protobuf';
 import { messaging as m } from '@gateway/contracts';
 import * as build from './payloads';
+import { acceptCallBody, blockUsersBody, markReadBody } from '@gateway/provider-client';
 import { messageValidator, requestExample, requestValidator } from '@gateway/testing';
 
 const to = '+16505551234';
@@ -24,8 +25,8 @@ const messages: Array<[string, Record<string, unknown>]> = [
   ['sticker', build.stickerPayload(create(m.SendStickerRequestSchema, { to, url: 'https://x.test/s.webp' }))],
   ['catalog with thumbnail', build.catalogPayload(create(m.SendCatalogRequestSchema, { to, body: 'Browse', footer: 'f', thumbnailProductRetailerId: 'sku' }))],
   ['catalog without thumbnail', build.catalogPayload(create(m.SendCatalogRequestSchema, { to, body: 'Browse' }))],
-  ['mark read', build.markReadPayload('wamid.IN', false)],
-  ['typing indicator', build.markReadPayload('wamid.IN', true)],
+  ['mark read', markReadBody('wamid.IN', false)],
+  ['typing indicator', markReadBody('wamid.IN', true)],
 ];
 
 /**
@@ -98,22 +99,22 @@ describe("provider requests validate against the provider's OpenAPI description"
 
   it('mark read and typing match the shape of the file\'s own example (the file gives no schema for them)', () => {
     const example = requestExample(MESSAGES, 'post', 'Send typing indicator and read receipt') as Record<string, unknown>;
-    const typing = build.markReadPayload('wamid.IN', true);
+    const typing = markReadBody('wamid.IN', true);
     expect(Object.keys(typing).sort()).toEqual(Object.keys(example).sort());
     expect({ ...typing, message_id: example.message_id }).toEqual(example);
-    const read = build.markReadPayload('wamid.IN', false);
+    const read = markReadBody('wamid.IN', false);
     const { typing_indicator: _t, ...readExample } = example;
     expect({ ...read, message_id: example.message_id }).toEqual(readExample);
   });
 
   it('block and unblock users', () => {
     const v = requestValidator('/{Version}/{Phone-Number-ID}/block_users', 'post');
-    expect(v(build.blockUsersPayload(['+16505551234'])) ? [] : v.errors).toEqual([]);
+    expect(v(blockUsersBody(['+16505551234'])) ? [] : v.errors).toEqual([]);
   });
 
   it('call accept: every field the file defines for the call body, with call_id where the file says to', () => {
     const v = requestValidator('/{Version}/{Phone-Number-ID}/calls', 'post');
-    const body = build.acceptCallPayload('wacid.X', 'v=0') as Record<string, unknown>;
+    const body = acceptCallBody('wacid.X', 'v=0') as Record<string, unknown>;
     // provider-cloud-api.md 4 [conflict]: the file's accept example uses `to`; the calling guide and every
     // client library use `call_id`, which the real provider requires. Checked with `to` standing in for it,
     // everything else (action, session.sdp_type "answer", sdp) must satisfy the file as written.

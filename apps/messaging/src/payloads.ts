@@ -1,7 +1,8 @@
 import type { messaging } from '@gateway/contracts';
 
 /*
- * Provider request bodies, exactly as the provider reference documents them (provider-cloud-api.md §1–§4).
+ * Message bodies, exactly as the provider reference documents them (provider-cloud-api.md §1). The bodies of
+ * mark read, block users and call actions are the provider client's (@gateway/provider-client).
  */
 
 type Json = Record<string, unknown>;
@@ -134,19 +135,4 @@ export function catalogPayload(r: messaging.SendCatalogRequest): Json {
       ...(r.thumbnailProductRetailerId ? { parameters: { thumbnail_product_retailer_id: r.thumbnailProductRetailerId } } : {}),
     },
   });
-}
-
-/** §2: mark read, optionally with the typing indicator. */
-export function markReadPayload(messageId: string, typing: boolean): Json {
-  return { messaging_product: 'whatsapp', status: 'read', message_id: messageId, ...(typing ? { typing_indicator: { type: 'text' } } : {}) };
-}
-
-/** §3: the body of POST (block) and DELETE (unblock) /block_users. */
-export function blockUsersPayload(users: string[]): Json {
-  return { messaging_product: 'whatsapp', block_users: users.map((user) => ({ user })) };
-}
-
-/** §4: accept a user-initiated call with the agent's SDP answer. */
-export function acceptCallPayload(callId: string, sdp: string): Json {
-  return { messaging_product: 'whatsapp', call_id: callId, action: 'accept', session: { sdp_type: 'answer', sdp } };
 }

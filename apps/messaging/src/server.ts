@@ -3,13 +3,13 @@ import { messaging as m, tenantDirectory as td } from '@gateway/contracts';
 import type { Logger } from '@gateway/logger';
 import { createServiceClient, defineService, startGrpcServer } from '@gateway/rpc';
 import { Metrics, startMetricsServer, type RunningProcess } from '@gateway/runtime';
+import { connectProvider } from '@gateway/provider-client';
 import { openDb } from '@gateway/store';
 import type { MessagingConfig } from './config';
 import { IdempotentRunner } from './idempotency';
 import { ClientLookup } from './inbound/client-lookup';
 import { startInboundConsumer } from './inbound/inbound-consumer';
 import { Messaging } from './messaging';
-import { connectProvider } from './provider-adapter';
 import { migrations } from './store/migrations';
 import { SqlMessageRepository } from './store/messages';
 
@@ -78,7 +78,7 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
       await bus.close();
       await metricsServer.close();
       directory.close();
-      await provider.close?.();
+      await provider.close();
       await db.close();
     },
   };

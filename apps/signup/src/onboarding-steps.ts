@@ -1,13 +1,12 @@
 import { isAppError, type ProviderErrorInfo } from '@gateway/errors';
+import type { ProviderClient } from '@gateway/provider-client';
 import type { PinVault } from './pins';
 
-/** The provider operations of embedded signup (reference §6.2); @gateway/provider-client implements them. */
-export interface OnboardingProvider {
-  exchangeCode(code: string): Promise<{ accessToken: string }>;
-  registerPhone(token: string, phoneNumberId: string, pin: string): Promise<void>;
-  subscribeApp(token: string, wabaId: string): Promise<void>;
-  listCatalogs(token: string, wabaId: string): Promise<Array<{ id: string }>>;
-}
+/**
+ * The provider operations of embedded signup (reference §6.2): the shared ProviderClient's own (connectProvider of
+ * @gateway/provider-client), behind the same kind of port as messaging and flows.
+ */
+export type OnboardingProvider = Pick<ProviderClient, 'exchangeCode' | 'registerPhone' | 'subscribeApp' | 'listCatalogs'>;
 
 /** Machine words of the failing step: stored on the session and the client, and sent as `?reason=`. */
 export const STEP_REASONS = {

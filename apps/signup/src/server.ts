@@ -1,7 +1,7 @@
 import { signup as s, tenantDirectory as td } from '@gateway/contracts';
 import { resolveSecretsKey, SecretBox } from '@gateway/crypto';
 import type { Logger } from '@gateway/logger';
-import { ProviderClient } from '@gateway/provider-client';
+import { connectProvider } from '@gateway/provider-client';
 import { createServiceClient, defineService, startGrpcServer } from '@gateway/rpc';
 import { Metrics, startMetricsServer, type RunningProcess } from '@gateway/runtime';
 import { openDb } from '@gateway/store';
@@ -24,15 +24,7 @@ export async function startSignup(config: SignupConfig, logger: Logger): Promise
   const repo = new SqlSignupRepository(db);
   const directory = createServiceClient(td.TenantDirectoryService, config.tenantDirectoryAddr, { defaultDeadlineMs: 10_000 });
   const metrics = new Metrics('signup');
-  const provider = new ProviderClient({
-    observer: metrics.providerCall,
-    baseUrl: config.providerBaseUrl,
-    apiVersion: config.providerApiVersion,
-    timeoutMs: config.providerTimeoutMs,
-    appId: config.providerAppId,
-    appSecret: config.providerAppSecret,
-    logger,
-  });
+  const provider = connectProvider(config, metrics.providerCall, logger);
   const outcomes = metrics.counter('signup_completions_total', 'Signup completions by outcome and failure reason', ['outcome', 'reason']);
   const signup = new Signup({
     repo,

@@ -1,6 +1,7 @@
 import { FormData } from 'undici';
 import { AppError } from '@gateway/errors';
 import type { Logger } from '@gateway/logger';
+import { acceptCallBody, blockUsersBody, markReadBody } from './bodies';
 import { ProviderHttp, type ProviderCallObserver } from './http';
 
 export interface ProviderClientOptions {
@@ -54,8 +55,9 @@ const FLOW_FIELDS = 'id,name,status,categories,validation_errors,json_version,wh
 const MAX_LIST_PAGES = 50;
 
 /**
- * One method per provider operation the gateway uses. Payloads for messages are built by the caller
- * (exactly as the provider documents them); this class owns transport, auth and error classification.
+ * One method per provider operation the gateway uses, each building its request body in one place (bodies.ts, or
+ * inline where only that method sends it). Message bodies are built by the sender (messaging) exactly as the
+ * provider documents them; this class owns transport, auth and error classification.
  */
 export class ProviderClient {
   private readonly http: ProviderHttp;
@@ -84,7 +86,7 @@ export class ProviderClient {
       method: 'POST',
       path: `${phoneNumberId}/messages`,
       token,
-      json: { messaging_product: 'whatsapp', status: 'read', message_id: messageId, ...(typing ? { typing_indicator: { type: 'text' } } : {}) },
+      json: markReadBody(messageId, typing),
       idempotent: true,
     });
   }
@@ -97,7 +99,7 @@ export class ProviderClient {
       method: block ? 'POST' : 'DELETE',
       path: `${phoneNumberId}/block_users`,
       token,
-      json: { messaging_product: 'whatsapp', block_users: users.map((user) => ({ user })) },
+      json: blockUsersBody(users),
       idempotent: true,
     });
     const b = res.block_users ?? {};
@@ -114,7 +116,7 @@ export class ProviderClient {
 
   /** Accepts a user-initiated call with the agent's SDP answer. */
   acceptCall(token: string, phoneNumberId: string, callId: string, sdp: string): Promise<void> {
-    return this.callAction(token, phoneNumberId, { messaging_product: 'whatsapp', call_id: callId, action: 'accept', session: { sdp_type: 'answer', sdp } });
+    return this.callAction(token, phoneNumberId, acceptCallBody(callId, sdp));
   }
 
   // ---- Flows (§5)

@@ -1,0 +1,29 @@
+import type { Logger } from '@gateway/logger';
+import { ProviderClient } from './client';
+import type { ProviderCallObserver } from './http';
+
+/** The provider settings of a service's config (`common.providerFields()` of @gateway/config, plus app credentials where used). */
+export interface ProviderSettings {
+  providerBaseUrl: string;
+  providerApiVersion: string;
+  providerTimeoutMs: number;
+  providerAppId?: string;
+  providerAppSecret?: string;
+}
+
+/**
+ * The one way a service reaches the provider: a ProviderClient from its config. Each service takes it behind a
+ * port that picks the operations it uses (`Pick<ProviderClient, ...>`); every call's outcome goes to `observer`
+ * (pass `metrics.providerCall`).
+ */
+export function connectProvider(config: ProviderSettings, observer?: ProviderCallObserver, logger?: Logger): ProviderClient {
+  return new ProviderClient({
+    baseUrl: config.providerBaseUrl,
+    apiVersion: config.providerApiVersion,
+    timeoutMs: config.providerTimeoutMs,
+    appId: config.providerAppId,
+    appSecret: config.providerAppSecret,
+    observer,
+    logger,
+  });
+}
