@@ -8,17 +8,19 @@ import type { Db } from '@gateway/store';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { DeliveryTargets } from './delivery-targets';
 import { DELIVERY_ID_HEADER, DELIVERY_SERIES_HEADER } from './delivery-worker';
-import { DELIVERY_STATUSES, SqlDeliveryRepository, type DeliveryRecord } from './store/deliveries';
+import { DELIVERY_STATUSES, SqlDeliveryRepository, type DeliveryRecord, type DeliveryRepository } from './store/deliveries';
 
 type DeliveryMessage = MessageInitShape<typeof d.DeliverySchema>;
 
 /** The dispatcher's gRPC-facing operations: reading delivery records, manual retries and test events. */
 export class Deliveries {
-  private readonly repo: SqlDeliveryRepository;
-
-  constructor(private readonly db: Db, private readonly targets: DeliveryTargets, private readonly kickOutbox: () => void) {
-    this.repo = new SqlDeliveryRepository(db);
-  }
+  /** `repo` reads and writes over `db`; writes that go with an outbox message use a repository in their transaction. */
+  constructor(
+    private readonly db: Db,
+    private readonly repo: DeliveryRepository,
+    private readonly targets: DeliveryTargets,
+    private readonly kickOutbox: () => void,
+  ) {}
 
   async list(r: { tenantId: string; clientId: string; status?: string; eventType?: string; limit: number; cursor?: string }) {
     if (r.status && !(DELIVERY_STATUSES as readonly string[]).includes(r.status)) throw AppError.validation([{ loc: ['query', 'status'], msg: `must be one of ${DELIVERY_STATUSES.join(', ')}`, type: 'enum', input: r.status, ctx: { expected: DELIVERY_STATUSES } }]);

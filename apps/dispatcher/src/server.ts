@@ -56,7 +56,7 @@ export async function startDispatcher(config: DispatcherConfig, logger: Logger):
     runConsumer({ bus, stream: STREAMS.webhookRetries.name, durable: RETRIES_DURABLE, logger, concurrency: Math.max(4, config.concurrency / 4), config: consumerConfig, lag: metrics.consumerLag, handle: (m) => worker.handle(m) }),
   ]);
 
-  const deliveries = new Deliveries(db, targets, () => relay.kick());
+  const deliveries = new Deliveries(db, repo, targets, () => relay.kick());
   const service = defineService(d.DispatcherService, {
     listDeliveries: (r) => deliveries.list(r),
     getDelivery: (r) => deliveries.get(r.tenantId, r.clientId, r.deliveryId),

@@ -7,6 +7,7 @@ import { openDb, type Db } from '@gateway/store';
 import { createTestDatabase, postgresServerUrl, tempDir, type TestDatabase } from '@gateway/testing';
 import { IdempotentRunner, type Executed } from './idempotency';
 import { migrations } from './store/migrations';
+import { MessageStore } from './store/message-store';
 import { SqlMessageRepository } from './store/messages';
 
 const hash = (s: string) => createHash('sha256').update(s).digest('hex');
@@ -24,7 +25,8 @@ describe('idempotent runner', () => {
     const server = postgresServerUrl();
     if (server) tdb = await createTestDatabase(server);
     db = await openDb({ databaseUrl: tdb?.databaseUrl, dataDir: dir.path, schema: 'messaging', migrations });
-    runner = new IdempotentRunner(db, { ttlMs: 60_000, leaseMs: 60_000 }, createLogger({ name: 'test', level: 'silent' }));
+    const logger = createLogger({ name: 'test', level: 'silent' });
+    runner = new IdempotentRunner(db, { ttlMs: 60_000, leaseMs: 60_000 }, new MessageStore(db, logger), logger);
   });
   afterAll(async () => {
     await db.close();

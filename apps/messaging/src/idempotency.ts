@@ -3,8 +3,8 @@ import type { Logger } from '@gateway/logger';
 import type { Db } from '@gateway/store';
 import type { messaging } from '@gateway/contracts';
 import { SqlIdempotencyRepository, type IdempotencyTimes, type StoredOutcome } from './store/idempotency';
-import { MessageWriter } from './store/message-writer';
-import { SqlMessageRepository, type NewMessage } from './store/messages';
+import type { MessageStore } from './store/message-store';
+import type { NewMessage } from './store/messages';
 
 /** What the execution step of an operation produced: the response, and the message record to store with it. */
 export interface Executed<R> {
@@ -32,19 +32,8 @@ export const MAX_KEY_LENGTH = 255;
 export class IdempotentRunner {
   private readonly keys: SqlIdempotencyRepository;
 
-  private readonly writer: MessageWriter;
-
-  constructor(private readonly db: Db, private readonly times: IdempotencyTimes, private readonly logger: Logger) {
+  constructor(db: Db, private readonly times: IdempotencyTimes, private readonly messages: MessageStore, private readonly logger: Logger) {
     this.keys = new SqlIdempotencyRepository(db, times);
-    const messages = new SqlMessageRepository(db);
-    this.writer = new MessageWriter(db, async (ids) => {
-      for (const id of ids) await messages.applyEarlyStatuses(id);
-    }, logger);
-  }
-
-  /** Writes what is waiting in the group commit (at shutdown). */
-  flush(): Promise<void> {
-    return this.writer.flush();
   }
 
   purgeExpired(): Promise<number> {
@@ -108,16 +97,12 @@ export class IdempotentRunner {
     if (!executed.message && !claim) return;
     if (executed.message && !claim) {
       // no outcome to store with it: the record joins the group commit of concurrent sends
-      await this.writer.insert(executed.message).catch(() => undefined);
+      await this.messages.insert(executed.message).catch(() => undefined);
       return;
     }
     try {
-      await this.db.tx(async (q) => {
-        if (executed.message) await new SqlMessageRepository(q).insertAccepted(executed.message);
-        if (claim) await new SqlIdempotencyRepository(q, this.times).complete(claim.tenantId, claim.key, claim.token, { ok: executed.response as Record<string, unknown> });
-      });
-      // only once the insert is committed can no overtaking status update slip past (see recordStatus)
-      if (executed.message) await new SqlMessageRepository(this.db).applyEarlyStatuses(executed.message.id);
+      const outcome = { ok: executed.response as Record<string, unknown> };
+      await this.messages.insertWith(executed.message, (q) => new SqlIdempotencyRepository(q, this.times).complete(claim!.tenantId, claim!.key, claim!.token, outcome));
     } catch (e) {
       this.logger.error({ err: e, messageId: executed.message?.id }, 'could not store the outcome of an accepted request');
     }

@@ -11,7 +11,7 @@ import { ClientLookup } from './inbound/client-lookup';
 import { startInboundConsumer } from './inbound/inbound-consumer';
 import { Messaging } from './messaging';
 import { migrations } from './store/migrations';
-import { SqlMessageRepository } from './store/messages';
+import { MessageStore } from './store/message-store';
 
 export interface RunningMessaging extends RunningProcess {
   grpcPort: number;
@@ -25,9 +25,10 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
   const metrics = new Metrics('messaging');
   const directory = createServiceClient(td.TenantDirectoryService, config.tenantDirectoryAddr, { defaultDeadlineMs: 10_000 });
   const provider = connectProvider(config, metrics.providerCall);
-  const messages = new SqlMessageRepository(db);
+  const store = new MessageStore(db, logger);
+  const messages = store.repository;
   // a claim outlives the longest a request can run (provider timeout, one retry) many times over
-  const runner = new IdempotentRunner(db, { ttlMs: DAY_MS, leaseMs: Math.max(60_000, config.providerTimeoutMs * 6) }, logger);
+  const runner = new IdempotentRunner(db, { ttlMs: DAY_MS, leaseMs: Math.max(60_000, config.providerTimeoutMs * 6) }, store, logger);
   const svc = new Messaging(directory, provider, runner, messages);
 
   const service = defineService(m.MessagingService, {
@@ -73,7 +74,7 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
     async stop() {
       clearInterval(purge);
       await grpc.shutdown();
-      await runner.flush();
+      await store.flush();
       await inbound.stop();
       await bus.close();
       await metricsServer.close();

@@ -10,3 +10,5 @@ export type { WebhookReceiver, ReceivedWebhook, ReceiverReply } from './webhook-
 export { requestValidator, componentValidator, messageValidator, requestExample, requestContentTypes, OPENAPI_FILE } from './openapi-contract';
 export { SimControl } from './sim-control';
 export type { Onboarded, RecordedCall, SimReply } from './sim-control';
+export { storageBackends } from './storage-backends';
+export type { StorageBackend } from './storage-backends';

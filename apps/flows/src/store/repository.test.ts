@@ -1,35 +1,9 @@
-import { createTestDatabase, postgresServerUrl, tempDir, type TestDatabase } from '@gateway/testing';
-import { openDb, type Db } from '@gateway/store';
+import { storageBackends } from '@gateway/testing';
+import type { Db } from '@gateway/store';
 import { migrations } from './migrations';
 import { SqlFlowRepository, type ProviderState } from './repository';
 
-interface Backend {
-  open(): Promise<Db>;
-  cleanup(): Promise<void>;
-}
-
-function pglite(): Backend {
-  const dir = tempDir('gw-flows-');
-  return { open: () => openDb({ dataDir: dir.path, schema: 'flows', migrations }), cleanup: async () => dir.remove() };
-}
-
-function postgres(): Backend {
-  let tdb: TestDatabase | undefined;
-  return {
-    async open() {
-      const server = postgresServerUrl();
-      if (!server) throw new Error('TEST_DATABASE_URL is not set: run the suite with `npm test`, which provides a PostgreSQL server');
-      tdb ??= await createTestDatabase(server);
-      return openDb({ databaseUrl: tdb.databaseUrl, dataDir: '', schema: 'flows', migrations, poolSize: 4 });
-    },
-    cleanup: async () => tdb?.drop(),
-  };
-}
-
-describe.each([
-  ['pglite', pglite],
-  ['postgres', postgres],
-])('flow store on %s', (_name, make) => {
+describe.each(storageBackends('flows', migrations, { poolSize: 4 }))('flow store on %s', (_name, make) => {
   const backend = make();
   let db: Db;
   let repo: SqlFlowRepository;

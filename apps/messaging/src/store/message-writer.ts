@@ -1,6 +1,6 @@
 import type { Logger } from '@gateway/logger';
 import { GroupCommit, type Db } from '@gateway/store';
-import type { NewMessage } from './messages';
+import { insertAccepted, type NewMessage } from './messages';
 
 /**
  * Group commit for accepted sends without an idempotency key: sends that finish together are stored in one
@@ -26,17 +26,7 @@ export class MessageWriter {
   }
 
   private async write(batch: NewMessage[]): Promise<void> {
-    const params: unknown[] = [];
-    const rows = batch.map((m, i) => {
-      const at = m.at ?? new Date();
-      params.push(m.id, m.tenantId, m.clientId, m.to, m.kind, JSON.stringify([{ status: 'accepted', at: at.toISOString() }]), at);
-      const b = i * 7;
-      return `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, 'accepted', $${b + 6}::jsonb, $${b + 7}::timestamptz, $${b + 7}::timestamptz)`;
-    });
-    await this.db.query(
-      `INSERT INTO messages (id, tenant_id, client_id, to_number, kind, status, status_history, created_at, updated_at) VALUES ${rows.join(', ')} ON CONFLICT (id) DO NOTHING`,
-      params,
-    );
+    await insertAccepted(this.db, batch);
     // committed (autocommit): now no overtaking status update can slip past (see recordStatus)
     const early = await this.db.query<{ message_id: string }>('SELECT DISTINCT message_id FROM early_statuses WHERE message_id = ANY($1::text[])', [batch.map((m) => m.id)]);
     if (early.length) await this.applyEarly(early.map((e) => e.message_id));

@@ -1,38 +1,12 @@
-import { createTestDatabase, postgresServerUrl, tempDir, type TestDatabase } from '@gateway/testing';
-import { openDb, type Db } from '@gateway/store';
+import { storageBackends } from '@gateway/testing';
+import type { Db } from '@gateway/store';
 import { migrations } from './migrations';
 import { SqlMessageRepository, type MessageStatus } from './messages';
 import { SqlIdempotencyRepository } from './idempotency';
 
-interface Backend {
-  open(): Promise<Db>;
-  cleanup(): Promise<void>;
-}
-
-function pglite(): Backend {
-  const dir = tempDir('gw-msg-');
-  return { open: () => openDb({ dataDir: dir.path, schema: 'messaging', migrations }), cleanup: async () => dir.remove() };
-}
-
-function postgres(): Backend {
-  let tdb: TestDatabase | undefined;
-  return {
-    async open() {
-      const server = postgresServerUrl();
-      if (!server) throw new Error('TEST_DATABASE_URL is not set: run the suite with `npm test`, which provides a PostgreSQL server');
-      tdb ??= await createTestDatabase(server);
-      return openDb({ databaseUrl: tdb.databaseUrl, dataDir: '', schema: 'messaging', migrations, poolSize: 10 });
-    },
-    cleanup: async () => tdb?.drop(),
-  };
-}
-
 const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 12, 0, s));
 
-describe.each([
-  ['pglite', pglite],
-  ['postgres', postgres],
-])('message store on %s', (_name, make) => {
+describe.each(storageBackends('messaging', migrations, { poolSize: 10 }))('message store on %s', (_name, make) => {
   const backend = make();
   let db: Db;
   let repo: SqlMessageRepository;

@@ -65,6 +65,22 @@ export interface MessageRepository {
   purgeEarlyStatuses(olderThanMs: number): Promise<number>;
 }
 
+/** Stores sends the provider accepted (status `accepted`) in one statement; an id stored before changes nothing. */
+export async function insertAccepted(q: Queryable, batch: NewMessage[]): Promise<void> {
+  const params: unknown[] = [];
+  const rows = batch.map((m, i) => {
+    const at = m.at ?? new Date();
+    const history: StatusChange[] = [{ status: 'accepted', at: at.toISOString() }];
+    params.push(m.id, m.tenantId, m.clientId, m.to, m.kind, JSON.stringify(history), at);
+    const b = i * 7;
+    return `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, 'accepted', $${b + 6}::jsonb, $${b + 7}::timestamptz, $${b + 7}::timestamptz)`;
+  });
+  await q.query(
+    `INSERT INTO messages (id, tenant_id, client_id, to_number, kind, status, status_history, created_at, updated_at) VALUES ${rows.join(', ')} ON CONFLICT (id) DO NOTHING`,
+    params,
+  );
+}
+
 interface MessageRow extends Omit<MessageRecord, 'to'> {
   to_number: string;
 }
@@ -72,14 +88,8 @@ interface MessageRow extends Omit<MessageRecord, 'to'> {
 export class SqlMessageRepository implements MessageRepository {
   constructor(private readonly q: Queryable) {}
 
-  async insertAccepted(m: NewMessage): Promise<void> {
-    const at = m.at ?? new Date();
-    const history: StatusChange[] = [{ status: 'accepted', at: at.toISOString() }];
-    await this.q.query(
-      `INSERT INTO messages (id, tenant_id, client_id, to_number, kind, status, status_history, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, 'accepted', $6::jsonb, $7, $7) ON CONFLICT (id) DO NOTHING`,
-      [m.id, m.tenantId, m.clientId, m.to, m.kind, JSON.stringify(history), at],
-    );
+  insertAccepted(m: NewMessage): Promise<void> {
+    return insertAccepted(this.q, [m]);
   }
 
   async applyEarlyStatuses(messageId: string): Promise<void> {
