@@ -1,42 +1,59 @@
-import type { tenantDirectory as td } from '@gateway/contracts';
+import { toJson, type DescMessage, type JsonObject, type MessageShape } from '@bufbuild/protobuf';
+import { dispatcher as d, flows as fl, messaging as m, tenantDirectory as td } from '@gateway/contracts';
+
+/*
+ * Every response body the edge writes, from the services' records. The contracts name their fields as the
+ * spec names them in JSON (proto field names, snake_case), so a record is its JSON form with every field
+ * present: an absent optional field is null. Records that deviate say how.
+ */
+
+type Json = Record<string, unknown>;
+
+/** The record's fields under their proto names, absent optional ones (nested ones too) as null. */
+function recordJson<Desc extends DescMessage>(schema: Desc, message: MessageShape<Desc>): Json {
+  return withNulls(schema, toJson(schema, message, { useProtoFieldName: true, alwaysEmitImplicit: true }) as JsonObject);
+}
+
+function withNulls(schema: DescMessage, json: JsonObject): Json {
+  const out: Json = { ...json };
+  for (const field of schema.fields) {
+    const value = out[field.name];
+    if (value === undefined) out[field.name] = null;
+    else if (field.fieldKind === 'message') out[field.name] = withNulls(field.message, value as JsonObject);
+    else if (field.fieldKind === 'list' && field.listKind === 'message') out[field.name] = (value as JsonObject[]).map((v) => withNulls(field.message, v));
+  }
+  return out;
+}
+
+const parsed = (text: string): unknown => JSON.parse(text) as unknown;
 
 /** Tenant record of spec 2.1. */
 export function tenantJson(t: td.Tenant | undefined) {
-  if (!t) return null;
-  return {
-    id: t.id,
-    name: t.name,
-    email: t.email,
-    plan: t.plan,
-    active_wabas: t.activeWabas,
-    webhook_url: t.webhookUrl ?? null,
-    webhook_secret: t.webhookSecret,
-    billing_customer_id: t.billingCustomerId ?? null,
-    billing_subscription_id: t.billingSubscriptionId ?? null,
-    created_at: t.createdAt,
-  };
+  return t ? recordJson(td.TenantSchema, t) : null;
 }
 
-/** Client record of spec 2.2 (never the access token). */
+/** Client record of spec 2.2 (the contract never carries the access token; the failure reason stays internal). */
 export function clientJson(c: td.Client | undefined) {
   if (!c) return null;
-  return {
-    id: c.id,
-    tenant_id: c.tenantId,
-    is_active: c.isActive,
-    business_account_id: c.businessAccountId ?? null,
-    phone_number_id: c.phoneNumberId ?? null,
-    display_name: c.displayName,
-    external_id: c.externalId ?? null,
-    webhook_url: c.webhookUrl ?? null,
-    webhook_registered: c.webhookRegistered,
-    signup_status: c.signupStatus,
-    catalog_id: c.catalogId ?? null,
-    provider_business_id: c.providerBusinessId ?? null,
-    success_redirect_url: c.successRedirectUrl ?? null,
-    failure_redirect_url: c.failureRedirectUrl ?? null,
-    created_at: c.createdAt,
-    updated_at: c.updatedAt,
-    embed_signup_url: c.embedSignupUrl ?? null,
-  };
+  const { signup_failure_reason: _internal, ...client } = recordJson(td.ClientSchema, c);
+  return client;
+}
+
+/** Flow record of decisions.md (`POST /api/flows`, `GET /api/flows[/{flow_id}]`); JSON fields travel serialized. */
+export function flowJson(f: fl.Flow | undefined) {
+  if (!f) return null;
+  const { tenant_id: _tenant, validation_errors_json: _errors, ...flow } = recordJson(fl.FlowSchema, f);
+  return { ...flow, flow_json: f.flowJson ? parsed(f.flowJson) : null, validation_errors: f.validationErrorsJson ? parsed(f.validationErrorsJson) : [] };
+}
+
+/** Message record of decisions.md "Message status": errors of a status only where it has some. */
+export function messageJson(r: m.MessageRecord | undefined) {
+  if (!r) return null;
+  const { tenant_id: _tenant, ...message } = recordJson(m.MessageRecordSchema, r);
+  return { ...message, status_history: r.statusHistory.map((h) => ({ status: h.status, at: h.at, ...(h.errorsJson ? { errors: parsed(h.errorsJson) } : {}) })) };
+}
+
+/** The delivery record of decisions.md ("Events and delivery"), attempts included. */
+export function deliveryJson(r: d.Delivery | undefined) {
+  return r ? recordJson(d.DeliverySchema, r) : null;
 }

@@ -5,6 +5,10 @@ import { eventSubject } from '@gateway/bus';
 export const EVENT_TYPES = ['chat', 'signup_completed', 'template_status', 'flow_completion', 'test'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
+/** States of a webhook delivery series (decisions.md "Events and delivery"). */
+export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'skipped'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
 /** NATS headers every event carries, so consumers can route without parsing the body. */
 export const EVENT_HEADERS = {
   id: 'X-Event-Id',

@@ -1,2 +1,2 @@
-export { buildEvent, EVENT_TYPES, EVENT_HEADERS } from './envelope';
-export type { EventType, GatewayEvent, EventInput } from './envelope';
+export { buildEvent, DELIVERY_STATUSES, EVENT_TYPES, EVENT_HEADERS } from './envelope';
+export type { DeliveryStatus, EventType, GatewayEvent, EventInput } from './envelope';

@@ -1,7 +1,8 @@
+import { DELIVERY_STATUSES, type DeliveryStatus } from '@gateway/events';
 import type { Queryable } from '@gateway/store';
 
-export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'skipped'] as const;
-export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+/** The statuses are @gateway/events' (the edge validates filters with the same list). */
+export { DELIVERY_STATUSES, type DeliveryStatus };
 
 export interface AttemptRecord {
   number: number;

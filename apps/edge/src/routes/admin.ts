@@ -1,20 +1,7 @@
-import Joi from 'joi';
 import { tenantJson } from '../presenters';
-import { httpUrl, uuid } from '../schemas/common';
+import { createTenant, keyPath, tenantPath } from '../schemas/admin';
 import { validateParts } from '../validation';
 import type { RegisterRoutes } from './context';
-
-const createTenant = Joi.object({
-  name: Joi.string().trim().min(1).max(200).required(),
-  email: Joi.string().email({ tlds: false }).max(320).required(),
-  plan: Joi.string().trim().min(1).max(64),
-  webhook_url: httpUrl,
-  billing_customer_id: Joi.string().max(255),
-  billing_subscription_id: Joi.string().max(255),
-}).required();
-
-const tenantPath = Joi.object({ id: uuid.required() });
-const keyPath = Joi.object({ id: uuid.required(), prefix: Joi.string().pattern(/^gw_[A-Za-z0-9]{8}$/).required() });
 
 /** Operator API (decisions.md), authorised by GATEWAY_ADMIN_TOKEN. */
 /** Mounted under /admin behind adminAuth (see app.ts). */

@@ -1,14 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import type { ValidationIssue } from '@gateway/errors';
 import { startStack, type ApiClient, type Stack } from '@gateway/test-stack';
 import { closedAddress } from '@gateway/testing';
 
-interface Issue {
-  loc: string[];
-  msg: string;
-  type: string;
-  input: unknown;
-  ctx: Record<string, unknown>;
-}
+type Issue = ValidationIssue;
 
 describe('flow requests are validated at the edge, every problem at once, before the flows service is called', () => {
   let stack: Stack;

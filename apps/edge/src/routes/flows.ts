@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
-import type { flows } from '@gateway/contracts';
 import { tenantOf } from '../auth';
 import { respondNull } from '../idempotency';
+import { flowJson } from '../presenters';
 import { clientBody, clientQuery, createFlowBody, flowJsonBody, flowPath } from '../schemas/flows';
 import { validateParts } from '../validation';
 import type { RegisterRoutes } from './context';
@@ -13,22 +13,6 @@ interface CreateBody {
   flow_json?: Record<string, unknown>;
   clone_flow_id?: string;
   endpoint_uri?: string;
-}
-
-/** Flow record of decisions.md (`POST /api/flows`, `GET /api/flows[/{flow_id}]`); JSON fields travel serialized. */
-export function flowJson(f: flows.Flow | undefined) {
-  if (!f) return null;
-  return {
-    id: f.id,
-    client_id: f.clientId,
-    name: f.name,
-    status: f.status,
-    categories: f.categories,
-    flow_json: f.flowJson ? (JSON.parse(f.flowJson) as unknown) : null,
-    validation_errors: f.validationErrorsJson ? (JSON.parse(f.validationErrorsJson) as unknown) : [],
-    created_at: f.createdAt,
-    updated_at: f.updatedAt,
-  };
 }
 
 /** Spec 4.5 (update JSON, publish, deprecate, delete: `200 null`) and the flow reads and create of decisions.md. */

@@ -1,23 +1,8 @@
-import type { messaging } from '@gateway/contracts';
 import { tenantOf } from '../auth';
+import { messageJson } from '../presenters';
 import { messagePath, messageQuery } from '../schemas/messaging';
 import { validateParts } from '../validation';
 import type { RegisterRoutes } from './context';
-
-/** Message record of decisions.md "Message status". */
-export function messageJson(r: messaging.MessageRecord | undefined) {
-  if (!r) return null;
-  return {
-    id: r.id,
-    client_id: r.clientId,
-    to: r.to,
-    kind: r.kind,
-    status: r.status,
-    status_history: r.statusHistory.map((h) => ({ status: h.status, at: h.at, ...(h.errorsJson ? { errors: JSON.parse(h.errorsJson) as unknown } : {}) })),
-    created_at: r.createdAt,
-    updated_at: r.updatedAt,
-  };
-}
 
 /** GET /api/messages/{message_id}?client_id= : a sent message and its status history. */
 export const registerMessageRoutes: RegisterRoutes = (router, { services }) => {

@@ -1,13 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import type { ValidationIssue } from '@gateway/errors';
 import { startStack, type ApiClient, type Stack } from '@gateway/test-stack';
 
-interface Issue {
-  loc: string[];
-  msg: string;
-  type: string;
-  input: unknown;
-  ctx: Record<string, unknown>;
-}
+type Issue = ValidationIssue;
 
 describe('messaging limits are enforced at the edge, before any service or provider call', () => {
   let stack: Stack;

@@ -1,11 +1,8 @@
-import Joi from 'joi';
 import { tenantOf } from '../auth';
 import { tenantJson } from '../presenters';
-import { httpUrl } from '../schemas/common';
+import { webhookUrlBody } from '../schemas/tenants';
 import { validateParts } from '../validation';
 import type { RegisterRoutes } from './context';
-
-const webhookUrlBody = Joi.object({ webhook_url: httpUrl.required() }).required();
 
 export const registerTenantRoutes: RegisterRoutes = (router, { services }) => {
   router.put('/api/tenants/webhook-url', async (ctx) => {

@@ -1,37 +1,8 @@
-import Joi from 'joi';
-import type { dispatcher as d } from '@gateway/contracts';
 import { tenantOf } from '../auth';
-import { uuid } from '../schemas/common';
+import { deliveryJson } from '../presenters';
+import { clientPath, deliveryPath, listQuery } from '../schemas/webhook-deliveries';
 import { validateParts } from '../validation';
 import type { RegisterRoutes } from './context';
-
-const clientPath = Joi.object({ id: uuid.required() });
-const deliveryPath = Joi.object({ id: uuid.required(), delivery_id: uuid.required() });
-const listQuery = Joi.object({
-  status: Joi.string().valid('pending', 'succeeded', 'failed', 'skipped'),
-  event_type: Joi.string().valid('chat', 'signup_completed', 'template_status', 'flow_completion', 'test'),
-  limit: Joi.number().integer().min(1).max(100).default(20),
-  cursor: Joi.string().max(128),
-});
-
-/** The delivery record of decisions.md ("Events and delivery"), attempts included. */
-export function deliveryJson(r: d.Delivery | undefined) {
-  if (!r) return null;
-  return {
-    id: r.id,
-    event_id: r.eventId,
-    event_type: r.eventType,
-    client_id: r.clientId,
-    url: r.url ?? null,
-    status: r.status,
-    attempts: r.attempts,
-    response_code: r.responseCode ?? null,
-    last_error: r.lastError ?? null,
-    created_at: r.createdAt,
-    updated_at: r.updatedAt,
-    attempt_log: r.attemptLog.map((a) => ({ number: a.number, at: a.at, duration_ms: a.durationMs, response_code: a.responseCode ?? null, error: a.error ?? null })),
-  };
-}
 
 /**
  * Webhook delivery records, manual redelivery and test events of a client. The client is checked against
