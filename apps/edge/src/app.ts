@@ -1,8 +1,10 @@
 import Koa, { type Context, type Middleware, type Next } from 'koa';
 import Router from '@koa/router';
 import { adminAuth, tenantAuth } from './auth';
+import { allowedMethods } from './middleware/allowed-methods';
 import { jsonBody } from './middleware/body';
 import { requestContext } from './middleware/request-context';
+import { storableParams } from './middleware/storable-params';
 import { registerAdminRoutes } from './routes/admin';
 import type { RegisterRoutes, RouteDeps } from './routes/context';
 import { registerHealthRoutes } from './routes/health';
@@ -35,10 +37,10 @@ export function createEdgeApp(opts: EdgeAppOptions): Koa {
 
   const admin = new Router();
   registerAdminRoutes(admin, opts);
-  app.use(mountUnder('/admin', [adminAuth(opts.config.adminToken), jsonBody(opts.config.bodyLimitBytes), admin.routes(), admin.allowedMethods()]));
+  app.use(mountUnder('/admin', [adminAuth(opts.config.adminToken), storableParams, jsonBody(opts.config.bodyLimitBytes), allowedMethods(admin), admin.routes()]));
 
   const api = new Router();
   for (const register of tenantApiRoutes) register(api, opts);
-  app.use(mountUnder('/api', [tenantAuth(opts.keys, opts.config.adminToken), jsonBody(opts.config.bodyLimitBytes), api.routes(), api.allowedMethods()]));
+  app.use(mountUnder('/api', [tenantAuth(opts.keys, opts.config.adminToken), storableParams, jsonBody(opts.config.bodyLimitBytes), allowedMethods(api), api.routes()]));
   return app;
 }

@@ -1,11 +1,13 @@
 import type { ErrorKind } from '@gateway/errors';
 import { AppError } from '@gateway/errors';
+import { safeIssues } from './safe-issues';
 
 /** The one place an error kind becomes an HTTP status (decisions.md "Other errors"). */
 export const STATUS_BY_KIND: Record<ErrorKind, number> = {
   validation: 422,
   unauthenticated: 401,
   not_found: 404,
+  method_not_allowed: 405,
   conflict: 409,
   too_large: 413,
   unsupported_media: 415,
@@ -25,7 +27,7 @@ export interface HttpErrorResponse {
 export function toHttpError(e: AppError): HttpErrorResponse {
   const status = STATUS_BY_KIND[e.kind];
   const headers: Record<string, string> = {};
-  if (e.kind === 'validation') return { status, headers, body: { detail: e.issues } };
+  if (e.kind === 'validation') return { status, headers, body: { detail: safeIssues(e.issues) } };
   if (e.kind === 'unauthenticated') headers['WWW-Authenticate'] = 'Bearer';
   if (e.retryAfterSeconds !== undefined) headers['Retry-After'] = String(Math.max(1, Math.ceil(e.retryAfterSeconds)));
   const body: Record<string, unknown> = {

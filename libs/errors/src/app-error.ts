@@ -6,6 +6,7 @@ export type ErrorKind =
   | 'validation' // 422, details.detail holds ValidationIssue[]
   | 'unauthenticated' // 401
   | 'not_found' // 404 (also: belongs to another tenant)
+  | 'method_not_allowed' // 405 (a known path asked with another method)
   | 'conflict' // 409 (wrong state, idempotency key reuse, inactive client)
   | 'too_large' // 413
   | 'unsupported_media' // 415

@@ -9,6 +9,7 @@ const KIND_TO_STATUS: Record<ErrorKind, status> = {
   validation: status.INVALID_ARGUMENT,
   unauthenticated: status.UNAUTHENTICATED,
   not_found: status.NOT_FOUND,
+  method_not_allowed: status.UNIMPLEMENTED,
   conflict: status.FAILED_PRECONDITION,
   too_large: status.INVALID_ARGUMENT,
   unsupported_media: status.INVALID_ARGUMENT,

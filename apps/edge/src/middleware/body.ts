@@ -1,5 +1,6 @@
 import type { Context, Next } from 'koa';
 import { AppError } from '@gateway/errors';
+import { jsonDepthExceeds, MAX_JSON_DEPTH, unstorableTextIssues } from '../storable-text';
 
 declare module 'koa' {
   interface Request {
@@ -31,8 +32,9 @@ function tooLarge(limit: number) {
 }
 
 /**
- * JSON bodies only: a body with another content type is a 415, malformed JSON a 422 `json_invalid`.
- * An empty body is `undefined` (the route's schema decides whether that is acceptable).
+ * JSON bodies only: a body with another content type is a 415; malformed JSON, JSON nested deeper than
+ * MAX_JSON_DEPTH and text PostgreSQL cannot store are a 422 before any work. An empty body is `undefined`
+ * (the route's schema decides whether that is acceptable).
  */
 export function jsonBody(limit: number) {
   return async (ctx: Context, next: Next) => {
@@ -43,15 +45,30 @@ export function jsonBody(limit: number) {
         if (!ctx.is('application/json', '+json')) {
           throw new AppError('unsupported_media', 'unsupported_media_type', 'Request body must be application/json');
         }
-        try {
-          ctx.request.body = JSON.parse(raw.toString('utf8'));
-        } catch (e) {
-          throw AppError.validation([
-            { loc: ['body'], msg: `Invalid JSON: ${(e as Error).message}`, type: 'json_invalid', input: raw.toString('utf8').slice(0, 200), ctx: { error: (e as Error).message } },
-          ]);
-        }
+        ctx.request.body = parseJsonBody(raw.toString('utf8'));
       }
     }
     await next();
   };
+}
+
+/** Parses a request body's JSON text under the edge's limits; every refusal is a 422 naming `body`. */
+export function parseJsonBody(text: string): unknown {
+  if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) {
+    throw AppError.validation([
+      { loc: ['body'], msg: `JSON is nested deeper than ${MAX_JSON_DEPTH} levels`, type: 'json_too_deep', input: null, ctx: { max_depth: MAX_JSON_DEPTH } },
+    ]);
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (e) {
+    // the parser's message quotes the text around the error, which may hold a secret: only the position is told
+    const position = /position (\d+)/.exec((e as Error).message)?.[1];
+    const msg = position === undefined ? 'Invalid JSON' : `Invalid JSON at position ${position}`;
+    throw AppError.validation([{ loc: ['body'], msg, type: 'json_invalid', input: null, ctx: position === undefined ? {} : { position: Number(position) } }]);
+  }
+  const issues = unstorableTextIssues(body, ['body']);
+  if (issues.length) throw AppError.validation(issues);
+  return body;
 }

@@ -1,0 +1,110 @@
+import { randomUUID } from 'node:crypto';
+import { ApiClient, startStack, type Stack } from '@gateway/test-stack';
+
+interface Issue {
+  loc: string[];
+  msg: string;
+  type: string;
+  input: unknown;
+  ctx: Record<string, unknown>;
+}
+
+const deep = (depth: number, leaf: unknown = 1): string => '{"a":'.repeat(depth) + JSON.stringify(leaf) + '}'.repeat(depth);
+
+describe('hostile input is refused at the edge with a 4xx, before any service is called', () => {
+  let stack: Stack;
+  let api: ApiClient;
+  let admin: ApiClient;
+  const clientId = randomUUID();
+  const flow = '1234567890123456';
+
+  beforeAll(async () => {
+    // no flows or messaging service: a request that passes validation answers 503, so a 422 proves nothing was called
+    stack = await startStack({ services: ['tenant-directory', 'edge'], sim: false, env: { FLOWS_ADDR: '127.0.0.1:1', MESSAGING_ADDR: '127.0.0.1:1' } });
+    ({ api } = await stack.createTenant());
+    admin = new ApiClient(stack.api().baseUrl, stack.adminToken);
+  });
+  afterAll(() => stack.stop());
+
+  async function issues(res: Promise<{ status: number; json: unknown; text: string }>): Promise<Issue[]> {
+    const r = await res;
+    expect(r.status).toBe(422);
+    return (r.json as { detail: Issue[] }).detail;
+  }
+
+  it('refuses a NUL or a lone surrogate in any string of a body, naming where it is', async () => {
+    const nul = await issues(api.put(`/api/flows/${flow}/json`, { client_id: clientId, flow_json: { version: '7.0', screens: [{ id: 'A', x: 'a\u0000' }] } }));
+    expect(nul).toEqual([expect.objectContaining({ loc: ['body', 'flow_json', 'screens', '0', 'x'], type: 'string_unstorable' })]);
+    expect((await issues(api.post('/api/clients/', { display_name: 'shop\u0000' })))[0].loc).toEqual(['body', 'display_name']);
+    expect((await issues(api.post('/api/clients/', { display_name: 'shop', external_id: '\u0000' })))[0].loc).toEqual(['body', 'external_id']);
+    // a key is text too
+    expect((await issues(api.post('/api/clients/', { display_name: 'shop', ['k\u0000']: 1 })))[0].type).toBe('string_unstorable');
+    const surrogate = await issues(api.request('POST', '/api/clients/', '{"display_name":"x\\ud800y"}', { 'content-type': 'application/json' }));
+    expect(surrogate[0]).toMatchObject({ loc: ['body', 'display_name'], type: 'string_unstorable' });
+    expect((await issues(admin.post('/admin/tenants', { name: 'evil\u0000', email: 'a@b.test' })))[0].loc).toEqual(['body', 'name']);
+  });
+
+  it('refuses a NUL in a path or query parameter', async () => {
+    expect((await issues(api.get(`/api/messages/%00?client_id=${clientId}`)))[0]).toMatchObject({ loc: ['path'], type: 'string_unstorable' });
+    expect((await issues(api.get('/api/clients?cursor=%00')))[0]).toMatchObject({ loc: ['query', 'cursor'], type: 'string_unstorable' });
+    expect((await issues(api.get(`/api/flows?client_id=${clientId}&x=a%00`)))[0]).toMatchObject({ loc: ['query', 'x'], type: 'string_unstorable' });
+  });
+
+  it('refuses JSON nested deeper than 64 levels before parsing it, with a short answer', async () => {
+    for (const body of [
+      `{"client_id":"${clientId}","flow_json":${deep(10_000)}}`,
+      `{"display_name":"x","unknown":${'['.repeat(60_000)}${']'.repeat(60_000)}}`,
+    ]) {
+      const res = await api.request('PUT', `/api/flows/${flow}/json`, body, { 'content-type': 'application/json' });
+      expect(res.status).toBe(422);
+      expect((res.json as { detail: Issue[] }).detail[0]).toMatchObject({ loc: ['body'], type: 'json_too_deep', ctx: { max_depth: 64 } });
+      expect(res.text.length).toBeLessThan(1000);
+    }
+    // 64 levels are fine (this one reaches the missing flows service)
+    const ok = await api.request('PUT', `/api/flows/${flow}/json`, `{"client_id":"${clientId}","flow_json":${deep(62)}}`, { 'content-type': 'application/json' });
+    expect(ok.status).toBe(503);
+  });
+
+  it('echoes only a short, flat preview of an offending value', async () => {
+    const nested = await issues(api.post('/api/clients/', { display_name: { a: { b: { c: 'x'.repeat(5000) } } } }));
+    expect(nested[0].loc).toEqual(['body', 'display_name']);
+    expect(JSON.stringify(nested[0].input).length).toBeLessThanOrEqual(300);
+    expect(typeof nested[0].input).toBe('string');
+    const long = await issues(api.post('/api/clients/', { display_name: 'y'.repeat(100_000) }));
+    expect(JSON.stringify(long).length).toBeLessThan(2000);
+  });
+
+  it('never echoes a secret in an error, wherever the problem is', async () => {
+    const token = 'EAAGsecretTOKENvalue1234567890';
+    const cases = [
+      api.post('/api/clients/', { display_name: 42, access_token: token }),
+      api.post('/api/clients/', { display_name: 'x', business_account_id: '1', access_token: token }),
+      api.post('/api/clients/', { display_name: 'x', phone_number_id: '1', access_token: token }),
+      api.post('/api/clients/', { display_name: 'x', access_token: [token] }),
+      api.request('POST', '/api/clients/', `{"display_name":"x","access_token":"${token}",`, { 'content-type': 'application/json' }),
+    ];
+    for (const res of await Promise.all(cases)) {
+      expect(res.status).toBe(422);
+      expect(res.text).not.toContain(token);
+      expect(res.text).not.toContain('secretTOKEN');
+    }
+  });
+
+  it('answers an unknown method with 405 and Allow on a known path, 404 elsewhere, in the error form', async () => {
+    for (const method of ['PROPFIND', 'PURGE', 'LINK', 'SEARCH', 'MKCOL']) {
+      const known = await api.request(method, '/api/clients');
+      expect(known.status).toBe(405);
+      expect(known.headers.get('allow')).toMatch(/GET/);
+      expect(known.json).toEqual({ detail: expect.any(String), code: 'method_not_allowed' });
+      const unknown = await api.request(method, '/api/nowhere');
+      expect(unknown.status).toBe(404);
+      expect(unknown.json).toEqual({ detail: 'Not Found', code: 'route_not_found' });
+      const adminKnown = await admin.request(method, '/admin/tenants');
+      expect(adminKnown.status).toBe(405);
+      expect(adminKnown.headers.get('allow')).toMatch(/POST/);
+    }
+    const put = await api.request('PUT', '/api/clients');
+    expect(put.status).toBe(405);
+    expect(put.json).toEqual({ detail: expect.any(String), code: 'method_not_allowed' });
+  });
+});
