@@ -25,7 +25,7 @@ export const RETRIES_DURABLE = 'dispatcher-webhook-retries';
 
 export async function startDispatcher(config: DispatcherConfig, logger: Logger): Promise<RunningDispatcher> {
   const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: 'dispatcher', migrations });
-  const bus = await connectBus({ url: config.natsUrl, name: 'dispatcher', logger, streams: [STREAMS.events, STREAMS.webhookRetries] });
+  const bus = await connectBus({ url: config.natsUrl, name: 'dispatcher', logger, streams: [STREAMS.events, STREAMS.webhookRetries, STREAMS.deadLetter] });
   const relay = startOutboxRelay({ db, bus, logger });
   const directory = createServiceClient(td.TenantDirectoryService, config.tenantDirectoryAddr, { defaultDeadlineMs: 5_000 });
   const targets = new DeliveryTargets(directory);
@@ -52,8 +52,8 @@ export async function startDispatcher(config: DispatcherConfig, logger: Logger):
     max_ack_pending: 20_000,
   };
   const consumers = await Promise.all([
-    runConsumer({ bus, stream: STREAMS.events.name, durable: EVENTS_DURABLE, logger, concurrency: config.concurrency, config: consumerConfig, lag: metrics.consumerLag, handle: (m) => worker.handle(m) }),
-    runConsumer({ bus, stream: STREAMS.webhookRetries.name, durable: RETRIES_DURABLE, logger, concurrency: Math.max(4, config.concurrency / 4), config: consumerConfig, lag: metrics.consumerLag, handle: (m) => worker.handle(m) }),
+    runConsumer({ bus, stream: STREAMS.events.name, durable: EVENTS_DURABLE, logger, concurrency: config.concurrency, config: consumerConfig, lag: metrics.consumerLag, deadLettered: metrics.deadLettered, handle: (m) => worker.handle(m) }),
+    runConsumer({ bus, stream: STREAMS.webhookRetries.name, durable: RETRIES_DURABLE, logger, concurrency: Math.max(4, config.concurrency / 4), config: consumerConfig, lag: metrics.consumerLag, deadLettered: metrics.deadLettered, handle: (m) => worker.handle(m) }),
   ]);
 
   const deliveries = new Deliveries(db, repo, targets, () => relay.kick());

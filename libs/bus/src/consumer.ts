@@ -1,19 +1,27 @@
 import { AckPolicy, DeliverPolicy, nanos, type ConsumerConfig, type ConsumerMessages, type JsMsg } from 'nats';
 import { normalizeRequestId, runWithContext, type Logger } from '@gateway/logger';
 import { HEADER_REQUEST_ID, headerValue, type Bus } from './bus';
+import { deadLetter } from './dead-letter';
 
 /** What a handler decides for one message. Retries are JetStream redeliveries, never in-memory timers. */
-export type Outcome = { ack: true } | { nak: number } | { term: true };
+/** `deadLetter`: the handler knows the message can never be handled; it goes to DEAD_LETTER with this reason now. */
+export type Outcome = { ack: true } | { nak: number } | { term: true } | { deadLetter: string };
 export const ACK: Outcome = { ack: true };
 export const TERM: Outcome = { term: true };
 export const nakAfter = (ms: number): Outcome => ({ nak: ms });
+export const deadLetterNow = (reason: string): Outcome => ({ deadLetter: reason });
+/** Redelivery delay after a handler exception: doubling from 1 s to 30 s, so a dependency outage of minutes is ridden out. */
+const failureBackoffMs = (delivery: number) => Math.min(1000 * 2 ** Math.max(0, delivery - 1), 30_000);
 
 export interface RunConsumerOptions {
   bus: Bus;
   stream: string;
   durable: string;
   logger: Logger;
-  /** Extra consumer settings (filter_subject, ack_wait, max_deliver, max_ack_pending...). */
+  /**
+   * Extra consumer settings (filter_subject, ack_wait, max_deliver, max_ack_pending...). `max_deliver` is the
+   * number of deliveries a message gets before it goes to DEAD_LETTER (default DEFAULT_MAX_DELIVER; never unbounded).
+   */
   config?: Partial<ConsumerConfig>;
   /** Messages handled at once. */
   concurrency?: number;
@@ -22,7 +30,17 @@ export interface RunConsumerOptions {
   lag?: ConsumerLagObserver;
   /** Default 5000. */
   lagIntervalMs?: number;
+  /** Told each message set aside in DEAD_LETTER: pass `metrics.deadLettered`. */
+  deadLettered?: (stream: string, consumer: string) => void;
 }
+
+/** Deliveries of a message before it is dead-lettered, unless the consumer says otherwise. */
+export const DEFAULT_MAX_DELIVER = 10;
+/**
+ * Deliveries the server allows beyond `max_deliver`, used only when dead-lettering itself failed (bus trouble):
+ * the message comes back and is dead-lettered then, instead of being dropped by the server.
+ */
+const DEAD_LETTER_SPARE_DELIVERIES = 5;
 
 /** `pending`: stream messages not yet delivered to the consumer; `ackPending`: delivered, not yet acknowledged. */
 export type ConsumerLagObserver = (stream: string, consumer: string, lag: { pending: number; ackPending: number }) => void;
@@ -39,8 +57,8 @@ export async function ensureConsumer(bus: Bus, stream: string, durable: string, 
     ack_policy: AckPolicy.Explicit,
     deliver_policy: DeliverPolicy.All,
     ack_wait: nanos(30_000),
-    max_deliver: -1,
     ...config,
+    max_deliver: (config.max_deliver && config.max_deliver > 0 ? config.max_deliver : DEFAULT_MAX_DELIVER) + DEAD_LETTER_SPARE_DELIVERIES,
   };
   try {
     await bus.jsm.consumers.info(stream, durable);
@@ -53,11 +71,13 @@ export async function ensureConsumer(bus: Bus, stream: string, durable: string, 
 
 /**
  * A durable pull consumer with bounded concurrency. An exception in a handler naks the message after a
- * short delay (it is redelivered, never dropped). When heartbeats are missed (server restart), the pull is
- * recreated.
+ * short delay (it is redelivered). A message still not acked on its `max_deliver`-th delivery (exception or
+ * nak) goes to DEAD_LETTER with the error and is then acknowledged: nothing loops forever, nothing is dropped.
+ * When heartbeats are missed (server restart), the pull is recreated.
  */
 export async function runConsumer(opts: RunConsumerOptions): Promise<RunningConsumer> {
   const concurrency = opts.concurrency ?? 16;
+  const maxDeliver = opts.config?.max_deliver && opts.config.max_deliver > 0 ? opts.config.max_deliver : DEFAULT_MAX_DELIVER;
   await ensureConsumer(opts.bus, opts.stream, opts.durable, opts.config);
   const inFlight = new Set<Promise<void>>();
   let stopping = false;
@@ -74,19 +94,34 @@ export async function runConsumer(opts: RunConsumerOptions): Promise<RunningCons
     const requestId = normalizeRequestId(headerValue(m.headers, HEADER_REQUEST_ID));
     await runWithContext({ requestId }, async () => {
       let outcome: Outcome;
+      let error: string | undefined;
       handling.add(m);
       try {
         outcome = await opts.handle(m);
       } catch (e) {
-        opts.logger.error({ err: e, stream: opts.stream, seq: m.seq }, 'consumer handler failed; redelivering');
-        outcome = nakAfter(1000);
+        error = e instanceof Error ? e.message : String(e);
+        opts.logger.error({ err: e, stream: opts.stream, seq: m.seq, delivery: m.info.deliveryCount }, 'consumer handler failed; redelivering');
+        outcome = nakAfter(failureBackoffMs(m.info.deliveryCount));
       } finally {
         handling.delete(m);
+      }
+      if ('deadLetter' in outcome || ('nak' in outcome && m.info.deliveryCount >= maxDeliver)) {
+        const reason = 'deadLetter' in outcome ? outcome.deadLetter : (error ?? `not acknowledged after ${m.info.deliveryCount} deliveries`);
+        try {
+          await deadLetter(opts.bus, m, { stream: opts.stream, consumer: opts.durable }, reason);
+          opts.deadLettered?.(opts.stream, opts.durable);
+          opts.logger.error({ stream: opts.stream, consumer: opts.durable, seq: m.seq, deliveries: m.info.deliveryCount }, 'message moved to DEAD_LETTER');
+          // acknowledged (and confirmed) only once DEAD_LETTER holds it; a repeat is dropped there by its msg id
+          outcome = ACK;
+        } catch (e) {
+          opts.logger.error({ err: e, stream: opts.stream, seq: m.seq }, 'could not dead-letter a message; it will be redelivered');
+          outcome = nakAfter(5000);
+        }
       }
       try {
         if ('ack' in outcome) await m.ackAck().catch(() => m.ack());
         else if ('term' in outcome) m.term();
-        else m.nak(outcome.nak);
+        else if ('nak' in outcome) m.nak(outcome.nak);
       } catch (e) {
         opts.logger.warn({ err: e, seq: m.seq }, 'could not settle message; it will be redelivered');
       }

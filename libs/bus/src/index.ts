@@ -1,6 +1,8 @@
 export { connectBus, ensureStream, headerValue, HEADER_REQUEST_ID } from './bus';
 export type { Bus, ConnectBusOptions } from './bus';
-export { runConsumer, ensureConsumer, ACK, TERM, nakAfter } from './consumer';
+export { runConsumer, ensureConsumer, ACK, TERM, nakAfter, deadLetterNow, DEFAULT_MAX_DELIVER } from './consumer';
+export { deadLetter, listDeadLetters, replayDeadLetters } from './dead-letter';
+export type { DeadLetter, DeadLetterFilter } from './dead-letter';
 export type { Outcome, RunConsumerOptions, RunningConsumer, ConsumerLagObserver } from './consumer';
-export { STREAMS, SUBJECT_PROVIDER_INBOUND, EVENT_SUBJECT_PREFIX, eventSubject, WEBHOOK_RETRY_SUBJECT_PREFIX, webhookRetrySubject } from './streams';
+export { STREAMS, SUBJECT_PROVIDER_INBOUND, EVENT_SUBJECT_PREFIX, eventSubject, WEBHOOK_RETRY_SUBJECT_PREFIX, webhookRetrySubject, DEAD_LETTER_SUBJECT_PREFIX, deadLetterSubject } from './streams';
 export type { StreamDefinition } from './streams';

@@ -7,10 +7,17 @@ import { DiscardPolicy, RetentionPolicy, StorageType, nanos, type StreamConfig }
  * EVENTS            events.<type>.<tenant>.<client>   gateway events with the spec 6.1 envelope (→ dispatcher, internal consumers)
  * WEBHOOK_RETRIES   webhook.retry.<tenant>.<client>   manual redeliveries of an event to one client's webhook (dispatcher only),
  *                                                     kept apart so internal consumers of EVENTS never see an event twice
+ * DEAD_LETTER       dead_letter.<source stream>       messages a durable consumer still failed after its last delivery, with
+ *                                                     their original headers and the error (see dead-letter.ts); replayable
  */
 export const SUBJECT_PROVIDER_INBOUND = 'provider.inbound.webhook';
 export const EVENT_SUBJECT_PREFIX = 'events';
 export const WEBHOOK_RETRY_SUBJECT_PREFIX = 'webhook.retry';
+export const DEAD_LETTER_SUBJECT_PREFIX = 'dead_letter';
+
+export function deadLetterSubject(sourceStream: string): string {
+  return `${DEAD_LETTER_SUBJECT_PREFIX}.${sourceStream}`;
+}
 
 export function webhookRetrySubject(tenantId: string, clientId: string): string {
   return `${WEBHOOK_RETRY_SUBJECT_PREFIX}.${tenantId}.${clientId}`;
@@ -51,6 +58,8 @@ export const STREAMS = {
   },
   events: gatewayStream('EVENTS', 'events.>'),
   webhookRetries: gatewayStream('WEBHOOK_RETRIES', 'webhook.retry.>'),
+  // kept a month: long enough for an operator to notice, fix the cause and replay
+  deadLetter: { ...gatewayStream('DEAD_LETTER', 'dead_letter.>'), max_age: nanos(30 * DAY_MS) },
 } satisfies Record<string, Partial<StreamConfig> & { name: string; subjects: string[] }>;
 
 export type StreamDefinition = (typeof STREAMS)[keyof typeof STREAMS];

@@ -30,6 +30,7 @@ export class Metrics {
   private readonly rpcLatency: Histogram<'method'>;
   private providerCalls?: { total: Counter<'operation' | 'outcome' | 'error_code'>; latency: Histogram<'operation' | 'outcome'> };
   private consumerGauges?: { pending: Gauge<'stream' | 'consumer'>; ackPending: Gauge<'stream' | 'consumer'> };
+  private deadLetters?: Counter<'stream' | 'consumer'>;
 
   constructor(service: string) {
     this.registry.setDefaultLabels({ service });
@@ -65,6 +66,12 @@ export class Metrics {
     };
     this.consumerGauges.pending.set({ stream, consumer }, lag.pending);
     this.consumerGauges.ackPending.set({ stream, consumer }, lag.ackPending);
+  };
+
+  /** Observer for `runConsumer({..., deadLettered: metrics.deadLettered})`: messages moved to DEAD_LETTER. */
+  readonly deadLettered = (stream: string, consumer: string): void => {
+    this.deadLetters ??= this.counter('jetstream_dead_letters_total', 'Messages a durable consumer moved to DEAD_LETTER after its last failed delivery', ['stream', 'consumer']);
+    this.deadLetters.inc({ stream, consumer });
   };
 
   readonly grpcObserver: CallObserver = (method, code, durationMs) => {

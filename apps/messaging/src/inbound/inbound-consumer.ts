@@ -25,6 +25,7 @@ export async function startInboundConsumer(deps: { bus: Bus; lookup: ClientLooku
     concurrency: 32,
     config: { max_ack_pending: 1000 },
     lag: metrics.consumerLag,
+    deadLettered: metrics.deadLettered,
     handle: async (m) => {
       const routed = await routeInbound(m.string(), lookup);
       if (routed.malformed) {

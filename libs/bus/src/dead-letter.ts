@@ -1,0 +1,130 @@
+import { headers as natsHeaders, type JsMsg, type MsgHdrs } from 'nats';
+import type { Bus } from './bus';
+import { deadLetterSubject, DEAD_LETTER_SUBJECT_PREFIX, STREAMS } from './streams';
+
+/**
+ * The dead-letter stream: where a durable consumer puts a message it still could not handle on its last
+ * delivery, instead of letting JetStream drop it. The message keeps its bytes and headers; these headers say
+ * where it came from and why it failed. An operator lists and replays them (edge admin API, docs/operations.md).
+ */
+export const DL_STREAM = 'X-Dead-Letter-Stream';
+export const DL_SUBJECT = 'X-Dead-Letter-Subject';
+export const DL_SEQ = 'X-Dead-Letter-Seq';
+export const DL_CONSUMER = 'X-Dead-Letter-Consumer';
+export const DL_DELIVERIES = 'X-Dead-Letter-Deliveries';
+export const DL_ERROR = 'X-Dead-Letter-Error';
+export const DL_AT = 'X-Dead-Letter-At';
+const DL_PREFIX = 'x-dead-letter-';
+
+export interface DeadLetter {
+  /** Sequence in DEAD_LETTER (what replay and delete take). */
+  seq: number;
+  subject: string;
+  source: { stream: string; subject: string; seq: number; consumer: string; deliveries: number };
+  error: string;
+  at: string;
+  /** The original headers (request id, event ids...), without the dead-letter ones. */
+  headers: Record<string, string>;
+  data: string;
+}
+
+/** Header values are one line: the error's first line, bounded. */
+function oneLine(s: string, max = 500): string {
+  const line = s.replace(/[\r\n]+/g, ' ').replace(/[^\x20-\x7e]/g, '?');
+  return line.length > max ? `${line.slice(0, max)}…` : line;
+}
+
+function originalHeaders(h: MsgHdrs | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const k of h?.keys() ?? []) {
+    const lower = k.toLowerCase();
+    if (lower.startsWith(DL_PREFIX) || lower.startsWith('nats-')) continue;
+    out[k] = h!.get(k);
+  }
+  return out;
+}
+
+/** Publishes `m` to DEAD_LETTER (once per source message: the Nats-Msg-Id is its stream position). */
+export async function deadLetter(bus: Bus, m: JsMsg, source: { stream: string; consumer: string }, error: string): Promise<void> {
+  const headers: Record<string, string> = {
+    ...originalHeaders(m.headers),
+    [DL_STREAM]: source.stream,
+    [DL_SUBJECT]: m.subject,
+    [DL_SEQ]: String(m.seq),
+    [DL_CONSUMER]: source.consumer,
+    [DL_DELIVERIES]: String(m.info.deliveryCount),
+    [DL_ERROR]: oneLine(error) || 'unknown error',
+    [DL_AT]: new Date().toISOString(),
+  };
+  await bus.publish(deadLetterSubject(source.stream), m.data, { msgId: `${source.stream}:${source.consumer}:${m.seq}`, headers });
+}
+
+export interface DeadLetterFilter {
+  /** Source stream (e.g. PROVIDER_INBOUND); every stream when absent. */
+  stream?: string;
+  /** At most this many, oldest first (default 100, at most 1000). */
+  limit?: number;
+}
+
+const filterSubject = (f: DeadLetterFilter) => (f.stream ? deadLetterSubject(f.stream) : `${DEAD_LETTER_SUBJECT_PREFIX}.>`);
+
+/** The dead letters, oldest first. */
+export async function listDeadLetters(bus: Bus, filter: DeadLetterFilter = {}): Promise<DeadLetter[]> {
+  const limit = Math.min(Math.max(filter.limit ?? 100, 1), 1000);
+  const subject = filterSubject(filter);
+  const info = await bus.jsm.streams.info(STREAMS.deadLetter.name, { subjects_filter: subject });
+  const count = Object.values(info.state.subjects ?? {}).reduce((a, b) => a + b, 0);
+  if (count === 0) return [];
+  const consumer = await bus.js.consumers.get(STREAMS.deadLetter.name, { filterSubjects: subject });
+  const out: DeadLetter[] = [];
+  try {
+    const batch = await consumer.fetch({ max_messages: Math.min(count, limit), expires: 2_000 });
+    for await (const m of batch) {
+      const h = m.headers;
+      out.push({
+        seq: m.seq,
+        subject: m.subject,
+        source: {
+          stream: h?.get(DL_STREAM) ?? '',
+          subject: h?.get(DL_SUBJECT) ?? '',
+          seq: Number(h?.get(DL_SEQ) || 0),
+          consumer: h?.get(DL_CONSUMER) ?? '',
+          deliveries: Number(h?.get(DL_DELIVERIES) || 0),
+        },
+        error: h?.get(DL_ERROR) ?? '',
+        at: h?.get(DL_AT) ?? '',
+        headers: originalHeaders(h),
+        data: m.string(),
+      });
+      if (out.length >= limit) break;
+    }
+  } finally {
+    await consumer.delete().catch(() => undefined);
+  }
+  return out;
+}
+
+/**
+ * Republishes dead letters to their original subjects with their original headers (the consumers see them as
+ * new messages), then removes them from DEAD_LETTER. `seqs` picks some; else every one the filter matches.
+ */
+export async function replayDeadLetters(bus: Bus, filter: DeadLetterFilter & { seqs?: number[] } = {}): Promise<{ replayed: number; failed: number }> {
+  let letters = await listDeadLetters(bus, filter);
+  if (filter.seqs) letters = letters.filter((l) => filter.seqs!.includes(l.seq));
+  let replayed = 0;
+  let failed = 0;
+  for (const l of letters) {
+    try {
+      const stored = await bus.jsm.streams.getMessage(STREAMS.deadLetter.name, { seq: l.seq });
+      const h = natsHeaders();
+      for (const [k, v] of Object.entries(l.headers)) h.set(k, v);
+      // the exact bytes, and a msg id of its own: the original id may still be inside the source stream's duplicate window
+      await bus.js.publish(l.source.subject, stored.data, { headers: h, msgID: `replay:${l.seq}` });
+      await bus.jsm.streams.deleteMessage(STREAMS.deadLetter.name, l.seq);
+      replayed++;
+    } catch {
+      failed++;
+    }
+  }
+  return { replayed, failed };
+}
