@@ -1,3 +1,4 @@
+import type { DeadLetter } from '@gateway/bus';
 import { toJson, type DescMessage, type JsonObject, type MessageShape } from '@bufbuild/protobuf';
 import { dispatcher as d, flows as fl, messaging as m, tenantDirectory as td } from '@gateway/contracts';
 
@@ -56,4 +57,19 @@ export function messageJson(r: m.MessageRecord | undefined) {
 /** The delivery record of decisions.md ("Events and delivery"), attempts included. */
 export function deliveryJson(r: d.Delivery | undefined) {
   return r ? recordJson(d.DeliverySchema, r) : null;
+}
+
+const DEAD_LETTER_PREVIEW_CHARS = 4096;
+
+/** A dead letter for the operator API: where it came from, why it failed, its headers and the start of its body. */
+export function deadLetterJson(letter: DeadLetter) {
+  return {
+    seq: letter.seq,
+    source: letter.source,
+    error: letter.error,
+    dead_lettered_at: letter.at,
+    headers: letter.headers,
+    size: Buffer.byteLength(letter.data),
+    data_preview: letter.data.length > DEAD_LETTER_PREVIEW_CHARS ? `${letter.data.slice(0, DEAD_LETTER_PREVIEW_CHARS)}…` : letter.data,
+  };
 }

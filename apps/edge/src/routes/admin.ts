@@ -1,11 +1,32 @@
-import { tenantJson } from '../presenters';
+import { listDeadLetters, replayDeadLetters } from '@gateway/bus';
+import { AppError } from '@gateway/errors';
+import { deadLetterJson, tenantJson } from '../presenters';
 import { createTenant, keyPath, tenantPath } from '../schemas/admin';
+import { deadLetterQuery, replayBody } from '../schemas/dead-letters';
 import { validateParts } from '../validation';
 import type { RegisterRoutes } from './context';
 
 /** Operator API (decisions.md), authorised by GATEWAY_ADMIN_TOKEN. */
 /** Mounted under /admin behind adminAuth (see app.ts). */
-export const registerAdminRoutes: RegisterRoutes = (router, { services }) => {
+export const registerAdminRoutes: RegisterRoutes = (router, { services, bus, logger }) => {
+  const connectedBus = () => {
+    if (!bus?.isConnected()) throw new AppError('unavailable', 'bus_unavailable', 'The event bus is unavailable');
+    return bus;
+  };
+
+  // messages a durable consumer could not handle after its last delivery (libs/bus dead-letter.ts), oldest first
+  router.get('/admin/dead-letters', async (ctx) => {
+    const { query } = validateParts<{ query: { stream?: string; limit: number } }>({ query: [deadLetterQuery, ctx.query] });
+    ctx.body = { data: (await listDeadLetters(connectedBus(), query)).map(deadLetterJson) };
+  });
+
+  // once the cause is fixed: back to their original subjects with their original headers, and out of DEAD_LETTER
+  router.post('/admin/dead-letters/replay', async (ctx) => {
+    const { body } = validateParts<{ body: { stream?: string; seqs?: number[] } }>({ body: [replayBody, ctx.request.body] });
+    const res = await replayDeadLetters(connectedBus(), { ...body, limit: 1000 });
+    logger.info({ ...res, stream: body.stream }, 'dead letters replayed');
+    ctx.body = res;
+  });
 
   router.post('/admin/tenants', async (ctx) => {
     const { body } = validateParts<{ body: Record<string, string> }>({ body: [createTenant, ctx.request.body] });

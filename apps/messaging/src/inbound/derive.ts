@@ -64,16 +64,23 @@ export function templateStatus(change: WebhookChange): TemplateStatus | undefine
 }
 
 const STATUSES = new Set(['sent', 'delivered', 'read', 'failed']);
+/** A message id we could have stored: short printable ASCII (a NUL or a megabyte matches no message). */
+const isMessageId = (v: unknown): v is string => typeof v === 'string' && /^[\x21-\x7e]{1,256}$/.test(v);
+/** Error details are kept as jsonb: nothing PostgreSQL refuses there (NUL, lone surrogates: escaped by JSON.stringify). */
+const isStorableJson = (v: unknown): boolean => !/\\u0000|\\ud[89a-f]/i.test(JSON.stringify(v));
 
 /** Status updates of our outbound messages in a `messages` change (provider reference 7.6); others are ignored. */
 export function statusUpdates(change: WebhookChange): StatusUpdate[] {
   if (change.field !== 'messages' || !Array.isArray(change.value?.statuses)) return [];
   const out: StatusUpdate[] = [];
   for (const s of change.value.statuses as unknown[]) {
-    if (!isObj(s) || typeof s.id !== 'string' || typeof s.status !== 'string' || !STATUSES.has(s.status)) continue;
-    const seconds = Number(s.timestamp);
-    const at = Number.isFinite(seconds) && seconds > 0 ? new Date(seconds * 1000) : new Date();
-    out.push({ messageId: s.id, status: s.status as StatusUpdate['status'], at, ...(Array.isArray(s.errors) && s.errors.length ? { errors: s.errors } : {}) });
+    if (!isObj(s) || !isMessageId(s.id) || typeof s.status !== 'string' || !STATUSES.has(s.status)) continue;
+    // a timestamp that is missing, empty or not a date (the provider's are epoch seconds) means "now"
+    const seconds = typeof s.timestamp === 'string' || typeof s.timestamp === 'number' ? Number(s.timestamp) : NaN;
+    const given = new Date(seconds * 1000);
+    const at = seconds > 0 && Number.isFinite(given.getTime()) ? given : new Date();
+    const errors = Array.isArray(s.errors) && s.errors.length && isStorableJson(s.errors) ? { errors: s.errors } : {};
+    out.push({ messageId: s.id, status: s.status as StatusUpdate['status'], at, ...errors });
   }
   return out;
 }

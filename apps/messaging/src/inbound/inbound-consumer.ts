@@ -1,4 +1,4 @@
-import { runConsumer, ACK, STREAMS, type Bus, type RunningConsumer } from '@gateway/bus';
+import { runConsumer, ACK, deadLetterNow, STREAMS, type Bus, type RunningConsumer } from '@gateway/bus';
 import type { Logger } from '@gateway/logger';
 import type { Metrics } from '@gateway/runtime';
 import type { MessageRepository } from '../store/messages';
@@ -10,8 +10,10 @@ export const INBOUND_DURABLE = 'messaging-inbound-router';
 /**
  * The durable consumer of PROVIDER_INBOUND. Each stored provider body is routed, its events published with
  * their derived ids (a redelivery republishes the same ids, which JetStream drops), and its status updates
- * applied; only then is it acked. A failure (directory or bus down) naks it for a later try. Bodies that
- * concern no client are acked and counted: they stay in the stream (limits retention) for inspection.
+ * applied; only then is it acked. A failure (directory or bus down) naks it for a later try (bounded: then
+ * DEAD_LETTER). Shapes it cannot use are data, not exceptions: parts of the wrong shape are counted and the
+ * rest routed; a body that is no envelope at all goes to DEAD_LETTER at once. Bodies that concern no client
+ * are acked and counted: they stay in the stream (limits retention) for inspection.
  */
 export async function startInboundConsumer(deps: { bus: Bus; lookup: ClientLookup; messages: MessageRepository; logger: Logger; metrics: Metrics }): Promise<RunningConsumer> {
   const { bus, lookup, messages, logger, metrics } = deps;
@@ -28,10 +30,14 @@ export async function startInboundConsumer(deps: { bus: Bus; lookup: ClientLooku
     deadLettered: metrics.deadLettered,
     handle: async (m) => {
       const routed = await routeInbound(m.string(), lookup);
+      if (routed.unusable) {
+        updates.inc({ outcome: 'unusable' });
+        logger.warn({ seq: m.seq, reason: routed.unusable }, 'inbound body cannot be used; dead-lettered');
+        return deadLetterNow(routed.unusable);
+      }
       if (routed.malformed) {
-        updates.inc({ outcome: 'malformed' });
-        logger.warn({ seq: m.seq }, 'inbound body is not a provider webhook envelope; skipped');
-        return ACK;
+        updates.inc({ outcome: 'malformed' }, routed.malformed);
+        logger.warn({ seq: m.seq, parts: routed.malformed }, 'inbound entries or changes of an unexpected shape; the rest is routed');
       }
       for (const e of routed.events) {
         await bus.publish(e.subject, e.body, { msgId: e.id, headers: e.headers });

@@ -10,8 +10,10 @@ export interface RoutedUpdate {
   statuses: StatusUpdate[];
   /** Changes whose phone number or business account belongs to no client. */
   unrouted: number;
-  /** The body is not a webhook envelope. */
-  malformed: boolean;
+  /** Why the body cannot be used at all (not a webhook envelope): it is dead-lettered. */
+  unusable?: string;
+  /** Entries and changes of a usable body left out for their shape. */
+  malformed: number;
 }
 
 /**
@@ -30,17 +32,18 @@ export function derivedEventId(bodyDigest: string, ...parts: string[]): string {
  * status updates that move message records forward.
  */
 export async function routeInbound(raw: string, lookup: ClientLookup): Promise<RoutedUpdate> {
-  const body = parseWebhookBody(raw);
-  if (!body) return { events: [], statuses: [], unrouted: 0, malformed: true };
+  const parsed = parseWebhookBody(raw);
+  if ('unusable' in parsed) return { events: [], statuses: [], unrouted: 0, malformed: 0, unusable: parsed.unusable };
+  const { body, skipped } = parsed;
   const digest = sha256Hex(raw);
 
   const targets: ChangeTarget[] = [];
-  for (const entry of body.entry) for (const change of entry.changes ?? []) {
+  for (const entry of body.entry) for (const change of entry.changes!) {
     const t = targetOf(entry.id, change);
     if (t) targets.push(t);
   }
   const resolved = await lookup.resolve(targets);
-  const { shares, unrouted } = splitByClient<RoutedClient>(raw, body, (t) => resolved.get(ClientLookup.key(t)) ?? []);
+  const { shares, unrouted } = splitByClient<RoutedClient>(raw, body, (t) => resolved.get(ClientLookup.key(t)) ?? [], skipped);
 
   const events: GatewayEvent[] = [];
   const statuses: StatusUpdate[] = [];
@@ -56,6 +59,6 @@ export async function routeInbound(raw: string, lookup: ClientLookup): Promise<R
     });
   }
   // status updates concern message records, once per change whoever else receives it
-  for (const entry of body.entry) for (const change of entry.changes ?? []) statuses.push(...statusUpdates(change));
-  return { events, statuses, unrouted: unrouted.length, malformed: false };
+  for (const entry of body.entry) for (const change of entry.changes!) statuses.push(...statusUpdates(change));
+  return { events, statuses, unrouted: unrouted.length, malformed: skipped };
 }

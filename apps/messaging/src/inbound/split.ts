@@ -1,12 +1,16 @@
-import type { WebhookBody, WebhookChange } from './webhook-body';
+import { isObj, type WebhookBody, type WebhookChange } from './webhook-body';
 
 /** Who a change concerns: the client of its phone number, or every client of the entry's business account. */
 export type ChangeTarget = { phoneNumberId: string } | { businessAccountId: string };
 
+/** Provider ids are short printable ASCII; anything else (a NUL, a megabyte) belongs to no client and is never looked up. */
+export const isProviderId = (v: unknown): v is string => typeof v === 'string' && /^[\x21-\x7e]{1,128}$/.test(v);
+
 export function targetOf(entryId: string | undefined, change: WebhookChange): ChangeTarget | undefined {
-  const phoneNumberId = change.value?.metadata?.phone_number_id;
-  if (typeof phoneNumberId === 'string' && phoneNumberId) return { phoneNumberId };
-  if (typeof entryId === 'string' && entryId) return { businessAccountId: entryId };
+  const metadata = change.value?.metadata;
+  const phoneNumberId = isObj(metadata) ? metadata.phone_number_id : undefined;
+  if (phoneNumberId !== undefined && phoneNumberId !== null && phoneNumberId !== '') return isProviderId(phoneNumberId) ? { phoneNumberId } : undefined;
+  if (isProviderId(entryId)) return { businessAccountId: entryId };
   return undefined;
 }
 
@@ -29,6 +33,8 @@ export function splitByClient<C extends { id: string }>(
   raw: string,
   body: WebhookBody,
   clientsOf: (target: ChangeTarget) => C[],
+  /** Parts of the body left out for their shape: the raw bytes then never go to anyone whole. */
+  skipped = 0,
 ): { shares: Array<ClientShare<C>>; unrouted: Array<{ entryId: string | undefined; change: WebhookChange }> } {
   const byClient = new Map<string, { client: C; entries: Map<number, number[]> }>();
   const unrouted: Array<{ entryId: string | undefined; change: WebhookChange }> = [];
@@ -59,7 +65,7 @@ export function splitByClient<C extends { id: string }>(
       for (const change of picked) changes.push({ entryId: entry.id, change });
       return { ...entry, changes: picked };
     });
-    const whole = count === total;
+    const whole = count === total && skipped === 0;
     return { client, whole, changes, body: whole ? raw : JSON.stringify({ ...body, entry: kept }) };
   });
   return { shares, unrouted };

@@ -15,13 +15,65 @@ export interface WebhookBody {
   entry: WebhookEntry[];
 }
 
-/** Parses a stored inbound body; anything not shaped like a webhook envelope is undefined (logged and skipped). */
-export function parseWebhookBody(raw: string): WebhookBody | undefined {
-  try {
-    const body = JSON.parse(raw) as unknown;
-    if (!body || typeof body !== 'object' || !Array.isArray((body as WebhookBody).entry)) return undefined;
-    return body as WebhookBody;
-  } catch {
-    return undefined;
+export interface ParsedWebhook {
+  /** The envelope with only the entries and changes routing can use (objects where objects belong). */
+  body: WebhookBody;
+  /** Entries and changes left out because of their shape: counted, never thrown on. */
+  skipped: number;
+}
+
+/** Deeper than any provider body: such a body could not be split or serialised again. */
+export const MAX_BODY_DEPTH = 64;
+
+type Obj = Record<string, unknown>;
+export const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
+
+/** Nesting of a JSON text, scanned without recursion; true as soon as it exceeds `max`. */
+function tooDeep(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > max) return true;
+    } else if (c === 0x7d || c === 0x5d) depth--;
   }
+  return false;
+}
+
+/**
+ * Parses a stored inbound body into what routing can use. A body that is not a webhook envelope at all is
+ * `{ unusable: reason }` (the consumer dead-letters it); inside an envelope, an entry or change of the wrong
+ * shape (`null`, a number, `changes` that is not a list, a `value` that is not an object) is left out and
+ * counted, so the rest of the body is still routed.
+ */
+export function parseWebhookBody(raw: string): ParsedWebhook | { unusable: string } {
+  if (tooDeep(raw, MAX_BODY_DEPTH)) return { unusable: `body is nested deeper than ${MAX_BODY_DEPTH} levels` };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    return { unusable: 'body is not JSON' };
+  }
+  if (!isObj(parsed) || !Array.isArray(parsed.entry)) return { unusable: 'body is not a webhook envelope (no entry list)' };
+  let skipped = 0;
+  const entry: WebhookEntry[] = [];
+  for (const e of parsed.entry as unknown[]) {
+    if (!isObj(e)) {
+      skipped++;
+      continue;
+    }
+    const changes: WebhookChange[] = [];
+    if (e.changes !== undefined && !Array.isArray(e.changes)) skipped++;
+    for (const c of Array.isArray(e.changes) ? (e.changes as unknown[]) : []) {
+      if (isObj(c) && (c.field === undefined || typeof c.field === 'string') && (c.value === undefined || isObj(c.value))) changes.push(c as WebhookChange);
+      else skipped++;
+    }
+    entry.push({ ...e, id: typeof e.id === 'string' ? e.id : undefined, changes });
+  }
+  return { body: { ...(parsed as Obj), entry } as WebhookBody, skipped };
 }
