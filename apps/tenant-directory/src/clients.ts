@@ -206,7 +206,10 @@ function encodeCursor(r: ClientRow): string {
 function decodeCursor(cursor: string): { createdAt: Date; id: string } {
   const [at, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
   const createdAt = new Date(at ?? '');
-  if (!id || Number.isNaN(createdAt.getTime())) {
+  // a position is a record's creation time: anything outside these years was never issued (and some, like
+  // -271821, PostgreSQL cannot even compare)
+  const year = createdAt.getUTCFullYear();
+  if (!id || Number.isNaN(createdAt.getTime()) || year < 1970 || year > 9999) {
     throw AppError.validation([{ loc: ['query', 'cursor'], msg: 'Invalid cursor', type: 'cursor_invalid', input: cursor, ctx: {} }]);
   }
   return { createdAt, id };

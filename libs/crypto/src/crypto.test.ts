@@ -1,5 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { SecretBox, signatureHeader, verifySignatureHeader } from './index';
+import { openCursor, SecretBox, sealCursor, signatureHeader, verifySignatureHeader } from './index';
 
 describe('SecretBox', () => {
   const box = new SecretBox(randomBytes(32));
@@ -26,5 +26,16 @@ describe('signatures', () => {
     expect(verifySignatureHeader('s3cret', Buffer.from('{"a":2}'), header)).toBe(false);
     expect(verifySignatureHeader('s3cret', body, undefined)).toBe(false);
     expect(verifySignatureHeader('s3cret', body, 'sha256=zz')).toBe(false);
+  });
+});
+
+describe('list cursors', () => {
+  it('open only in the scope that sealed them, unaltered, with the same key', () => {
+    const c = sealCursor('k1', 'clients|t1', '2026-11-23T07:00:00.000Z|id-1');
+    expect(openCursor('k1', 'clients|t1', c)).toBe('2026-11-23T07:00:00.000Z|id-1');
+    expect(openCursor('k1', 'clients|t2', c)).toBeUndefined();
+    expect(openCursor('k2', 'clients|t1', c)).toBeUndefined();
+    expect(openCursor('k1', 'clients|t1', `${Buffer.from('1970-01-01T00:00:00.000Z|id-1').toString('base64url')}.${c.split('.')[1]}`)).toBeUndefined();
+    for (const bad of ['', '.', 'abc', 'a.b.c', `${c}x`]) expect(openCursor('k1', 'clients|t1', bad)).toBeUndefined();
   });
 });

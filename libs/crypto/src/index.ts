@@ -1,2 +1,3 @@
 export { SecretBox, resolveSecretsKey } from './secrets';
+export { sealCursor, openCursor } from './cursor';
 export { signatureHeader, verifySignatureHeader, constantTimeEqual, sha256Hex, randomToken, deterministicUuid } from './signing';

@@ -141,7 +141,8 @@ export class SqlDeliveryRepository implements DeliveryRepository {
     const params: unknown[] = [f.tenantId, f.clientId];
     if (f.status) where.push(`status = $${params.push(f.status)}`);
     if (f.eventType) where.push(`event_type = $${params.push(f.eventType)}`);
-    if (f.afterId) where.push(`(created_at, id) < (SELECT created_at, id FROM deliveries WHERE id = $${params.push(f.afterId)})`);
+    // the position of a record of this same list only: another client's id positions nothing
+    if (f.afterId) where.push(`(created_at, id) < (SELECT created_at, id FROM deliveries WHERE id = $${params.push(f.afterId)} AND tenant_id = $1 AND client_id = $2)`);
     params.push(f.limit);
     return this.q.query<DeliveryRecord>(`SELECT * FROM deliveries WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`, params);
   }

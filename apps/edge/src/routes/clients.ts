@@ -1,4 +1,5 @@
 import { tenantOf } from '../auth';
+import { ListCursors } from '../cursors';
 import { clientJson } from '../presenters';
 import { idPath, listQuery, patchBody, registerBody } from '../schemas/clients';
 import { validateParts } from '../validation';
@@ -17,7 +18,8 @@ interface RegisterBody {
   catalog_id?: string;
 }
 
-export const registerClientRoutes: RegisterRoutes = (router, { services }) => {
+export const registerClientRoutes: RegisterRoutes = (router, { services, config }) => {
+  const cursors = new ListCursors(config.adminToken);
   const register = async (ctx: import('koa').Context) => {
     const { body } = validateParts<{ body: RegisterBody }>({ body: [registerBody, ctx.request.body] });
     const res = await services.directory.registerClient({
@@ -40,8 +42,9 @@ export const registerClientRoutes: RegisterRoutes = (router, { services }) => {
 
   const list = async (ctx: import('koa').Context) => {
     const { query } = validateParts<{ query: { limit: number; cursor?: string } }>({ query: [listQuery, ctx.query] });
-    const res = await services.directory.listClients({ tenantId: tenantOf(ctx), limit: query.limit, cursor: query.cursor });
-    ctx.body = { data: res.clients.map(clientJson), next_cursor: res.nextCursor ?? null };
+    const scope = ['clients', tenantOf(ctx)];
+    const res = await services.directory.listClients({ tenantId: tenantOf(ctx), limit: query.limit, cursor: cursors.open(scope, query.cursor) });
+    ctx.body = { data: res.clients.map(clientJson), next_cursor: cursors.seal(scope, res.nextCursor) };
   };
   router.get('/api/clients', list);
   router.get('/api/clients/', list);

@@ -2,13 +2,15 @@ import { tenantOf } from '../auth';
 import { deliveryJson } from '../presenters';
 import { clientPath, deliveryPath, listQuery } from '../schemas/webhook-deliveries';
 import { validateParts } from '../validation';
+import { ListCursors } from '../cursors';
 import type { RegisterRoutes } from './context';
 
 /**
  * Webhook delivery records, manual redelivery and test events of a client. The client is checked against
  * the caller's tenant first (another tenant's client is a 404, as everywhere).
  */
-export const registerWebhookDeliveryRoutes: RegisterRoutes = (router, { services }) => {
+export const registerWebhookDeliveryRoutes: RegisterRoutes = (router, { services, config }) => {
+  const cursors = new ListCursors(config.adminToken);
   const ownClient = async (ctx: import('koa').Context, clientId: string) => {
     await services.directory.getClient({ tenantId: tenantOf(ctx), clientId });
   };
@@ -19,8 +21,10 @@ export const registerWebhookDeliveryRoutes: RegisterRoutes = (router, { services
       query: [listQuery, ctx.query],
     });
     await ownClient(ctx, path.id);
-    const res = await services.dispatcher.listDeliveries({ tenantId: tenantOf(ctx), clientId: path.id, status: query.status, eventType: query.event_type, limit: query.limit, cursor: query.cursor });
-    ctx.body = { data: res.deliveries.map(deliveryJson), next_cursor: res.nextCursor ?? null };
+    const scope = ['deliveries', tenantOf(ctx), path.id];
+    const cursor = cursors.open(scope, query.cursor);
+    const res = await services.dispatcher.listDeliveries({ tenantId: tenantOf(ctx), clientId: path.id, status: query.status, eventType: query.event_type, limit: query.limit, cursor });
+    ctx.body = { data: res.deliveries.map(deliveryJson), next_cursor: cursors.seal(scope, res.nextCursor) };
   });
 
   router.get('/api/clients/:id/webhook/deliveries/:delivery_id', async (ctx) => {
