@@ -26,6 +26,23 @@ function mountUnder(prefix: string, chain: Array<Middleware<any, any>>): Middlew
   };
 }
 
+export interface RouteInfo {
+  method: string;
+  /** The router's template, e.g. `/api/clients/:id`. */
+  path: string;
+}
+
+const routersOf = new WeakMap<Koa, Router[]>();
+
+/** Every route the app serves (from its routers, so a new route is listed without more code): for tests and docs. */
+export function routesOf(app: Koa): RouteInfo[] {
+  const out: RouteInfo[] = [];
+  for (const router of routersOf.get(app) ?? []) {
+    for (const layer of router.stack) for (const method of layer.methods) if (method !== 'HEAD') out.push({ method, path: String(layer.path) });
+  }
+  return out;
+}
+
 export function createEdgeApp(opts: EdgeAppOptions): Koa {
   const app = new Koa({ proxy: true });
   app.use(requestContext(opts.logger, opts.observe));
@@ -42,5 +59,6 @@ export function createEdgeApp(opts: EdgeAppOptions): Koa {
   const api = new Router();
   for (const register of tenantApiRoutes) register(api, opts);
   app.use(mountUnder('/api', [tenantAuth(opts.keys, opts.config.adminToken), storableParams, jsonBody(opts.config.bodyLimitBytes), allowedMethods(api), api.routes()]));
+  routersOf.set(app, [publicRouter, admin, api]);
   return app;
 }

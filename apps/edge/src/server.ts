@@ -1,8 +1,9 @@
 import { createServer, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { connectBus, STREAMS, type Bus } from '@gateway/bus';
 import type { Logger } from '@gateway/logger';
 import { Metrics, startMetricsServer, type RunningProcess } from '@gateway/runtime';
-import { createEdgeApp } from './app';
+import { createEdgeApp, routesOf, type RouteInfo } from './app';
 import { ApiKeyCache } from './auth';
 import type { EdgeConfig } from './config';
 import { publicRoutes } from './routes/public';
@@ -12,6 +13,24 @@ export interface RunningEdge extends RunningProcess {
   port: number;
   url: string;
   metricsPort: number;
+  /** Every route served, from the routers. */
+  routes: RouteInfo[];
+}
+
+/**
+ * Requests Node's HTTP parser refuses before Koa sees them (a URL or headers over 16 KB, malformed framing)
+ * still get an answer in the error form, not an empty 400/431.
+ */
+function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [status, text, body] = err.code === 'HPE_HEADER_OVERFLOW'
+    ? [431, 'Request Header Fields Too Large', { detail: 'The request line or headers are too large', code: 'headers_too_large' }]
+    : [400, 'Bad Request', { detail: 'Malformed HTTP request', code: 'bad_request' }];
+  const json = JSON.stringify(body);
+  socket.end(`HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(json)}\r\nConnection: close\r\n\r\n${json}`);
 }
 
 export async function startEdge(config: EdgeConfig, logger: Logger): Promise<RunningEdge> {
@@ -34,6 +53,7 @@ export async function startEdge(config: EdgeConfig, logger: Logger): Promise<Run
     },
   });
   const server: Server = createServer(app.callback());
+  server.on('clientError', answerClientError);
   server.keepAliveTimeout = 65_000;
   server.requestTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
@@ -46,6 +66,7 @@ export async function startEdge(config: EdgeConfig, logger: Logger): Promise<Run
     port,
     url: `http://127.0.0.1:${port}`,
     metricsPort: metricsServer.port,
+    routes: routesOf(app),
     async stop() {
       // stop accepting, let in-flight requests finish, then close idle keep-alive sockets
       await new Promise<void>((resolve) => {
