@@ -33,6 +33,10 @@ describe('rpc over real gRPC', () => {
               throw AppError.validation([{ loc: ['body', 'x'], msg: 'bad', type: 'string_type', input: 1, ctx: {} }]);
             }
             if (req.tenantId === 'crash') throw new Error('secret internals');
+            if (req.tenantId === 'many-issues') {
+              // what a provider says about 60 broken screens, one of them holding a 100 KB string
+              throw AppError.validation(Array.from({ length: 300 }, (_, i) => ({ loc: ['body', 'flow_json', 'screens', String(i)], msg: `Screen ${i} is invalid: ${'why '.repeat(40)}`, type: 'flow_validation_error', input: i === 0 ? 'z'.repeat(100_000) : null, ctx: { error: 'INVALID_PROPERTY', line_start: i } })));
+            }
             if (req.tenantId === 'slow') await new Promise((r) => setTimeout(r, 500));
             // a plain init object, not a created message: the serializer must create() it
             return { tenant: { id: req.tenantId, name: 'Acme', activeWabas: 2, webhookSecret: 's' } };
@@ -44,6 +48,16 @@ describe('rpc over real gRPC', () => {
   afterAll(() => server.shutdown(1000));
 
   const client = () => createServiceClient(TenantDirectoryService, `127.0.0.1:${server.port}`);
+
+  it('carries a validation error of any size to the caller with every issue (long strings bounded), never as unavailable', async () => {
+    const err = await client().getTenant({ tenantId: 'many-issues' }).catch((e: unknown) => e as AppError);
+    expect(err).toBeInstanceOf(AppError);
+    expect((err as AppError).kind).toBe('validation');
+    const issues = (err as AppError).issues;
+    expect(issues).toHaveLength(300);
+    expect(issues[299]).toMatchObject({ loc: ['body', 'flow_json', 'screens', '299'], type: 'flow_validation_error', ctx: { error: 'INVALID_PROPERTY', line_start: 299 } });
+    expect(String(issues[0].input).length).toBeLessThanOrEqual(1001);
+  });
 
   it('returns typed responses and carries the request id in metadata', async () => {
     const c = client();
