@@ -1,5 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { openCursor, SecretBox, sealCursor, signatureHeader, verifySignatureHeader } from './index';
+import { constantTimeEqual, openCursor, SecretBox, sealCursor, signatureHeader, verifySignatureHeader } from './index';
 
 describe('SecretBox', () => {
   const box = new SecretBox(randomBytes(32));
@@ -37,5 +37,13 @@ describe('list cursors', () => {
     expect(openCursor('k2', 'clients|t1', c)).toBeUndefined();
     expect(openCursor('k1', 'clients|t1', `${Buffer.from('1970-01-01T00:00:00.000Z|id-1').toString('base64url')}.${c.split('.')[1]}`)).toBeUndefined();
     for (const bad of ['', '.', 'abc', 'a.b.c', `${c}x`]) expect(openCursor('k1', 'clients|t1', bad)).toBeUndefined();
+  });
+});
+
+describe('constantTimeEqual', () => {
+  it('is equality, whatever the lengths', () => {
+    expect(constantTimeEqual('admin-token-1', 'admin-token-1')).toBe(true);
+    for (const other of ['admin-token-2', 'admin-token-10', '', 'a', 'admin-token-1 ']) expect(constantTimeEqual('admin-token-1', other)).toBe(false);
+    expect(constantTimeEqual('', '')).toBe(true);
   });
 });
