@@ -20,7 +20,8 @@ describe('hostile input is refused at the edge with a 4xx, before any service is
 
   beforeAll(async () => {
     // no flows or messaging service: a request that passes validation answers 503, so a 422 proves nothing was called
-    stack = await startStack({ services: ['tenant-directory', 'edge'], sim: false, env: { FLOWS_ADDR: '127.0.0.1:1', MESSAGING_ADDR: '127.0.0.1:1' } });
+    // production mode: no private webhook targets, no plain-http redirects
+    stack = await startStack({ services: ['tenant-directory', 'edge'], sim: false, env: { FLOWS_ADDR: '127.0.0.1:1', MESSAGING_ADDR: '127.0.0.1:1', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false' } });
     ({ api } = await stack.createTenant());
     admin = new ApiClient(stack.api().baseUrl, stack.adminToken);
   });
@@ -88,6 +89,13 @@ describe('hostile input is refused at the edge with a 4xx, before any service is
       expect(res.text).not.toContain(token);
       expect(res.text).not.toContain('secretTOKEN');
     }
+  });
+
+  it('accepts signup redirect URLs only over https outside development mode', async () => {
+    const plain = await issues(api.post('/api/clients/', { display_name: 'x', success_redirect_url: 'http://shop.test/ok', failure_redirect_url: 'http://shop.test/ko' }));
+    expect(plain.map((d) => [d.loc.join('.'), d.type])).toEqual([['body.success_redirect_url', 'url_scheme'], ['body.failure_redirect_url', 'url_scheme']]);
+    const secure = await api.post('/api/clients/', { display_name: 'x', success_redirect_url: 'https://shop.test/ok', failure_redirect_url: 'https://shop.test/ko' });
+    expect(secure.status).toBe(200);
   });
 
   it('answers an unknown method with 405 and Allow on a known path, 404 elsewhere, in the error form', async () => {

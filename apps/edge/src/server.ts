@@ -30,7 +30,9 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
     ? [431, 'Request Header Fields Too Large', { detail: 'The request line or headers are too large', code: 'headers_too_large' }]
     : [400, 'Bad Request', { detail: 'Malformed HTTP request', code: 'bad_request' }];
   const json = JSON.stringify(body);
-  socket.end(`HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(json)}\r\nConnection: close\r\n\r\n${json}`);
+  // a HEAD answer has no body (the parser may have failed after reading the method)
+  const head = (err as { rawPacket?: Buffer }).rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD ';
+  socket.end(`HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(json)}\r\nConnection: close\r\n\r\n${head ? '' : json}`);
 }
 
 export async function startEdge(config: EdgeConfig, logger: Logger): Promise<RunningEdge> {

@@ -2,6 +2,7 @@ import { tenantOf } from '../auth';
 import { ListCursors } from '../cursors';
 import { clientJson } from '../presenters';
 import { idPath, listQuery, patchBody, registerBody } from '../schemas/clients';
+import { httpsUrl } from '../schemas/common';
 import { validateParts } from '../validation';
 import type { RegisterRoutes } from './context';
 
@@ -20,8 +21,10 @@ interface RegisterBody {
 
 export const registerClientRoutes: RegisterRoutes = (router, { services, config }) => {
   const cursors = new ListCursors(config.adminToken);
+  // a signup page redirects the business's browser there: https only, plain http in development mode
+  const registerSchema = config.allowPrivateTargets ? registerBody : registerBody.keys({ success_redirect_url: httpsUrl, failure_redirect_url: httpsUrl });
   const register = async (ctx: import('koa').Context) => {
-    const { body } = validateParts<{ body: RegisterBody }>({ body: [registerBody, ctx.request.body] });
+    const { body } = validateParts<{ body: RegisterBody }>({ body: [registerSchema, ctx.request.body] });
     const res = await services.directory.registerClient({
       tenantId: tenantOf(ctx),
       displayName: body.display_name,
