@@ -3,3 +3,4 @@ export type { OpenDbOptions } from './open';
 export { migrate } from './migrate';
 export type { Db, Queryable, Row, Migration } from './types';
 export { GroupCommit } from './group-commit';
+export { DbError } from './db-error';

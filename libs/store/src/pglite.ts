@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { guarded } from './db-error';
 import type { Db, Queryable, Row } from './types';
 
 /**
@@ -33,14 +34,14 @@ export async function openPglite(dataDir: string, schema: string): Promise<Db> {
   return {
     kind: 'pglite',
     schema,
-    query: async <T = Row>(sql: string, params?: unknown[]) => (await pg.query<T>(sql, params)).rows,
+    query: <T = Row>(sql: string, params?: unknown[]) => guarded(sql, async () => (await pg.query<T>(sql, params)).rows),
     exec: async (sql: string) => {
       await pg.exec(sql);
     },
     tx: <T>(fn: (q: Queryable) => Promise<T>) =>
       pg.transaction(async (t) =>
         fn({
-          query: async <R = Row>(sql: string, params?: unknown[]) => (await t.query<R>(sql, params)).rows,
+          query: <R = Row>(sql: string, params?: unknown[]) => guarded(sql, async () => (await t.query<R>(sql, params)).rows),
           exec: async (sql: string) => {
             await t.exec(sql);
           },

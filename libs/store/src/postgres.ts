@@ -1,4 +1,5 @@
 import { Pool, type PoolClient } from 'pg';
+import { guarded } from './db-error';
 import type { Db, Queryable, Row } from './types';
 
 export async function openPostgres(databaseUrl: string, schema: string, poolSize: number): Promise<Db> {
@@ -13,13 +14,13 @@ export async function openPostgres(databaseUrl: string, schema: string, poolSize
   pool.on('error', () => {
     /* idle client errors surface on the next query; the pool replaces the client */
   });
-  const run = async <T>(q: Pool | PoolClient, sql: string, params?: unknown[]) => (await q.query(sql, params as unknown[])).rows as T[];
+  const run = <T>(q: Pool | PoolClient, sql: string, params?: unknown[]) => guarded(sql, async () => (await q.query(sql, params as unknown[])).rows as T[]);
   return {
     kind: 'postgres',
     schema,
     query: <T = Row>(sql: string, params?: unknown[]) => run<T>(pool, sql, params),
     exec: async (sql: string) => {
-      await pool.query(sql);
+      await guarded(sql, () => pool.query(sql));
     },
     async tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
       const client = await pool.connect();
@@ -28,10 +29,10 @@ export async function openPostgres(databaseUrl: string, schema: string, poolSize
         const result = await fn({
           query: <R = Row>(sql: string, params?: unknown[]) => run<R>(client, sql, params),
           exec: async (sql: string) => {
-            await client.query(sql);
+            await guarded(sql, () => client.query(sql));
           },
         });
-        await client.query('COMMIT');
+        await guarded('COMMIT', () => client.query('COMMIT'));
         return result;
       } catch (e) {
         await client.query('ROLLBACK').catch(() => undefined);

@@ -65,6 +65,26 @@ describe.each([['pglite', pgliteBackend], ['postgres', postgresBackend]])('store
     expect(await db.query('SELECT id FROM items WHERE id = $1', ['b'])).toHaveLength(0);
     await db.close();
   });
+
+  it('fails a statement with an error that names the statement and its SQLSTATE, and holds no value', async () => {
+    const db = await backend.open();
+    const secret = 'tok-SECRET-value-4711';
+    const errors = [
+      await db.query('SELECT $1::uuid AS id', [secret]).catch((e: unknown) => e),
+      await db.query('INSERT INTO items (id, n) VALUES ($1, $2)', ['a', secret]).catch((e: unknown) => e),
+      await db.tx((q) => q.query('INSERT INTO items (id, n, data) VALUES ($1, $2, $3)', ['a', 1, `{"k":"${secret}"}`])).catch((e: unknown) => e),
+      await db.query('INSERT INTO items (id, n) VALUES ($1, $2)', [`${secret}\u0000`, 1]).catch((e: unknown) => e),
+    ];
+    for (const e of errors) {
+      expect(e).toBeInstanceOf(Error);
+      const everything = JSON.stringify({ ...(e as object), message: (e as Error).message, stack: (e as Error).stack, cause: String((e as Error).cause) });
+      expect(everything).not.toContain('SECRET');
+      expect((e as { code: string }).code).toMatch(/^[0-9A-Z]{5}$/);
+      expect((e as Error).message).toMatch(/^database error [0-9A-Z]{5} in (SELECT|INSERT)/);
+    }
+    expect(isUniqueViolation(errors[2])).toBe(true);
+    await db.close();
+  });
 });
 
 describe('embedded storage', () => {
