@@ -40,6 +40,17 @@ describe.each(storageBackends('flows', migrations, { poolSize: 4 }))('flow store
     expect(await repo.get({ ...key(s), clientId: 'c2' })).toBeUndefined();
   });
 
+  it('stores what the provider holds even when PostgreSQL could not (NUL, lone surrogates), so the record stays readable', async () => {
+    const s = state({ name: 'bad\u0000name\ud800', validationErrors: [{ error: 'X', error_type: 'Y', message: 'at "\u0000"' }] as never });
+    const rec = await repo.upsert(s, { value: { version: '7.0', screens: [{ id: 'A', x: 'a\u0000', ['k\u0000']: '\udfff', path: 'C:\\u0000' }] } });
+    expect(rec.name).toBe('bad\ufffdname\ufffd');
+    expect(rec.flow_json).toEqual({ version: '7.0', screens: [{ id: 'A', x: 'a\ufffd', ['k\ufffd']: '\ufffd', path: 'C:\\u0000' }] });
+    expect(await repo.get(key(s))).toEqual(rec);
+    const updated = await repo.setJson(key(s), { x: '\u0000' }, []);
+    expect(updated?.flow_json).toEqual({ x: '\ufffd' });
+    expect((await repo.list('t1', 'c1')).some((f) => f.flow_id === s.flowId)).toBe(true);
+  });
+
   it('keeps the JSON on a refresh that does not know it, and moves updated_at only when something changed', async () => {
     const s = state();
     const first = await repo.upsert(s, { value: { version: '7.0' } });

@@ -61,7 +61,20 @@ export interface FlowRepository {
   deleteAllExcept(tenantId: string, clientId: string, keep: string[]): Promise<number>;
 }
 
-const json = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
+/**
+ * Text as PostgreSQL can hold it: NUL (refused in text and jsonb) and unpaired surrogates (refused in jsonb)
+ * become U+FFFD. The edge refuses them, but the provider may hold such text (set through another channel) and
+ * what it holds is written here on every sync: a record we could not write or read back would break the flow
+ * for good.
+ */
+const storableText = (t: string): string => (t.includes('\u0000') ? t.replace(/\u0000/g, '\ufffd') : t).replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
+function storable(v: unknown): unknown {
+  if (typeof v === 'string') return storableText(v);
+  if (Array.isArray(v)) return v.map(storable);
+  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [storableText(k), storable(x)]));
+  return v;
+}
+const json = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(storable(v)));
 
 export class SqlFlowRepository implements FlowRepository {
   constructor(private readonly q: Queryable) {}
@@ -91,7 +104,7 @@ export class SqlFlowRepository implements FlowRepository {
              OR ($10::boolean AND flows.flow_json IS DISTINCT FROM EXCLUDED.flow_json)
            THEN now() ELSE flows.updated_at END
        RETURNING *`,
-      [s.clientId, s.flowId, s.tenantId, s.businessAccountId, s.name, s.status, json(s.categories), json(flowJson?.value), json(s.validationErrors), flowJson !== undefined],
+      [s.clientId, s.flowId, s.tenantId, s.businessAccountId, storableText(s.name), s.status, json(s.categories), json(flowJson?.value), json(s.validationErrors), flowJson !== undefined],
     );
     return rows[0];
   }
