@@ -67,7 +67,7 @@ export interface FlowRepository {
  * what it holds is written here on every sync: a record we could not write or read back would break the flow
  * for good.
  */
-const storableText = (t: string): string => (t.includes('\u0000') ? t.replace(/\u0000/g, '\ufffd') : t).replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
+const storableText = (t: string): string => t.split('\u0000').join('\ufffd').replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
 function storable(v: unknown): unknown {
   if (typeof v === 'string') return storableText(v);
   if (Array.isArray(v)) return v.map(storable);
