@@ -21,6 +21,8 @@ export function readConfig(env: Env = process.env) {
       /** Inbound provider webhooks may be up to 3 MB (provider reference 7.3). */
       webhookBodyLimitBytes: int('WEBHOOK_BODY_LIMIT_BYTES', 3 * 1024 * 1024, { min: 1024 }),
       authCacheTtlMs: int('AUTH_CACHE_TTL_MS', 4000, { min: 0, max: 5000 }),
+      /** Opens of the public signup page per client address and minute (per edge replica). */
+      signupPageOpensPerMinute: int('SIGNUP_PAGE_OPENS_PER_MINUTE', 30, { min: 1 }),
       /** Development mode (WEBHOOK_ALLOW_PRIVATE_TARGETS): signup redirect URLs may be plain http. */
       allowPrivateTargets: common.allowPrivateTargets,
     },

@@ -46,12 +46,13 @@ export async function startSignup(config: SignupConfig, logger: Logger): Promise
   });
 
   const service = defineService(s.SignupService, {
-    startSignup: (r) => signup.start(r.clientId),
+    startSignup: (r) => signup.start(r.clientId, r.state),
     completeSignup: (r) => signup.complete(r),
     failSignup: (r) => signup.fail(r),
   });
 
-  // sessions are kept a month after they expire (support questions), then deleted so the table stays small
+  // sessions that were used are kept a month after they expire (support questions), never-used ones only until
+  // they expire; then they are deleted so the table stays small
   const purge = setInterval(() => {
     repo.purgeExpired(30 * DAY_MS).catch((e: unknown) => logger.warn({ err: e }, 'could not purge expired signup sessions'));
   }, 60 * 60_000);

@@ -40,10 +40,15 @@ const sessionNotFound = () => AppError.notFound('signup_session_not_found', 'Unk
 export class Signup {
   constructor(private readonly d: SignupDeps) {}
 
-  async start(clientId: string): Promise<MessageInitShape<typeof s.StartSignupResponseSchema>> {
+  /** `held`: the state token the browser already holds (cookie); its session is reused while open. */
+  async start(clientId: string, held?: string): Promise<MessageInitShape<typeof s.StartSignupResponseSchema>> {
     const client = (await this.d.directory.getClientById({ clientId })).client!;
     const page = pageInit(this.d.page, client);
     if (client.signupStatus === 'completed') return { alreadyCompleted: true, state: '', page };
+    const reusable = held ? await this.d.repo.findByStateHash(sha256Hex(held)) : undefined;
+    if (reusable && reusable.client_id === client.id && reusable.status === 'open' && !(await this.d.repo.isExpired(reusable.id))) {
+      return { alreadyCompleted: false, session: sessionInit(reusable), state: held, page };
+    }
     const state = randomToken(32);
     const row = await this.d.repo.insertSession({ id: randomUUID(), clientId: client.id, tenantId: client.tenantId, stateHash: sha256Hex(state), ttlMs: this.d.sessionTtlMs });
     return { alreadyCompleted: false, session: sessionInit(row), state, page };

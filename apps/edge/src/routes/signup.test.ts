@@ -137,3 +137,36 @@ describe('hosted signup page and its completion endpoints', () => {
     expect(again.json).toMatchObject({ status: 'completed' });
   });
 });
+
+describe('opening the hosted signup page costs little', () => {
+  let stack: Stack;
+  let api: ApiClient;
+  beforeAll(async () => {
+    stack = await startStack({ services: ['tenant-directory', 'signup', 'edge'], env: { SIGNUP_PAGE_OPENS_PER_MINUTE: '8' } });
+    api = (await stack.createTenant()).api;
+  }, 60_000);
+  afterAll(() => stack?.stop());
+
+  const stateOf = (html: string) => (JSON.parse(/<script type="application\/json" id="signup-config">(.*?)<\/script>/s.exec(html)![1]) as PageConfig).state;
+
+  it('reuses the open session of the browser that holds its cookie, and limits page opens per address', async () => {
+    const client = (await api.post<{ id: string; embed_signup_url: string }>('/api/clients/', { display_name: 'Shop' })).json;
+    const first = await fetch(client.embed_signup_url);
+    const cookie = first.headers.get('set-cookie')!;
+    expect(cookie).toMatch(/^gw_signup_state=[A-Za-z0-9_-]+; path=\/signup\/[0-9a-f-]+; expires=.*; samesite=strict; httponly$/i);
+    const state = stateOf(await first.text());
+    const again = await fetch(client.embed_signup_url, { headers: { cookie: cookie.split(';')[0] } });
+    expect(stateOf(await again.text())).toBe(state);
+    // a cookie of another session (or a forged one) is not reused: a new session
+    const forged = await fetch(client.embed_signup_url, { headers: { cookie: 'gw_signup_state=forged' } });
+    expect(stateOf(await forged.text())).not.toBe(state);
+
+    const statuses: number[] = [];
+    for (let i = 0; i < 8; i++) statuses.push((await fetch(client.embed_signup_url)).status);
+    const limited = await fetch(client.embed_signup_url);
+    expect(statuses.filter((s) => s === 429)).not.toHaveLength(8);
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(limited.headers.get('content-type')).toMatch(/^text\/html/);
+  });
+});

@@ -3,9 +3,13 @@ import type { Context } from 'koa';
 import { isAppError } from '@gateway/errors';
 import { jsonBody } from '../middleware/body';
 import { completeBody, failBody, signupPath, type CompleteBody, type FailBody } from '../schemas/signup';
+import { OpenLimiter } from '../signup-page/open-limiter';
 import { renderMessagePage, renderSignupPage } from '../signup-page/render';
 import { validateParts } from '../validation';
 import type { RegisterRoutes } from './context';
+
+/** The session's state token, kept by the browser so that reopening the page reuses its session. */
+const STATE_COOKIE = 'gw_signup_state';
 
 /** A completion body is a few ids, a code and a state token. */
 const BODY_LIMIT_BYTES = 16 * 1024;
@@ -49,14 +53,23 @@ function sendMessage(ctx: Context, status: number, title: string, message: strin
  * The hosted embedded-signup page (a client's embed_signup_url) and the two calls its script makes. Public:
  * no bearer; a completion is bound to the client by the state token of the session the page opened.
  */
-export const registerSignupRoutes: RegisterRoutes = (router, { services, logger }) => {
+export const registerSignupRoutes: RegisterRoutes = (router, { services, logger, config }) => {
+  const limiter = new OpenLimiter(config.signupPageOpensPerMinute);
   router.get('/signup/:client_id', async (ctx) => {
     const notFound = () => sendMessage(ctx, 404, 'Signup link not found', 'This signup link is not valid. Ask the business that sent it for a new one.');
     const { error, value } = signupPath.validate(ctx.params);
     if (error) return notFound();
+    const wait = limiter.take(ctx.ip);
+    if (wait) {
+      ctx.set('Retry-After', String(wait));
+      return sendMessage(ctx, 429, 'Too many attempts', 'This page was opened too often from your network. Please try again in a minute.');
+    }
+    const clientId = (value as { client_id: string }).client_id;
+    // the browser's own open session is reused: reopening the page stores nothing new
+    const held = ctx.cookies.get(STATE_COOKIE);
     let res;
     try {
-      res = await services.signup.startSignup({ clientId: (value as { client_id: string }).client_id });
+      res = await services.signup.startSignup({ clientId, state: held && /^[A-Za-z0-9_-]{16,128}$/.test(held) ? held : undefined });
     } catch (e) {
       if (isAppError(e) && e.kind === 'not_found') return notFound();
       logger.warn({ err: e }, 'signup page unavailable');
@@ -67,6 +80,14 @@ export const registerSignupRoutes: RegisterRoutes = (router, { services, logger 
       const link = page.successRedirectUrl ? { href: page.successRedirectUrl, text: 'Continue' } : undefined;
       return sendMessage(ctx, 200, 'Signup already completed', `The business account of ${page.displayName} is already connected. There is nothing more to do.`, link);
     }
+    ctx.cookies.set(STATE_COOKIE, res.state, {
+      path: `/signup/${clientId}`,
+      expires: new Date(res.session!.expiresAt),
+      httpOnly: true,
+      sameSite: 'strict',
+      secure: ctx.secure,
+      overwrite: true,
+    });
     const nonce = randomBytes(16).toString('base64');
     const html = renderSignupPage(
       {

@@ -73,4 +73,13 @@ describe('signup sessions in storage', () => {
     expect(await repo.findByStateHash(completing.state_hash)).toBeDefined();
     expect(await repo.findByStateHash(fresh.state_hash)).toBeDefined();
   });
+
+  it('purges a never-used session as soon as it expires, a used one only after the grace period', async () => {
+    const unused = await session(randomUUID(), -10);
+    const used = await session(randomUUID(), 60_000);
+    await repo.markFailed(used.id, { reason: 'cancelled', detail: 'x' });
+    await repo.purgeExpired(30 * 24 * 3600_000);
+    expect(await repo.findByStateHash(unused.state_hash)).toBeUndefined();
+    expect(await repo.findByStateHash(used.state_hash)).toBeDefined();
+  });
 });

@@ -142,7 +142,9 @@ export class SqlSignupRepository implements SignupRepository {
 
   async purgeExpired(olderThanMs: number): Promise<number> {
     const rows = await this.q.query(
-      `DELETE FROM sessions WHERE expires_at < now() - ($1 * interval '1 millisecond') AND status <> 'completing' RETURNING id`,
+      `DELETE FROM sessions
+       WHERE (status = 'open' AND expires_at < now()) OR (expires_at < now() - ($1 * interval '1 millisecond') AND status <> 'completing')
+       RETURNING id`,
       [olderThanMs],
     );
     return rows.length;
