@@ -80,6 +80,18 @@ export class Flows {
     return this.sync.refresh(acc, checkFlowId(r.flowId));
   }
 
+  /**
+   * send-flow's ownership check (issue 14): a flow this service knows only under other business accounts is
+   * not the caller's to send (404, as for an unknown flow elsewhere). Unknown flows pass: the provider decides.
+   * From the records alone, so a send costs no provider call.
+   */
+  async checkUse(r: f.CheckFlowUseRequest): Promise<void> {
+    const accounts = await this.repo.businessAccountsOf(r.flowId);
+    if (accounts.length === 0) return;
+    const { client } = await this.directory.getClient({ tenantId: r.caller?.tenantId ?? '', clientId: r.caller?.clientId ?? '' });
+    if (!client?.businessAccountId || !accounts.includes(client.businessAccountId)) throw flowNotFound();
+  }
+
   async list(r: f.ListFlowsRequest): Promise<FlowRecord[]> {
     return this.sync.listAll(await resolveAccount(this.directory, r.caller));
   }

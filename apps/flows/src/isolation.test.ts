@@ -64,6 +64,16 @@ describe("flows of another tenant, client or business account are 404, exactly l
     expect(((await a.get<Loose>(`/api/flows?client_id=${otherAccountOfA}`)).json.data as Loose[]).map((f) => f.id)).not.toContain(flowId);
   });
 
+  it("refuses to send tenant A's flow from tenant B's client (404 before any send); the owner's and unknown flows go on to messaging", async () => {
+    const send = (api: ApiClient, client: string, flow: string) =>
+      api.post<Loose>('/api/messaging/send-flow', { client_id: client, to: '+16505551234', body: 'Book', button_text: 'Open', flow_id: flow });
+    expect([(await send(b, clientB, flowId)).status, (await send(b, clientB, flowId)).json]).toEqual([404, { detail: 'Flow not found', code: 'flow_not_found' }]);
+    expect((await send(a, otherAccountOfA, flowId)).status).toBe(404);
+    // no messaging service in this stack: reaching it is a 503
+    expect((await send(a, clientA, flowId)).status).toBe(503);
+    expect((await send(b, clientB, '8'.repeat(16))).status).toBe(503);
+  });
+
   it('leaves the flow untouched for its owner', async () => {
     expect(await sim('GET', `/_sim/flows/${flowId}`)).toMatchObject({ status: 'DRAFT', flow_json: JSON.stringify(validFlow, null, 2) });
     const own = await a.get<Loose>(`/api/flows/${flowId}?client_id=${clientA}`);

@@ -35,6 +35,10 @@ export async function startFlows(config: FlowsConfig, logger: Logger): Promise<R
       await svc.delete(r);
       return {};
     },
+    checkFlowUse: async (r) => {
+      await svc.checkUse(r);
+      return {};
+    },
   });
 
   // no bus: this service neither publishes nor consumes events

@@ -1,4 +1,5 @@
 import type { Context } from 'koa';
+import { isAppError } from '@gateway/errors';
 import type Joi from 'joi';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { messaging as m } from '@gateway/contracts';
@@ -62,6 +63,11 @@ export const MESSAGING_OPERATIONS: Record<string, Operation> = {
   'send-flow': {
     schema: s.sendFlowBody,
     call: async (svc, caller, b) => {
+      // a flow the flows service knows under another business account is not this client's to send; while the
+      // flows service is unreachable sends go on (the provider still checks the flow against the sender)
+      await svc.flows.checkFlowUse({ caller: { tenantId: caller.tenantId, clientId: caller.clientId }, flowId: b.flow_id }).catch((e: unknown) => {
+        if (!isAppError(e) || (e.kind !== 'unavailable' && e.kind !== 'timeout')) throw e;
+      });
       const r = await svc.messaging.sendFlow({
         caller,
         ...common(b),

@@ -26,4 +26,10 @@ export const migrations: Migration[] = [
       CREATE INDEX flows_tenant_client_created ON flows (tenant_id, client_id, created_at DESC);
     `,
   },
+  {
+    version: 2,
+    name: 'flows_by_flow_id',
+    // send-flow asks which business accounts a flow id is known under
+    sql: 'CREATE INDEX flows_flow_id ON flows (flow_id)',
+  },
 ];

@@ -45,6 +45,8 @@ export interface ProviderState {
  */
 export interface FlowRepository {
   get(key: FlowKey): Promise<FlowRecord | undefined>;
+  /** The business accounts a flow id has records under (any tenant): empty when it is unknown here. */
+  businessAccountsOf(flowId: string): Promise<string[]>;
   /** The client's flows, newest first. */
   list(tenantId: string, clientId: string): Promise<FlowRecord[]>;
   /**
@@ -82,6 +84,11 @@ export class SqlFlowRepository implements FlowRepository {
   async get(k: FlowKey): Promise<FlowRecord | undefined> {
     const rows = await this.q.query<FlowRecord>('SELECT * FROM flows WHERE tenant_id = $1 AND client_id = $2 AND flow_id = $3', [k.tenantId, k.clientId, k.flowId]);
     return rows[0];
+  }
+
+  async businessAccountsOf(flowId: string): Promise<string[]> {
+    const rows = await this.q.query<{ business_account_id: string }>('SELECT DISTINCT business_account_id FROM flows WHERE flow_id = $1', [flowId]);
+    return rows.map((r) => r.business_account_id);
   }
 
   list(tenantId: string, clientId: string): Promise<FlowRecord[]> {

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file flows/v1/flows.proto.
  */
 export const file_flows_v1_flows: GenFile = /*@__PURE__*/
-  fileDesc("ChRmbG93cy92MS9mbG93cy5wcm90bxIIZmxvd3MudjEiMgoKRmxvd0NhbGxlchIRCgl0ZW5hbnRfaWQYASABKAkSEQoJY2xpZW50X2lkGAIgASgJIsUBCgRGbG93EgoKAmlkGAEgASgJEhEKCWNsaWVudF9pZBgCIAEoCRIRCgl0ZW5hbnRfaWQYAyABKAkSDAoEbmFtZRgEIAEoCRIOCgZzdGF0dXMYBSABKAkSEgoKY2F0ZWdvcmllcxgGIAMoCRIRCglmbG93X2pzb24YByABKAkSHgoWdmFsaWRhdGlvbl9lcnJvcnNfanNvbhgIIAEoCRISCgpjcmVhdGVkX2F0GAkgASgJEhIKCnVwZGF0ZWRfYXQYCiABKAkiyAEKEUNyZWF0ZUZsb3dSZXF1ZXN0EiQKBmNhbGxlchgBIAEoCzIULmZsb3dzLnYxLkZsb3dDYWxsZXISDAoEbmFtZRgCIAEoCRISCgpjYXRlZ29yaWVzGAMgAygJEhEKCWZsb3dfanNvbhgEIAEoCRIaCg1jbG9uZV9mbG93X2lkGAUgASgJSACIAQESGQoMZW5kcG9pbnRfdXJpGAYgASgJSAGIAQFCEAoOX2Nsb25lX2Zsb3dfaWRCDwoNX2VuZHBvaW50X3VyaSIyChJDcmVhdGVGbG93UmVzcG9uc2USHAoEZmxvdxgBIAEoCzIOLmZsb3dzLnYxLkZsb3ciRwoOR2V0Rmxvd1JlcXVlc3QSJAoGY2FsbGVyGAEgASgLMhQuZmxvd3MudjEuRmxvd0NhbGxlchIPCgdmbG93X2lkGAIgASgJIi8KD0dldEZsb3dSZXNwb25zZRIcCgRmbG93GAEgASgLMg4uZmxvd3MudjEuRmxvdyI4ChBMaXN0Rmxvd3NSZXF1ZXN0EiQKBmNhbGxlchgBIAEoCzIULmZsb3dzLnYxLkZsb3dDYWxsZXIiMgoRTGlzdEZsb3dzUmVzcG9uc2USHQoFZmxvd3MYASADKAsyDi5mbG93cy52MS5GbG93ImEKFVVwZGF0ZUZsb3dKc29uUmVxdWVzdBIkCgZjYWxsZXIYASABKAsyFC5mbG93cy52MS5GbG93Q2FsbGVyEg8KB2Zsb3dfaWQYAiABKAkSEQoJZmxvd19qc29uGAMgASgJIjYKFlVwZGF0ZUZsb3dKc29uUmVzcG9uc2USHAoEZmxvdxgBIAEoCzIOLmZsb3dzLnYxLkZsb3ciSwoSUHVibGlzaEZsb3dSZXF1ZXN0EiQKBmNhbGxlchgBIAEoCzIULmZsb3dzLnYxLkZsb3dDYWxsZXISDwoHZmxvd19pZBgCIAEoCSIzChNQdWJsaXNoRmxvd1Jlc3BvbnNlEhwKBGZsb3cYASABKAsyDi5mbG93cy52MS5GbG93Ik0KFERlcHJlY2F0ZUZsb3dSZXF1ZXN0EiQKBmNhbGxlchgBIAEoCzIULmZsb3dzLnYxLkZsb3dDYWxsZXISDwoHZmxvd19pZBgCIAEoCSI1ChVEZXByZWNhdGVGbG93UmVzcG9uc2USHAoEZmxvdxgBIAEoCzIOLmZsb3dzLnYxLkZsb3ciSgoRRGVsZXRlRmxvd1JlcXVlc3QSJAoGY2FsbGVyGAEgASgLMhQuZmxvd3MudjEuRmxvd0NhbGxlchIPCgdmbG93X2lkGAIgASgJIhQKEkRlbGV0ZUZsb3dSZXNwb25zZTKZBAoMRmxvd3NTZXJ2aWNlEkcKCkNyZWF0ZUZsb3cSGy5mbG93cy52MS5DcmVhdGVGbG93UmVxdWVzdBocLmZsb3dzLnYxLkNyZWF0ZUZsb3dSZXNwb25zZRI+CgdHZXRGbG93EhguZmxvd3MudjEuR2V0Rmxvd1JlcXVlc3QaGS5mbG93cy52MS5HZXRGbG93UmVzcG9uc2USRAoJTGlzdEZsb3dzEhouZmxvd3MudjEuTGlzdEZsb3dzUmVxdWVzdBobLmZsb3dzLnYxLkxpc3RGbG93c1Jlc3BvbnNlElMKDlVwZGF0ZUZsb3dKc29uEh8uZmxvd3MudjEuVXBkYXRlRmxvd0pzb25SZXF1ZXN0GiAuZmxvd3MudjEuVXBkYXRlRmxvd0pzb25SZXNwb25zZRJKCgtQdWJsaXNoRmxvdxIcLmZsb3dzLnYxLlB1Ymxpc2hGbG93UmVxdWVzdBodLmZsb3dzLnYxLlB1Ymxpc2hGbG93UmVzcG9uc2USUAoNRGVwcmVjYXRlRmxvdxIeLmZsb3dzLnYxLkRlcHJlY2F0ZUZsb3dSZXF1ZXN0Gh8uZmxvd3MudjEuRGVwcmVjYXRlRmxvd1Jlc3BvbnNlEkcKCkRlbGV0ZUZsb3cSGy5mbG93cy52MS5EZWxldGVGbG93UmVxdWVzdBocLmZsb3dzLnYxLkRlbGV0ZUZsb3dSZXNwb25zZWIGcHJvdG8z");
+  fileDesc("ChRmbG93cy92MS9mbG93cy5wcm90bxIIZmxvd3MudjEiMgoKRmxvd0NhbGxlchIRCgl0ZW5hbnRfaWQYASABKAkSEQoJY2xpZW50X2lkGAIgASgJIsUBCgRGbG93EgoKAmlkGAEgASgJEhEKCWNsaWVudF9pZBgCIAEoCRIRCgl0ZW5hbnRfaWQYAyABKAkSDAoEbmFtZRgEIAEoCRIOCgZzdGF0dXMYBSABKAkSEgoKY2F0ZWdvcmllcxgGIAMoCRIRCglmbG93X2pzb24YByABKAkSHgoWdmFsaWRhdGlvbl9lcnJvcnNfanNvbhgIIAEoCRISCgpjcmVhdGVkX2F0GAkgASgJEhIKCnVwZGF0ZWRfYXQYCiABKAkiyAEKEUNyZWF0ZUZsb3dSZXF1ZXN0EiQKBmNhbGxlchgBIAEoCzIULmZsb3dzLnYxLkZsb3dDYWxsZXISDAoEbmFtZRgCIAEoCRISCgpjYXRlZ29yaWVzGAMgAygJEhEKCWZsb3dfanNvbhgEIAEoCRIaCg1jbG9uZV9mbG93X2lkGAUgASgJSACIAQESGQoMZW5kcG9pbnRfdXJpGAYgASgJSAGIAQFCEAoOX2Nsb25lX2Zsb3dfaWRCDwoNX2VuZHBvaW50X3VyaSIyChJDcmVhdGVGbG93UmVzcG9uc2USHAoEZmxvdxgBIAEoCzIOLmZsb3dzLnYxLkZsb3ciTAoTQ2hlY2tGbG93VXNlUmVxdWVzdBIkCgZjYWxsZXIYASABKAsyFC5mbG93cy52MS5GbG93Q2FsbGVyEg8KB2Zsb3dfaWQYAiABKAkiFgoUQ2hlY2tGbG93VXNlUmVzcG9uc2UiRwoOR2V0Rmxvd1JlcXVlc3QSJAoGY2FsbGVyGAEgASgLMhQuZmxvd3MudjEuRmxvd0NhbGxlchIPCgdmbG93X2lkGAIgASgJIi8KD0dldEZsb3dSZXNwb25zZRIcCgRmbG93GAEgASgLMg4uZmxvd3MudjEuRmxvdyI4ChBMaXN0Rmxvd3NSZXF1ZXN0EiQKBmNhbGxlchgBIAEoCzIULmZsb3dzLnYxLkZsb3dDYWxsZXIiMgoRTGlzdEZsb3dzUmVzcG9uc2USHQoFZmxvd3MYASADKAsyDi5mbG93cy52MS5GbG93ImEKFVVwZGF0ZUZsb3dKc29uUmVxdWVzdBIkCgZjYWxsZXIYASABKAsyFC5mbG93cy52MS5GbG93Q2FsbGVyEg8KB2Zsb3dfaWQYAiABKAkSEQoJZmxvd19qc29uGAMgASgJIjYKFlVwZGF0ZUZsb3dKc29uUmVzcG9uc2USHAoEZmxvdxgBIAEoCzIOLmZsb3dzLnYxLkZsb3ciSwoSUHVibGlzaEZsb3dSZXF1ZXN0EiQKBmNhbGxlchgBIAEoCzIULmZsb3dzLnYxLkZsb3dDYWxsZXISDwoHZmxvd19pZBgCIAEoCSIzChNQdWJsaXNoRmxvd1Jlc3BvbnNlEhwKBGZsb3cYASABKAsyDi5mbG93cy52MS5GbG93Ik0KFERlcHJlY2F0ZUZsb3dSZXF1ZXN0EiQKBmNhbGxlchgBIAEoCzIULmZsb3dzLnYxLkZsb3dDYWxsZXISDwoHZmxvd19pZBgCIAEoCSI1ChVEZXByZWNhdGVGbG93UmVzcG9uc2USHAoEZmxvdxgBIAEoCzIOLmZsb3dzLnYxLkZsb3ciSgoRRGVsZXRlRmxvd1JlcXVlc3QSJAoGY2FsbGVyGAEgASgLMhQuZmxvd3MudjEuRmxvd0NhbGxlchIPCgdmbG93X2lkGAIgASgJIhQKEkRlbGV0ZUZsb3dSZXNwb25zZTLoBAoMRmxvd3NTZXJ2aWNlEkcKCkNyZWF0ZUZsb3cSGy5mbG93cy52MS5DcmVhdGVGbG93UmVxdWVzdBocLmZsb3dzLnYxLkNyZWF0ZUZsb3dSZXNwb25zZRI+CgdHZXRGbG93EhguZmxvd3MudjEuR2V0Rmxvd1JlcXVlc3QaGS5mbG93cy52MS5HZXRGbG93UmVzcG9uc2USRAoJTGlzdEZsb3dzEhouZmxvd3MudjEuTGlzdEZsb3dzUmVxdWVzdBobLmZsb3dzLnYxLkxpc3RGbG93c1Jlc3BvbnNlElMKDlVwZGF0ZUZsb3dKc29uEh8uZmxvd3MudjEuVXBkYXRlRmxvd0pzb25SZXF1ZXN0GiAuZmxvd3MudjEuVXBkYXRlRmxvd0pzb25SZXNwb25zZRJKCgtQdWJsaXNoRmxvdxIcLmZsb3dzLnYxLlB1Ymxpc2hGbG93UmVxdWVzdBodLmZsb3dzLnYxLlB1Ymxpc2hGbG93UmVzcG9uc2USUAoNRGVwcmVjYXRlRmxvdxIeLmZsb3dzLnYxLkRlcHJlY2F0ZUZsb3dSZXF1ZXN0Gh8uZmxvd3MudjEuRGVwcmVjYXRlRmxvd1Jlc3BvbnNlEkcKCkRlbGV0ZUZsb3cSGy5mbG93cy52MS5EZWxldGVGbG93UmVxdWVzdBocLmZsb3dzLnYxLkRlbGV0ZUZsb3dSZXNwb25zZRJNCgxDaGVja0Zsb3dVc2USHS5mbG93cy52MS5DaGVja0Zsb3dVc2VSZXF1ZXN0Gh4uZmxvd3MudjEuQ2hlY2tGbG93VXNlUmVzcG9uc2ViBnByb3RvMw");
 
 /**
  * Who asks, for which client.
@@ -168,6 +168,41 @@ export const CreateFlowResponseSchema: GenMessage<CreateFlowResponse> = /*@__PUR
   messageDesc(file_flows_v1_flows, 3);
 
 /**
+ * @generated from message flows.v1.CheckFlowUseRequest
+ */
+export type CheckFlowUseRequest = Message<"flows.v1.CheckFlowUseRequest"> & {
+  /**
+   * @generated from field: flows.v1.FlowCaller caller = 1;
+   */
+  caller?: FlowCaller | undefined;
+
+  /**
+   * @generated from field: string flow_id = 2;
+   */
+  flowId: string;
+};
+
+/**
+ * Describes the message flows.v1.CheckFlowUseRequest.
+ * Use `create(CheckFlowUseRequestSchema)` to create a new message.
+ */
+export const CheckFlowUseRequestSchema: GenMessage<CheckFlowUseRequest> = /*@__PURE__*/
+  messageDesc(file_flows_v1_flows, 4);
+
+/**
+ * @generated from message flows.v1.CheckFlowUseResponse
+ */
+export type CheckFlowUseResponse = Message<"flows.v1.CheckFlowUseResponse"> & {
+};
+
+/**
+ * Describes the message flows.v1.CheckFlowUseResponse.
+ * Use `create(CheckFlowUseResponseSchema)` to create a new message.
+ */
+export const CheckFlowUseResponseSchema: GenMessage<CheckFlowUseResponse> = /*@__PURE__*/
+  messageDesc(file_flows_v1_flows, 5);
+
+/**
  * @generated from message flows.v1.GetFlowRequest
  */
 export type GetFlowRequest = Message<"flows.v1.GetFlowRequest"> & {
@@ -187,7 +222,7 @@ export type GetFlowRequest = Message<"flows.v1.GetFlowRequest"> & {
  * Use `create(GetFlowRequestSchema)` to create a new message.
  */
 export const GetFlowRequestSchema: GenMessage<GetFlowRequest> = /*@__PURE__*/
-  messageDesc(file_flows_v1_flows, 4);
+  messageDesc(file_flows_v1_flows, 6);
 
 /**
  * @generated from message flows.v1.GetFlowResponse
@@ -204,7 +239,7 @@ export type GetFlowResponse = Message<"flows.v1.GetFlowResponse"> & {
  * Use `create(GetFlowResponseSchema)` to create a new message.
  */
 export const GetFlowResponseSchema: GenMessage<GetFlowResponse> = /*@__PURE__*/
-  messageDesc(file_flows_v1_flows, 5);
+  messageDesc(file_flows_v1_flows, 7);
 
 /**
  * @generated from message flows.v1.ListFlowsRequest
@@ -221,7 +256,7 @@ export type ListFlowsRequest = Message<"flows.v1.ListFlowsRequest"> & {
  * Use `create(ListFlowsRequestSchema)` to create a new message.
  */
 export const ListFlowsRequestSchema: GenMessage<ListFlowsRequest> = /*@__PURE__*/
-  messageDesc(file_flows_v1_flows, 6);
+  messageDesc(file_flows_v1_flows, 8);
 
 /**
  * @generated from message flows.v1.ListFlowsResponse
@@ -238,7 +273,7 @@ export type ListFlowsResponse = Message<"flows.v1.ListFlowsResponse"> & {
  * Use `create(ListFlowsResponseSchema)` to create a new message.
  */
 export const ListFlowsResponseSchema: GenMessage<ListFlowsResponse> = /*@__PURE__*/
-  messageDesc(file_flows_v1_flows, 7);
+  messageDesc(file_flows_v1_flows, 9);
 
 /**
  * @generated from message flows.v1.UpdateFlowJsonRequest
@@ -267,7 +302,7 @@ export type UpdateFlowJsonRequest = Message<"flows.v1.UpdateFlowJsonRequest"> & 
  * Use `create(UpdateFlowJsonRequestSchema)` to create a new message.
  */
 export const UpdateFlowJsonRequestSchema: GenMessage<UpdateFlowJsonRequest> = /*@__PURE__*/
-  messageDesc(file_flows_v1_flows, 8);
+  messageDesc(file_flows_v1_flows, 10);
 
 /**
  * @generated from message flows.v1.UpdateFlowJsonResponse
@@ -284,7 +319,7 @@ export type UpdateFlowJsonResponse = Message<"flows.v1.UpdateFlowJsonResponse"> 
  * Use `create(UpdateFlowJsonResponseSchema)` to create a new message.
  */
 export const UpdateFlowJsonResponseSchema: GenMessage<UpdateFlowJsonResponse> = /*@__PURE__*/
-  messageDesc(file_flows_v1_flows, 9);
+  messageDesc(file_flows_v1_flows, 11);
 
 /**
  * @generated from message flows.v1.PublishFlowRequest
@@ -306,7 +341,7 @@ export type PublishFlowRequest = Message<"flows.v1.PublishFlowRequest"> & {
  * Use `create(PublishFlowRequestSchema)` to create a new message.
  */
 export const PublishFlowRequestSchema: GenMessage<PublishFlowRequest> = /*@__PURE__*/
-  messageDesc(file_flows_v1_flows, 10);
+  messageDesc(file_flows_v1_flows, 12);
 
 /**
  * @generated from message flows.v1.PublishFlowResponse
@@ -323,7 +358,7 @@ export type PublishFlowResponse = Message<"flows.v1.PublishFlowResponse"> & {
  * Use `create(PublishFlowResponseSchema)` to create a new message.
  */
 export const PublishFlowResponseSchema: GenMessage<PublishFlowResponse> = /*@__PURE__*/
-  messageDesc(file_flows_v1_flows, 11);
+  messageDesc(file_flows_v1_flows, 13);
 
 /**
  * @generated from message flows.v1.DeprecateFlowRequest
@@ -345,7 +380,7 @@ export type DeprecateFlowRequest = Message<"flows.v1.DeprecateFlowRequest"> & {
  * Use `create(DeprecateFlowRequestSchema)` to create a new message.
  */
 export const DeprecateFlowRequestSchema: GenMessage<DeprecateFlowRequest> = /*@__PURE__*/
-  messageDesc(file_flows_v1_flows, 12);
+  messageDesc(file_flows_v1_flows, 14);
 
 /**
  * @generated from message flows.v1.DeprecateFlowResponse
@@ -362,7 +397,7 @@ export type DeprecateFlowResponse = Message<"flows.v1.DeprecateFlowResponse"> & 
  * Use `create(DeprecateFlowResponseSchema)` to create a new message.
  */
 export const DeprecateFlowResponseSchema: GenMessage<DeprecateFlowResponse> = /*@__PURE__*/
-  messageDesc(file_flows_v1_flows, 13);
+  messageDesc(file_flows_v1_flows, 15);
 
 /**
  * @generated from message flows.v1.DeleteFlowRequest
@@ -384,7 +419,7 @@ export type DeleteFlowRequest = Message<"flows.v1.DeleteFlowRequest"> & {
  * Use `create(DeleteFlowRequestSchema)` to create a new message.
  */
 export const DeleteFlowRequestSchema: GenMessage<DeleteFlowRequest> = /*@__PURE__*/
-  messageDesc(file_flows_v1_flows, 14);
+  messageDesc(file_flows_v1_flows, 16);
 
 /**
  * @generated from message flows.v1.DeleteFlowResponse
@@ -397,7 +432,7 @@ export type DeleteFlowResponse = Message<"flows.v1.DeleteFlowResponse"> & {
  * Use `create(DeleteFlowResponseSchema)` to create a new message.
  */
 export const DeleteFlowResponseSchema: GenMessage<DeleteFlowResponse> = /*@__PURE__*/
-  messageDesc(file_flows_v1_flows, 15);
+  messageDesc(file_flows_v1_flows, 17);
 
 /**
  * Interactive flows of a tenant's client, against the provider's Flows API. Every call names the tenant and
@@ -478,6 +513,17 @@ export const FlowsService: GenService<{
     methodKind: "unary";
     input: typeof DeleteFlowRequestSchema;
     output: typeof DeleteFlowResponseSchema;
+  },
+  /**
+   * Whether the caller's client may send this flow: NOT_FOUND when the flow is known here under another
+   * business account only. From the records alone (no provider call); unknown flows pass.
+   *
+   * @generated from rpc flows.v1.FlowsService.CheckFlowUse
+   */
+  checkFlowUse: {
+    methodKind: "unary";
+    input: typeof CheckFlowUseRequestSchema;
+    output: typeof CheckFlowUseResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_flows_v1_flows, 0);
