@@ -13,7 +13,7 @@ import type { RouteInfo, RunningEdge } from './index';
  * no secret that was sent comes back, /readyz stays 200. Afterwards every record that exists can be read,
  * listed and updated.
  */
-const RUNS = Number(process.env.FUZZ_RUNS ?? 250);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 200);
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
 
 /** Planted in every field that holds a secret: no answer may contain it. */
