@@ -82,6 +82,10 @@ export class Deliveries {
     return { eventId: event.id, deliveryId };
   }
 
+  async replay(_r: d.ReplayDeliveriesRequest): Promise<{ replayed: number; hasMore: boolean }> {
+    throw new AppError('unavailable', 'replay_not_available', 'Bulk replay is not available yet');
+  }
+
   private async owned(tenantId: string, clientId: string, deliveryId: string): Promise<DeliveryRecord> {
     const rec = await this.repo.get(deliveryId);
     if (!rec || rec.tenant_id !== tenantId || rec.client_id !== clientId) throw new AppError('not_found', 'delivery_not_found', 'Delivery not found');

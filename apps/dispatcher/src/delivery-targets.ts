@@ -14,15 +14,28 @@ export interface DeliveryTarget {
 
 /**
  * Where a client's events go and the secret that signs them, from the tenant directory, cached: a burst of
- * events costs one lookup, and a changed URL applies within `ttlMs`. Concurrent misses share one call, and an
- * expired entry keeps serving while one background call refreshes it (up to `maxStaleMs`), so a busy client's
- * deliveries never all stop to wait for the directory at once.
+ * events costs one lookup. A change notice (URL, secret, filter, webhook status) drops the entry at once;
+ * otherwise a change applies within `ttlMs` (the fallback while notices are not arriving). Concurrent misses
+ * share one call, and an expired entry keeps serving while one background call refreshes it (up to
+ * `maxStaleMs`), so a busy client's deliveries never all stop to wait for the directory at once.
  */
 export class DeliveryTargets {
   private readonly cache: LookupCache<string, DeliveryTarget | null>;
 
   constructor(private readonly directory: ServiceClient<typeof td.TenantDirectoryService>, ttlMs = 3000, maxStaleMs = 30_000) {
     this.cache = new LookupCache({ ttlMs, staleMs: maxStaleMs });
+  }
+
+  dropClient(clientId: string): void {
+    this.cache.delete(clientId);
+  }
+
+  dropTenant(tenantId: string): void {
+    this.cache.deleteWhere((_id, t) => t?.tenantId === tenantId);
+  }
+
+  clear(): void {
+    this.cache.clear();
   }
 
   /** The target, or null when the client does not exist (any more). Other directory failures throw. */

@@ -2,5 +2,5 @@ export { connectBus, ensureStream, headerValue, HEADER_REQUEST_ID } from './bus'
 export type { Bus, ConnectBusOptions } from './bus';
 export { runConsumer, ensureConsumer, ACK, TERM, nakAfter } from './consumer';
 export type { Outcome, RunConsumerOptions, RunningConsumer, ConsumerLagObserver } from './consumer';
-export { STREAMS, SUBJECT_PROVIDER_INBOUND, EVENT_SUBJECT_PREFIX, eventSubject, WEBHOOK_RETRY_SUBJECT_PREFIX, webhookRetrySubject } from './streams';
+export { STREAMS, SUBJECT_PROVIDER_INBOUND, EVENT_SUBJECT_PREFIX, eventSubject, WEBHOOK_RETRY_SUBJECT_PREFIX, webhookRetrySubject, DIRECTORY_CHANGE_SUBJECT_PREFIX, directoryChangeSubject } from './streams';
 export type { StreamDefinition } from './streams';

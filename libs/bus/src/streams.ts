@@ -7,6 +7,7 @@ import { DiscardPolicy, RetentionPolicy, StorageType, nanos, type StreamConfig }
  * EVENTS            events.<type>.<tenant>.<client>   gateway events with the spec 6.1 envelope (→ dispatcher, internal consumers)
  * WEBHOOK_RETRIES   webhook.retry.<tenant>.<client>   manual redeliveries of an event to one client's webhook (dispatcher only),
  *                                                     kept apart so internal consumers of EVENTS never see an event twice
+ * DIRECTORY_CHANGES directory.changed.<kind>.<tenant> change notices of the tenant directory (→ every process caching its data)
  */
 export const SUBJECT_PROVIDER_INBOUND = 'provider.inbound.webhook';
 export const EVENT_SUBJECT_PREFIX = 'events';
@@ -14,6 +15,12 @@ export const WEBHOOK_RETRY_SUBJECT_PREFIX = 'webhook.retry';
 
 export function webhookRetrySubject(tenantId: string, clientId: string): string {
   return `${WEBHOOK_RETRY_SUBJECT_PREFIX}.${tenantId}.${clientId}`;
+}
+
+export const DIRECTORY_CHANGE_SUBJECT_PREFIX = 'directory.changed';
+
+export function directoryChangeSubject(kind: string, tenantId: string): string {
+  return `${DIRECTORY_CHANGE_SUBJECT_PREFIX}.${kind}.${tenantId}`;
 }
 
 export function eventSubject(type: string, tenantId: string, clientId: string): string {
@@ -51,6 +58,8 @@ export const STREAMS = {
   },
   events: gatewayStream('EVENTS', 'events.>'),
   webhookRetries: gatewayStream('WEBHOOK_RETRIES', 'webhook.retry.>'),
+  // read from "now" by every process that caches directory data; a notice matters for seconds, so an hour is ample
+  directoryChanges: { ...gatewayStream('DIRECTORY_CHANGES', 'directory.changed.>'), max_age: nanos(3600_000), max_msg_size: 64 * 1024 },
 } satisfies Record<string, Partial<StreamConfig> & { name: string; subjects: string[] }>;
 
 export type StreamDefinition = (typeof STREAMS)[keyof typeof STREAMS];

@@ -1,2 +1,3 @@
 export { SecretBox, resolveSecretsKey } from './secrets';
 export { signatureHeader, verifySignatureHeader, constantTimeEqual, sha256Hex, randomToken, deterministicUuid } from './signing';
+export { newWebhookSecret, standardWebhookSignature } from './standard-webhooks';
