@@ -9,7 +9,19 @@ export interface DeliveryTarget {
   externalId: string | null;
   /** The client's webhook URL, else the tenant's; null when neither is set. */
   url: string | null;
+  /** The tenant's current secret: it keys X-Signature-256 and the first webhook-signature entry. */
   secret: string;
+  /** The secret before the last rotation, until it expires: a second webhook-signature entry meanwhile. */
+  previous?: { secret: string; expiresAt: number };
+  /** Event types the client's webhook receives; empty: every type. */
+  events: string[];
+  /** Set when the client's webhook is disabled (gone, or failing for too long): why. */
+  disabledReason: string | null;
+}
+
+/** The secrets that sign a delivery at `now`: the current one first, then the previous one while it lives. */
+export function liveSecrets(t: DeliveryTarget, now = Date.now()): string[] {
+  return t.previous && t.previous.expiresAt > now ? [t.secret, t.previous.secret] : [t.secret];
 }
 
 /**
@@ -52,6 +64,9 @@ export class DeliveryTargets {
         externalId: r.externalId ?? null,
         url: r.clientWebhookUrl || r.tenantWebhookUrl || null,
         secret: r.webhookSecret,
+        ...(r.previousWebhookSecret && r.previousSecretExpiresAt ? { previous: { secret: r.previousWebhookSecret, expiresAt: Date.parse(r.previousSecretExpiresAt) } } : {}),
+        events: r.webhookEvents,
+        disabledReason: r.webhookStatus === 'disabled' ? (r.webhookDisabledReason ?? 'disabled') : null,
       };
     } catch (e) {
       if (e instanceof AppError && e.kind === 'not_found') return null;

@@ -11,6 +11,7 @@ import type { DispatcherConfig } from './config';
 import { Deliveries } from './deliveries';
 import { DeliveryTargets } from './delivery-targets';
 import { DeliveryWorker } from './delivery-worker';
+import { EndpointHealth } from './endpoint-health';
 import { RecordWriter } from './record-writer';
 import { migrations } from './store/migrations';
 import { SqlDeliveryRepository } from './store/deliveries';
@@ -42,7 +43,9 @@ export async function startDispatcher(config: DispatcherConfig, logger: Logger):
   const duration = metrics.histogram('webhook_delivery_duration_seconds', 'Webhook attempt duration', ['outcome'], [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]);
   const repo = new SqlDeliveryRepository(db);
   const writer = new RecordWriter(repo, logger);
-  const worker = new DeliveryWorker(repo, writer, targets, sender, logger, {
+  const health = await EndpointHealth.open(db, config.disableAfterMs);
+  const disable = async (clientId: string, url: string, reason: string) => (await directory.disableClientWebhook({ clientId, url, reason })).disabled;
+  const worker = new DeliveryWorker(repo, writer, targets, sender, health, disable, logger, {
     retryDelaysMs: config.retryDelaysMs,
     observe: (outcome, attempt, ms) => {
       delivered.inc({ outcome, attempt: String(attempt) });
