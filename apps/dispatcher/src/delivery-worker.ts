@@ -71,7 +71,8 @@ export class DeliveryWorker {
     const record = firstSight ? undefined : await this.repo.find(eventId, series);
     if (record && record.status !== 'pending') return ACK; // a redelivery of a finished series
     const done = record?.attempts ?? 0;
-    const key: SeriesKey = { id: record?.id ?? presetId ?? seriesId(eventId, series), tenantId, clientId, eventId, eventType, series, subject: m.subject, body };
+    // `attempts` keeps the count when a series ends without another attempt (an update must not go backwards)
+    const key: SeriesKey & { attempts: number } = { id: record?.id ?? presetId ?? seriesId(eventId, series), tenantId, clientId, eventId, eventType, series, subject: m.subject, body, attempts: done };
 
     const target = await this.targets.get(clientId);
     if (!target || target.tenantId !== tenantId) {

@@ -51,6 +51,8 @@ export interface SeriesUpdate extends SeriesKey {
   responseCode: number | null;
   lastError: string | null;
   attempt?: AttemptRecord;
+  /** Attempts made so far when the series ends without one (skipped after a disable, filtered mid-series). */
+  attempts?: number;
 }
 
 export interface ListFilter {
@@ -129,13 +131,13 @@ export class SqlDeliveryRepository implements DeliveryRepository {
     for (const u of updates) {
       const k = `${u.eventId}\u0000${u.series}`;
       const prev = bySeries.get(k);
-      if (!prev || (u.attempt?.number ?? 0) >= (prev.attempt?.number ?? 0)) bySeries.set(k, u);
+      if (!prev || (u.attempt?.number ?? u.attempts ?? 0) >= (prev.attempt?.number ?? prev.attempts ?? 0)) bySeries.set(k, u);
     }
     const params: unknown[] = [];
     const values = [...bySeries.values()].map((u, i) => {
       params.push(
         u.id, u.tenantId, u.clientId, u.eventId, u.eventType, u.series, u.url, u.status,
-        u.attempt?.number ?? 0, u.responseCode, u.lastError, u.subject, u.body, JSON.stringify(u.attempt ? [u.attempt] : []), new Date(),
+        u.attempt?.number ?? u.attempts ?? 0, u.responseCode, u.lastError, u.subject, u.body, JSON.stringify(u.attempt ? [u.attempt] : []), new Date(),
       );
       const b = i * COLUMNS;
       return `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6}::int, $${b + 7}, $${b + 8}, $${b + 9}::int, $${b + 10}::int, $${b + 11}, $${b + 12}, $${b + 13}, $${b + 14}::jsonb, $${b + 15}::timestamptz)`;
