@@ -41,7 +41,7 @@ describe('per-client event filters (webhook_events)', () => {
     phone = (await sim('/_sim/phone-numbers', {})) as unknown as SimPhone;
     const c = await api.post('/api/clients/', { display_name: 'Filtered', webhook_url: receiver.url, business_account_id: phone.waba_id, phone_number_id: phone.phone_number_id, access_token: phone.access_token });
     clientId = (c.json as { id: string }).id;
-  }, 240_000);
+  }, 120_000);
   afterAll(async () => {
     internal?.stop();
     await bus?.close();

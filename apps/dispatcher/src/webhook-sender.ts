@@ -96,6 +96,7 @@ export function parseRetryAfter(value: string | string[] | undefined, now = Date
   const v = (Array.isArray(value) ? value[0] : value)?.trim();
   if (!v) return undefined;
   if (/^\d+$/.test(v)) return Number(v) * 1000;
+  if (!/[A-Za-z]/.test(v)) return undefined; // an HTTP date names its day and month; "-1" is not one
   const at = Date.parse(v);
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
