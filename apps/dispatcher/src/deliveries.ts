@@ -3,7 +3,7 @@ import { webhookRetrySubject } from '@gateway/bus';
 import type { dispatcher as d } from '@gateway/contracts';
 import { AppError } from '@gateway/errors';
 import { buildEvent, EVENT_HEADERS } from '@gateway/events';
-import { enqueueEvent } from '@gateway/outbox';
+import { enqueueEvent, enqueueMessages, type OutboxMessage } from '@gateway/outbox';
 import type { Db } from '@gateway/store';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { DeliveryTargets } from './delivery-targets';
@@ -11,6 +11,26 @@ import { DELIVERY_ID_HEADER, DELIVERY_SERIES_HEADER } from './delivery-worker';
 import { DELIVERY_STATUSES, SqlDeliveryRepository, type DeliveryRecord, type DeliveryRepository } from './store/deliveries';
 
 type DeliveryMessage = MessageInitShape<typeof d.DeliverySchema>;
+
+/** Events a bulk replay starts at most per call. */
+export const MAX_REPLAY = 10_000;
+
+/** A new series of an earlier event, for the retry stream: the same bytes and X-Event-Id, its own record. */
+function retryMessage(deliveryId: string, series: number, original: DeliveryRecord): OutboxMessage {
+  return {
+    id: `retry-${deliveryId}`,
+    subject: webhookRetrySubject(original.tenant_id, original.client_id),
+    body: original.body,
+    headers: {
+      [EVENT_HEADERS.id]: original.event_id,
+      [EVENT_HEADERS.type]: original.event_type,
+      [EVENT_HEADERS.tenant]: original.tenant_id,
+      [EVENT_HEADERS.client]: original.client_id,
+      [DELIVERY_ID_HEADER]: deliveryId,
+      [DELIVERY_SERIES_HEADER]: String(series),
+    },
+  };
+}
 
 /** The dispatcher's gRPC-facing operations: reading delivery records, manual retries and test events. */
 export class Deliveries {
@@ -44,22 +64,7 @@ export class Deliveries {
         const id = randomUUID();
         const rec = await repo.create({ id, tenantId, clientId, eventId: original.event_id, eventType: original.event_type, series, subject: original.subject, body: original.body });
         if (rec.id !== id) continue; // a concurrent retry took this series number
-        await enqueueEvent(q, {
-          id: `retry-${id}`,
-          type: original.event_type as never,
-          tenantId,
-          clientId,
-          subject: webhookRetrySubject(tenantId, clientId),
-          body: original.body,
-          headers: {
-            [EVENT_HEADERS.id]: original.event_id,
-            [EVENT_HEADERS.type]: original.event_type,
-            [EVENT_HEADERS.tenant]: tenantId,
-            [EVENT_HEADERS.client]: clientId,
-            [DELIVERY_ID_HEADER]: id,
-            [DELIVERY_SERIES_HEADER]: String(series),
-          },
-        });
+        await enqueueMessages(q, [retryMessage(id, series, original)]);
         return rec;
       }
     });
@@ -80,6 +85,33 @@ export class Deliveries {
     });
     this.kickOutbox();
     return { eventId: event.id, deliveryId };
+  }
+
+  /**
+   * Bulk replay: a new series for every event whose latest series has `status` and was created in
+   * [since, until), each through the retry stream like a manual retry (same X-Event-Id), all written with
+   * their messages in one transaction. At most `MAX_REPLAY` a call; `hasMore` says whether more remain (the
+   * next call finds them: a replayed event's latest series is the new one).
+   */
+  async replay(r: d.ReplayDeliveriesRequest): Promise<{ replayed: number; hasMore: boolean }> {
+    const status = r.status || 'failed';
+    if (status !== 'failed' && status !== 'skipped') throw AppError.validation([{ loc: ['body', 'status'], msg: 'must be failed or skipped', type: 'enum', input: status, ctx: { expected: ['failed', 'skipped'] } }]);
+    const since = new Date(r.since);
+    const until = r.until ? new Date(r.until) : undefined;
+    if (Number.isNaN(since.getTime()) || (until && Number.isNaN(until.getTime()))) {
+      throw AppError.validation([{ loc: ['body', Number.isNaN(since.getTime()) ? 'since' : 'until'], msg: 'must be an ISO 8601 date-time', type: 'date_format', input: Number.isNaN(since.getTime()) ? r.since : r.until, ctx: {} }]);
+    }
+    const result = await this.db.tx(async (q) => {
+      const repo = new SqlDeliveryRepository(q);
+      const found = await repo.replayable({ tenantId: r.tenantId, clientId: r.clientId, status, since, until, limit: MAX_REPLAY + 1 });
+      const batch = found.slice(0, MAX_REPLAY).map((o) => ({ original: o, key: { id: randomUUID(), tenantId: r.tenantId, clientId: r.clientId, eventId: o.event_id, eventType: o.event_type, series: o.series + 1, subject: o.subject, body: o.body } }));
+      const created = await repo.createMany(batch.map((b) => b.key));
+      const replayed = batch.filter((b) => created.has(b.key.id));
+      await enqueueMessages(q, replayed.map((b) => retryMessage(b.key.id, b.key.series, b.original)));
+      return { replayed: replayed.length, hasMore: found.length > MAX_REPLAY };
+    });
+    this.kickOutbox();
+    return result;
   }
 
   private async owned(tenantId: string, clientId: string, deliveryId: string): Promise<DeliveryRecord> {

@@ -1,5 +1,6 @@
 import { connectBus, runConsumer, STREAMS } from '@gateway/bus';
 import { dispatcher as d, tenantDirectory as td } from '@gateway/contracts';
+import { followDirectoryChanges } from '@gateway/directory-changes';
 import type { Logger } from '@gateway/logger';
 import { startOutboxRelay } from '@gateway/outbox';
 import { createServiceClient, defineService, startGrpcServer } from '@gateway/rpc';
@@ -10,6 +11,7 @@ import type { DispatcherConfig } from './config';
 import { Deliveries } from './deliveries';
 import { DeliveryTargets } from './delivery-targets';
 import { DeliveryWorker } from './delivery-worker';
+import { EndpointHealth } from './endpoint-health';
 import { RecordWriter } from './record-writer';
 import { migrations } from './store/migrations';
 import { SqlDeliveryRepository } from './store/deliveries';
@@ -25,17 +27,25 @@ export const RETRIES_DURABLE = 'dispatcher-webhook-retries';
 
 export async function startDispatcher(config: DispatcherConfig, logger: Logger): Promise<RunningDispatcher> {
   const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: 'dispatcher', migrations });
-  const bus = await connectBus({ url: config.natsUrl, name: 'dispatcher', logger, streams: [STREAMS.events, STREAMS.webhookRetries, STREAMS.deadLetter] });
+  const bus = await connectBus({ url: config.natsUrl, name: 'dispatcher', logger, streams: [STREAMS.events, STREAMS.webhookRetries, STREAMS.deadLetter, STREAMS.directoryChanges] });
   const relay = startOutboxRelay({ db, bus, logger });
   const directory = createServiceClient(td.TenantDirectoryService, config.tenantDirectoryAddr, { defaultDeadlineMs: 5_000 });
   const targets = new DeliveryTargets(directory);
+  const changes = await followDirectoryChanges({
+    bus,
+    logger,
+    onChange: (c) => (c.kind === 'tenant' ? targets.dropTenant(c.tenantId) : c.kind === 'client' && c.clientId ? targets.dropClient(c.clientId) : undefined),
+    onGap: () => targets.clear(),
+  });
   const sender = new WebhookSender({ timeoutMs: config.timeoutMs, allowPrivateTargets: config.allowPrivateTargets });
   const metrics = new Metrics('dispatcher');
   const delivered = metrics.counter('webhook_deliveries_total', 'Webhook delivery attempts by outcome and attempt number', ['outcome', 'attempt']);
   const duration = metrics.histogram('webhook_delivery_duration_seconds', 'Webhook attempt duration', ['outcome'], [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]);
   const repo = new SqlDeliveryRepository(db);
   const writer = new RecordWriter(repo, logger);
-  const worker = new DeliveryWorker(repo, writer, targets, sender, logger, {
+  const health = await EndpointHealth.open(db, config.disableAfterMs);
+  const disable = async (clientId: string, url: string, reason: string) => (await directory.disableClientWebhook({ clientId, url, reason })).disabled;
+  const worker = new DeliveryWorker(repo, writer, targets, sender, health, disable, logger, {
     retryDelaysMs: config.retryDelaysMs,
     observe: (outcome, attempt, ms) => {
       delivered.inc({ outcome, attempt: String(attempt) });
@@ -62,6 +72,7 @@ export async function startDispatcher(config: DispatcherConfig, logger: Logger):
     getDelivery: (r) => deliveries.get(r.tenantId, r.clientId, r.deliveryId),
     retryDelivery: (r) => deliveries.retry(r.tenantId, r.clientId, r.deliveryId),
     sendTestEvent: (r) => deliveries.sendTest(r.tenantId, r.clientId),
+    replayDeliveries: (r) => deliveries.replay(r),
   });
   const grpc = await startGrpcServer({ host: config.grpcHost, port: config.grpcPort, logger, services: [service], observer: metrics.grpcObserver });
   const metricsServer = await startMetricsServer(metrics, config.metricsPort);
@@ -76,6 +87,7 @@ export async function startDispatcher(config: DispatcherConfig, logger: Logger):
       await Promise.all(consumers.map((c) => c.stop()));
       await writer.flush();
       await relay.stop();
+      await changes.stop();
       await sender.close();
       await metricsServer.close();
       directory.close();

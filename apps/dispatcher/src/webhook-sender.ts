@@ -10,6 +10,8 @@ export interface SendResult {
   ok: boolean;
   /** Another attempt cannot succeed (the target is refused by policy or is not a valid URL). */
   permanent?: boolean;
+  /** The receiver's Retry-After (429, 503), in ms from now. */
+  retryAfterMs?: number;
 }
 
 export class BlockedTargetError extends Error {
@@ -74,7 +76,8 @@ export class WebhookSender {
       // the body is not needed; reading it (bounded) frees the connection for reuse
       await res.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
       const ok = res.statusCode >= 200 && res.statusCode < 300;
-      return done({ ok, responseCode: res.statusCode, error: ok ? null : `receiver answered ${res.statusCode}` });
+      const retryAfterMs = res.statusCode === 429 || res.statusCode === 503 ? parseRetryAfter(res.headers['retry-after']) : undefined;
+      return done({ ok, responseCode: res.statusCode, error: ok ? null : `receiver answered ${res.statusCode}`, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) });
     } catch (e) {
       // a name resolving to a refused address fails in the lookup, reported by undici as the cause
       const blocked = [e, (e as { cause?: unknown }).cause].find((x) => x instanceof BlockedTargetError);
@@ -86,6 +89,16 @@ export class WebhookSender {
   close(): Promise<void> {
     return this.agent.close();
   }
+}
+
+/** Retry-After as delay-seconds or an HTTP date (RFC 9110 10.2.3), in ms from now; undefined when unreadable. */
+export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
+  const v = (Array.isArray(value) ? value[0] : value)?.trim();
+  if (!v) return undefined;
+  if (/^\d+$/.test(v)) return Number(v) * 1000;
+  if (!/[A-Za-z]/.test(v)) return undefined; // an HTTP date names its day and month; "-1" is not one
+  const at = Date.parse(v);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
 function describe(e: unknown, timeoutMs: number): string {

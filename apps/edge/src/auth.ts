@@ -20,8 +20,9 @@ export function bearerToken(ctx: Context): string {
 }
 
 /**
- * API key → tenant, cached so a warm key costs no gRPC round trip. An entry is served for `ttlMs` (≤ 5 s,
- * the revocation promise); past half its age it is refreshed in the background, so hot keys never wait.
+ * API key → tenant, cached so a warm key costs no gRPC round trip. A revocation's change notice drops the
+ * tenant's entries at once; otherwise an entry is served for `ttlMs` (≤ 5 s, the fallback when notices are
+ * not arriving); past half its age it is refreshed in the background, so hot keys never wait.
  * Unknown and revoked keys are cached too (as null). Keys are held by their hash, never in plaintext.
  */
 export class ApiKeyCache {
@@ -29,6 +30,15 @@ export class ApiKeyCache {
 
   constructor(private readonly services: Services, ttlMs: number, maxEntries = 10_000) {
     this.cache = new LookupCache({ ttlMs: ttlMs / 2, staleMs: ttlMs, maxEntries });
+  }
+
+  /** A key of the tenant was revoked (a change notice): every cached key of the tenant is asked again. */
+  dropTenant(tenantId: string): void {
+    this.cache.deleteWhere((_hash, tenant) => tenant === tenantId);
+  }
+
+  clear(): void {
+    this.cache.clear();
   }
 
   async tenantFor(apiKey: string): Promise<string> {

@@ -33,6 +33,11 @@ export function tenantJson(t: td.Tenant | undefined) {
   return t ? recordJson(td.TenantSchema, t) : null;
 }
 
+/** Answer of POST /api/tenants/webhook-secret/rotate: `webhook_secret`, `previous_secret_expires_at`. */
+export function secretRotationJson(r: td.RotateWebhookSecretResponse) {
+  return recordJson(td.RotateWebhookSecretResponseSchema, r);
+}
+
 /** Client record of spec 2.2 (the contract never carries the access token; the failure reason stays internal). */
 export function clientJson(c: td.Client | undefined) {
   if (!c) return null;

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { connectBus, STREAMS, type Bus } from '@gateway/bus';
+import { followDirectoryChanges } from '@gateway/directory-changes';
 import type { Logger } from '@gateway/logger';
 import { Metrics, startMetricsServer, type RunningProcess } from '@gateway/runtime';
 import { createEdgeApp, routesOf, type RouteInfo } from './app';
@@ -37,11 +38,17 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
 
 export async function startEdge(config: EdgeConfig, logger: Logger): Promise<RunningEdge> {
   const services = connectServices(config);
-  const bus: Bus = await connectBus({ url: config.natsUrl, name: 'edge', logger, streams: [STREAMS.providerInbound, STREAMS.deadLetter] });
+  const bus: Bus = await connectBus({ url: config.natsUrl, name: 'edge', logger, streams: [STREAMS.providerInbound, STREAMS.deadLetter, STREAMS.directoryChanges] });
   const metrics = new Metrics('edge');
   const requests = metrics.counter('http_requests_total', 'HTTP requests handled', ['route', 'method', 'status']);
   const latency = metrics.histogram('http_request_duration_seconds', 'HTTP request latency', ['route', 'method', 'status'], [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]);
   const keys = new ApiKeyCache(services, config.authCacheTtlMs);
+  const changes = await followDirectoryChanges({
+    bus,
+    logger,
+    onChange: (c) => c.kind === 'api_key' && keys.dropTenant(c.tenantId),
+    onGap: () => keys.clear(),
+  });
   const app = createEdgeApp({
     config,
     services,
@@ -77,6 +84,7 @@ export async function startEdge(config: EdgeConfig, logger: Logger): Promise<Run
         setTimeout(() => server.closeAllConnections(), 10_000).unref();
       });
       await metricsServer.close();
+      await changes.stop();
       await bus.close();
       closeServices(services);
     },

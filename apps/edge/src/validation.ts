@@ -36,6 +36,7 @@ const TYPE_WORDS: Record<string, string> = {
   'array.unique': 'duplicate_item',
   'array.includesRequiredUnknowns': 'missing',
   'date.base': 'datetime_type',
+  'string.isoDate': 'datetime_parsing',
 };
 
 export type Location = 'body' | 'query' | 'path' | 'header';

@@ -1,10 +1,12 @@
 import { connectBus, STREAMS } from '@gateway/bus';
 import { messaging as m, tenantDirectory as td } from '@gateway/contracts';
+import { followDirectoryChanges } from '@gateway/directory-changes';
 import type { Logger } from '@gateway/logger';
 import { createServiceClient, defineService, startGrpcServer } from '@gateway/rpc';
 import { Metrics, startMetricsServer, type RunningProcess } from '@gateway/runtime';
 import { connectProvider } from '@gateway/provider-client';
 import { openDb } from '@gateway/store';
+import { ClientCredentialsCache } from './client-cache';
 import type { MessagingConfig } from './config';
 import { IdempotentRunner } from './idempotency';
 import { ClientLookup } from './inbound/client-lookup';
@@ -29,7 +31,9 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
   const messages = store.repository;
   // a claim outlives the longest a request can run (provider timeout, one retry) many times over
   const runner = new IdempotentRunner(db, { ttlMs: DAY_MS, leaseMs: Math.max(60_000, config.providerTimeoutMs * 6) }, store, logger);
-  const svc = new Messaging(directory, provider, runner, messages);
+  const credentials = new ClientCredentialsCache(directory);
+  const routes = new ClientLookup(directory);
+  const svc = new Messaging(directory, provider, runner, messages, credentials);
 
   const service = defineService(m.MessagingService, {
     sendButtons: (r) => svc.sendButtons(r),
@@ -55,8 +59,22 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
     getMessage: (r) => svc.getMessage(r),
   });
 
-  const bus = await connectBus({ url: config.natsUrl, name: 'messaging', logger, streams: [STREAMS.providerInbound, STREAMS.events, STREAMS.deadLetter] });
-  const inbound = await startInboundConsumer({ bus, lookup: new ClientLookup(directory), messages, logger, metrics });
+  const bus = await connectBus({ url: config.natsUrl, name: 'messaging', logger, streams: [STREAMS.providerInbound, STREAMS.events, STREAMS.deadLetter, STREAMS.directoryChanges] });
+  // a changed client (deactivated, new token, new ids) is dropped from both caches before its change is answered
+  const changes = await followDirectoryChanges({
+    bus,
+    logger,
+    onChange: (c) => {
+      if (c.kind !== 'client' || !c.clientId) return;
+      credentials.drop(c.tenantId, c.clientId);
+      routes.drop(c.clientId, c.phoneNumberIds, c.businessAccountIds);
+    },
+    onGap: () => {
+      credentials.clear();
+      routes.clear();
+    },
+  });
+  const inbound = await startInboundConsumer({ bus, lookup: routes, messages, logger, metrics });
 
   const grpc = await startGrpcServer({ host: config.grpcHost, port: config.grpcPort, logger, services: [service], observer: metrics.grpcObserver });
   const metricsServer = await startMetricsServer(metrics, config.metricsPort);
@@ -76,6 +94,7 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
       await grpc.shutdown();
       await store.flush();
       await inbound.stop();
+      await changes.stop();
       await bus.close();
       await metricsServer.close();
       directory.close();

@@ -4,7 +4,9 @@ import { AppError } from '@gateway/errors';
 import type { SecretBox } from '@gateway/crypto';
 import type { tenantDirectory as td } from '@gateway/contracts';
 import { buildEvent } from '@gateway/events';
-import { enqueueEvent } from '@gateway/outbox';
+import { directoryChangeMessage } from '@gateway/directory-changes';
+import { enqueueEvent, enqueueMessages } from '@gateway/outbox';
+import type { Queryable } from '@gateway/store';
 import { isUniqueViolation } from '@gateway/store';
 import type { ClientChanges, ClientRow, DirectoryRepository } from './store/repository';
 
@@ -24,7 +26,8 @@ export class Clients {
     private readonly repo: DirectoryRepository,
     private readonly box: SecretBox,
     private readonly publicBaseUrl: string,
-    private readonly onEventEnqueued: () => void,
+    /** Resolves once what was committed to the outbox (events, change notices) is on the bus, or after a bounded wait. */
+    private readonly published: () => Promise<void>,
   ) {}
 
   async register(req: td.RegisterClientRequest): Promise<ClientInit> {
@@ -55,10 +58,12 @@ export class Clients {
       .tx(async (repo, q) => {
         const inserted = await repo.insertClient(init);
         if (complete) await enqueueEvent(q, signupCompletedEvent(inserted));
+        // inbound routing may hold an empty answer for this phone number
+        await notifyClientChange(q, undefined, inserted);
         return inserted;
       })
       .catch(phoneInUse);
-    if (complete) this.onEventEnqueued();
+    await this.published();
     return this.present(row);
   }
 
@@ -67,14 +72,47 @@ export class Clients {
     if (req.displayName !== undefined) changes.display_name = req.displayName;
     if (req.externalId !== undefined) changes.external_id = req.externalId;
     if (req.webhookUrl !== undefined) changes.webhook_url = req.webhookUrl;
+    if (req.setWebhookEvents) changes.webhook_events = [...new Set(req.webhookEvents)];
     for (const f of req.clearFields) {
       if (f === 'external_id') changes.external_id = null;
       else if (f === 'webhook_url') changes.webhook_url = null;
       else throw AppError.validation([{ loc: ['body', f], msg: 'This field cannot be cleared', type: 'not_nullable', input: null, ctx: {} }]);
     }
-    const row = await this.repo.updateClient(req.tenantId, req.clientId, changes);
-    if (!row) throw notFound();
+    const row = await this.repo.tx(async (repo, q) => {
+      const before = await repo.getClient(req.tenantId, req.clientId, true);
+      if (!before) throw notFound();
+      if (req.isActive !== undefined) {
+        if (req.isActive && before.signup_status !== 'completed') {
+          throw AppError.conflict('signup_not_completed', 'A client can be activated only once its signup is completed', { signup_status: before.signup_status });
+        }
+        changes.is_active = req.isActive;
+      }
+      Object.assign(changes, webhookStatusChange(before, req, changes));
+      const after = (await repo.updateClient(req.tenantId, req.clientId, changes))!;
+      await notifyClientChange(q, before, after);
+      return after;
+    });
+    await this.published();
     return this.present(row);
+  }
+
+  /**
+   * The receiver is gone (410) or has failed for too long: the client's webhook is disabled, unless its target
+   * is no longer `url` (the tenant changed it meanwhile) or it is disabled already.
+   */
+  async disableWebhook(clientId: string, url: string, reason: string, tenantUrl: (tenantId: string) => Promise<string | null>): Promise<boolean> {
+    const disabled = await this.repo.tx(async (repo, q) => {
+      const found = await repo.getClientAnyTenant(clientId);
+      const before = found && (await repo.getClient(found.tenant_id, clientId, true));
+      if (!before || before.webhook_status === 'disabled') return false;
+      const target = before.webhook_url ?? (await tenantUrl(before.tenant_id));
+      if (target !== url) return false;
+      const after = (await repo.updateClient(before.tenant_id, clientId, { webhook_status: 'disabled', webhook_disabled_reason: reason, webhook_disabled_at: new Date() }))!;
+      await notifyClientChange(q, before, after);
+      return true;
+    });
+    if (disabled) await this.published();
+    return disabled;
   }
 
   async get(tenantId: string, clientId: string): Promise<ClientInit> {
@@ -122,16 +160,19 @@ export class Clients {
     if (req.signupStatus !== 'in_progress' && req.signupStatus !== 'failed') {
       throw AppError.validation([{ loc: ['signup_status'], msg: 'must be in_progress or failed', type: 'enum', input: req.signupStatus, ctx: {} }]);
     }
-    return this.repo.tx(async (repo) => {
+    const updated = await this.repo.tx(async (repo, q) => {
       const row = await repo.getClient(req.tenantId, req.clientId, true);
       if (!row) throw notFound();
       if (row.signup_status === 'completed') throw AppError.conflict('signup_already_completed', 'Signup is already completed for this client');
-      const updated = await repo.updateClient(req.tenantId, req.clientId, {
+      const after = (await repo.updateClient(req.tenantId, req.clientId, {
         signup_status: req.signupStatus,
         signup_failure_reason: req.signupStatus === 'failed' ? (req.failureReason ?? 'unknown') : null,
-      });
-      return this.present(updated!);
+      }))!;
+      await notifyClientChange(q, row, after);
+      return after;
     });
+    await this.published();
+    return this.present(updated);
   }
 
   /** State change and signup_completed event in one transaction; a second completion changes nothing. */
@@ -154,14 +195,18 @@ export class Clients {
         }))!;
         const event = signupCompletedEvent(updated);
         await enqueueEvent(q, event);
+        await notifyClientChange(q, row, updated);
         return { client: this.present(updated), completedNow: true, eventId: event.id };
       })
       .catch(phoneInUse);
-    if (result.completedNow) this.onEventEnqueued();
+    if (result.completedNow) await this.published();
     return result;
   }
 
-  async deliveryTarget(clientId: string, tenantSecret: (tenantId: string) => Promise<{ url: string | null; secret: string }>) {
+  async deliveryTarget(
+    clientId: string,
+    tenantSecret: (tenantId: string) => Promise<{ url: string | null; secret: string; previous?: { secret: string; expiresAt: Date } }>,
+  ) {
     const row = await this.repo.getClientAnyTenant(clientId);
     if (!row) throw notFound();
     const tenant = await tenantSecret(row.tenant_id);
@@ -172,6 +217,11 @@ export class Clients {
       clientWebhookUrl: row.webhook_url ?? undefined,
       tenantWebhookUrl: tenant.url ?? undefined,
       webhookSecret: tenant.secret,
+      previousWebhookSecret: tenant.previous?.secret,
+      previousSecretExpiresAt: tenant.previous?.expiresAt.toISOString(),
+      webhookEvents: row.webhook_events,
+      webhookStatus: row.webhook_status,
+      webhookDisabledReason: row.webhook_disabled_reason ?? undefined,
     };
   }
 
@@ -195,8 +245,37 @@ export class Clients {
       updatedAt: r.updated_at.toISOString(),
       embedSignupUrl: `${this.publicBaseUrl}/signup/${r.id}`,
       signupFailureReason: r.signup_failure_reason ?? undefined,
+      webhookEvents: r.webhook_events,
+      webhookStatus: r.webhook_status,
+      webhookDisabledReason: r.webhook_disabled_reason ?? undefined,
+      webhookDisabledAt: r.webhook_disabled_at?.toISOString(),
     };
   }
+}
+
+/**
+ * A disabled webhook is enabled again by a new URL or by `webhook_status: "active"`; a tenant may also
+ * disable it on purpose.
+ */
+function webhookStatusChange(before: ClientRow, req: td.UpdateClientRequest, changes: ClientChanges): ClientChanges {
+  const enable = { webhook_status: 'active' as const, webhook_disabled_reason: null, webhook_disabled_at: null };
+  if (req.webhookStatus === 'disabled') {
+    return before.webhook_status === 'disabled' ? {} : { webhook_status: 'disabled', webhook_disabled_reason: 'disabled by the tenant', webhook_disabled_at: new Date() };
+  }
+  if (req.webhookStatus === 'active') return enable;
+  if (req.webhookStatus !== undefined) {
+    throw AppError.validation([{ loc: ['body', 'webhook_status'], msg: 'must be active or disabled', type: 'enum', input: req.webhookStatus, ctx: { expected: ['active', 'disabled'] } }]);
+  }
+  const newUrl = changes.webhook_url !== undefined && changes.webhook_url !== before.webhook_url;
+  return before.webhook_status === 'disabled' && newUrl ? enable : {};
+}
+
+/** The change notice of a client: its ids before and after name the inbound routes that may hold it. */
+async function notifyClientChange(q: Queryable, before: ClientRow | undefined, after: ClientRow): Promise<void> {
+  const ids = (k: 'phone_number_id' | 'business_account_id') => [...new Set([before?.[k], after[k]].filter((v): v is string => Boolean(v)))];
+  await enqueueMessages(q, [
+    directoryChangeMessage({ kind: 'client', tenantId: after.tenant_id, clientId: after.id, phoneNumberIds: ids('phone_number_id'), businessAccountIds: ids('business_account_id') }),
+  ]);
 }
 
 function encodeCursor(r: ClientRow): string {

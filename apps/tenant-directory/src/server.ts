@@ -19,12 +19,14 @@ export interface RunningTenantDirectory extends RunningProcess {
 
 export async function startTenantDirectory(config: TenantDirectoryConfig, logger: Logger): Promise<RunningTenantDirectory> {
   const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: 'tenant_directory', migrations });
-  const bus = await connectBus({ url: config.natsUrl, name: 'tenant-directory', logger, streams: [STREAMS.events] });
+  const bus = await connectBus({ url: config.natsUrl, name: 'tenant-directory', logger, streams: [STREAMS.events, STREAMS.directoryChanges] });
   const relay = startOutboxRelay({ db, bus, logger });
   const box = SecretBox.fromBase64(resolveSecretsKey(config.secretsKey, config.dataDir));
   const repo = SqlDirectoryRepository.open(db);
-  const tenants = new Tenants(repo, box);
-  const clients = new Clients(repo, box, config.publicBaseUrl, () => relay.kick());
+  // a change is answered once its notice is on the bus, so caches elsewhere have dropped it by the next request
+  const published = () => relay.flush(config.noticeWaitMs);
+  const tenants = new Tenants(repo, box, { secretOverlapMs: config.webhookSecretOverlapMs, published });
+  const clients = new Clients(repo, box, config.publicBaseUrl, published);
   const metrics = new Metrics('tenant-directory');
 
   const service = defineService(td.TenantDirectoryService, {
@@ -39,6 +41,7 @@ export async function startTenantDirectory(config: TenantDirectoryConfig, logger
       }),
     getTenant: async (r) => ({ tenant: await tenants.get(r.tenantId) }),
     updateTenantWebhookUrl: async (r) => ({ tenant: await tenants.setWebhookUrl(r.tenantId, r.webhookUrl) }),
+    rotateWebhookSecret: async (r) => tenants.rotateWebhookSecret(r.tenantId),
     createApiKey: async (r) => tenants.createApiKey(r.tenantId),
     revokeApiKey: async (r) => {
       await tenants.revokeApiKey(r.tenantId, r.prefix);
@@ -56,8 +59,12 @@ export async function startTenantDirectory(config: TenantDirectoryConfig, logger
     getDeliveryTarget: async (r) =>
       clients.deliveryTarget(r.clientId, async (tenantId) => {
         const t = await tenants.row(tenantId);
-        return { url: t.webhook_url, secret: tenants.webhookSecret(t) };
+        const secrets = tenants.signingSecrets(t);
+        return { url: t.webhook_url, secret: secrets.current, previous: secrets.previous };
       }),
+    disableClientWebhook: async (r) => ({
+      disabled: await clients.disableWebhook(r.clientId, r.url, r.reason, async (tenantId) => (await tenants.row(tenantId)).webhook_url),
+    }),
     setClientSignupStatus: async (r) => ({ client: await clients.setSignupStatus(r) }),
     completeClientSignup: async (r) => clients.completeSignup(r),
     getClientById: async (r) => ({ client: await clients.byId(r.clientId) }),

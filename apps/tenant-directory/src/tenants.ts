@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '@gateway/errors';
-import { randomToken, sha256Hex, type SecretBox } from '@gateway/crypto';
+import { newWebhookSecret, randomToken, sha256Hex, type SecretBox } from '@gateway/crypto';
+import { directoryChangeMessage, type DirectoryChange } from '@gateway/directory-changes';
+import { enqueueMessages } from '@gateway/outbox';
 import type { tenantDirectory as td } from '@gateway/contracts';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { ApiKeyRow, DirectoryRepository, TenantRow } from './store/repository';
@@ -19,8 +21,29 @@ export function mintApiKey(): { key: string; prefix: string; hash: string } {
   return { key, prefix, hash: sha256Hex(key) };
 }
 
+export interface TenantsOptions {
+  /** How long the secret before a rotation keeps signing deliveries. */
+  secretOverlapMs: number;
+  /** Resolves once the change notices committed so far are on the bus (or after a bounded wait). */
+  published: () => Promise<void>;
+}
+
+/**
+ * Tenants, their API keys and webhook secrets. Every change that other services cache (webhook URL, secret,
+ * a revoked key) writes a change notice in its transaction and is answered only once the notice is out.
+ */
 export class Tenants {
-  constructor(private readonly repo: DirectoryRepository, private readonly box: SecretBox) {}
+  constructor(private readonly repo: DirectoryRepository, private readonly box: SecretBox, private readonly opts: TenantsOptions) {}
+
+  private async changed<T>(change: DirectoryChange, fn: (repo: DirectoryRepository) => Promise<T>): Promise<T> {
+    const result = await this.repo.tx(async (repo, q) => {
+      const r = await fn(repo);
+      await enqueueMessages(q, [directoryChangeMessage(change)]);
+      return r;
+    });
+    await this.opts.published();
+    return result;
+  }
 
   async create(input: { name: string; email: string; plan?: string; webhookUrl?: string; billingCustomerId?: string; billingSubscriptionId?: string }) {
     const id = randomUUID();
@@ -32,7 +55,7 @@ export class Tenants {
         email: input.email,
         plan: input.plan ?? DEFAULT_PLAN,
         webhook_url: input.webhookUrl ?? null,
-        webhook_secret_enc: this.box.encrypt(`whsec_${randomToken(32)}`),
+        webhook_secret_enc: this.box.encrypt(newWebhookSecret()),
         billing_customer_id: input.billingCustomerId ?? null,
         billing_subscription_id: input.billingSubscriptionId ?? null,
       });
@@ -53,13 +76,30 @@ export class Tenants {
     return row;
   }
 
-  webhookSecret(row: TenantRow): string {
-    return this.box.decrypt(row.webhook_secret_enc);
+  /** The secrets that sign deliveries now: the current one, and the previous one until it expires. */
+  signingSecrets(row: TenantRow): { current: string; previous?: { secret: string; expiresAt: Date } } {
+    const current = this.box.decrypt(row.webhook_secret_enc);
+    const expiresAt = row.previous_secret_expires_at;
+    if (!row.previous_webhook_secret_enc || !expiresAt || expiresAt.getTime() <= Date.now()) return { current };
+    return { current, previous: { secret: this.box.decrypt(row.previous_webhook_secret_enc), expiresAt } };
   }
 
   async setWebhookUrl(id: string, url: string): Promise<TenantInit> {
-    if (!(await this.repo.setTenantWebhookUrl(id, url))) throw AppError.notFound('tenant_not_found', 'Tenant not found');
+    const found = await this.changed({ kind: 'tenant', tenantId: id }, (repo) => repo.setTenantWebhookUrl(id, url));
+    if (!found) throw AppError.notFound('tenant_not_found', 'Tenant not found');
     return this.get(id);
+  }
+
+  /**
+   * A new secret; the one it replaces keeps signing (a second webhook-signature entry) for the overlap, so
+   * receivers can switch whenever they like within it. Rotating again ends the earlier overlap.
+   */
+  async rotateWebhookSecret(id: string): Promise<{ webhookSecret: string; previousSecretExpiresAt: string }> {
+    const secret = newWebhookSecret();
+    const expiresAt = new Date(Date.now() + this.opts.secretOverlapMs);
+    const found = await this.changed({ kind: 'tenant', tenantId: id }, (repo) => repo.rotateTenantSecret(id, this.box.encrypt(secret), expiresAt));
+    if (!found) throw AppError.notFound('tenant_not_found', 'Tenant not found');
+    return { webhookSecret: secret, previousSecretExpiresAt: expiresAt.toISOString() };
   }
 
   async createApiKey(tenantId: string) {
@@ -70,7 +110,7 @@ export class Tenants {
   }
 
   async revokeApiKey(tenantId: string, prefix: string): Promise<void> {
-    if (!(await this.repo.revokeApiKey(tenantId, prefix))) throw AppError.notFound('api_key_not_found', 'API key not found');
+    if (!(await this.changed({ kind: 'api_key', tenantId }, (repo) => repo.revokeApiKey(tenantId, prefix)))) throw AppError.notFound('api_key_not_found', 'API key not found');
   }
 
   async listApiKeys(tenantId: string) {

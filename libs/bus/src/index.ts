@@ -4,5 +4,5 @@ export { runConsumer, ensureConsumer, ACK, TERM, nakAfter, deadLetterNow, DEFAUL
 export { deadLetter, listDeadLetters, replayDeadLetters } from './dead-letter';
 export type { DeadLetter, DeadLetterFilter } from './dead-letter';
 export type { Outcome, RunConsumerOptions, RunningConsumer, ConsumerLagObserver } from './consumer';
-export { STREAMS, SUBJECT_PROVIDER_INBOUND, EVENT_SUBJECT_PREFIX, eventSubject, WEBHOOK_RETRY_SUBJECT_PREFIX, webhookRetrySubject, DEAD_LETTER_SUBJECT_PREFIX, deadLetterSubject } from './streams';
+export { STREAMS, SUBJECT_PROVIDER_INBOUND, EVENT_SUBJECT_PREFIX, eventSubject, WEBHOOK_RETRY_SUBJECT_PREFIX, webhookRetrySubject, DEAD_LETTER_SUBJECT_PREFIX, deadLetterSubject, DIRECTORY_CHANGE_SUBJECT_PREFIX, directoryChangeSubject } from './streams';
 export type { StreamDefinition } from './streams';

@@ -9,6 +9,7 @@ import { DiscardPolicy, RetentionPolicy, StorageType, nanos, type StreamConfig }
  *                                                     kept apart so internal consumers of EVENTS never see an event twice
  * DEAD_LETTER       dead_letter.<source stream>       messages a durable consumer still failed after its last delivery, with
  *                                                     their original headers and the error (see dead-letter.ts); replayable
+ * DIRECTORY_CHANGES directory.changed.<kind>.<tenant> change notices of the tenant directory (→ every process caching its data)
  */
 export const SUBJECT_PROVIDER_INBOUND = 'provider.inbound.webhook';
 export const EVENT_SUBJECT_PREFIX = 'events';
@@ -21,6 +22,12 @@ export function deadLetterSubject(sourceStream: string): string {
 
 export function webhookRetrySubject(tenantId: string, clientId: string): string {
   return `${WEBHOOK_RETRY_SUBJECT_PREFIX}.${tenantId}.${clientId}`;
+}
+
+export const DIRECTORY_CHANGE_SUBJECT_PREFIX = 'directory.changed';
+
+export function directoryChangeSubject(kind: string, tenantId: string): string {
+  return `${DIRECTORY_CHANGE_SUBJECT_PREFIX}.${kind}.${tenantId}`;
 }
 
 export function eventSubject(type: string, tenantId: string, clientId: string): string {
@@ -60,6 +67,8 @@ export const STREAMS = {
   webhookRetries: gatewayStream('WEBHOOK_RETRIES', 'webhook.retry.>'),
   // kept a month: long enough for an operator to notice, fix the cause and replay
   deadLetter: { ...gatewayStream('DEAD_LETTER', 'dead_letter.>'), max_age: nanos(30 * DAY_MS) },
+  // read from "now" by every process that caches directory data; a notice matters for seconds, so an hour is ample
+  directoryChanges: { ...gatewayStream('DIRECTORY_CHANGES', 'directory.changed.>'), max_age: nanos(3600_000), max_msg_size: 64 * 1024 },
 } satisfies Record<string, Partial<StreamConfig> & { name: string; subjects: string[] }>;
 
 export type StreamDefinition = (typeof STREAMS)[keyof typeof STREAMS];

@@ -1,2 +1,2 @@
-export { outboxMigration, enqueueEvent, startOutboxRelay } from './outbox';
-export type { OutboxRelay } from './outbox';
+export { outboxMigration, enqueueEvent, enqueueMessages, startOutboxRelay } from './outbox';
+export type { OutboxRelay, OutboxMessage } from './outbox';

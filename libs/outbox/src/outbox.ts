@@ -25,17 +25,42 @@ export function outboxMigration(version: number): Migration {
 }
 
 export async function enqueueEvent(q: Queryable, event: GatewayEvent): Promise<void> {
-  await q.query('INSERT INTO outbox (id, subject, headers, body) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING', [
-    event.id,
-    event.subject,
-    JSON.stringify(event.headers),
-    event.body,
-  ]);
+  await enqueueMessages(q, [event]);
+}
+
+/** Any bus message (an event, a change notice, a redelivery), published once the transaction commits. */
+export interface OutboxMessage {
+  /** Nats-Msg-Id: a repeat within the stream's duplicate window is dropped. */
+  id: string;
+  subject: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Many messages in few statements (a bulk replay enqueues thousands). */
+export async function enqueueMessages(q: Queryable, messages: OutboxMessage[]): Promise<void> {
+  const ROWS = 1000; // 4 parameters a row, far below PostgreSQL's 65535
+  for (let i = 0; i < messages.length; i += ROWS) {
+    const chunk = messages.slice(i, i + ROWS);
+    const params: unknown[] = [];
+    const values = chunk.map((m) => {
+      params.push(m.id, m.subject, JSON.stringify(m.headers), m.body);
+      const b = params.length - 4;
+      return `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4})`;
+    });
+    await q.query(`INSERT INTO outbox (id, subject, headers, body) VALUES ${values.join(', ')} ON CONFLICT (id) DO NOTHING`, params);
+  }
 }
 
 export interface OutboxRelay {
   /** Publish pending events now (call after a commit that enqueued some). */
   kick(): void;
+  /**
+   * Publishes what is pending now and resolves once it is on the bus, or after `maxWaitMs` (the bus may be
+   * down: the relay keeps trying in the background). For changes whose notice must be out before the caller
+   * is answered.
+   */
+  flush(maxWaitMs?: number): Promise<void>;
   pending(): Promise<number>;
   stop(): Promise<void>;
 }
@@ -95,8 +120,18 @@ export function startOutboxRelay(opts: { db: Db; bus: Bus; logger: Logger; inter
   };
   tick();
 
+  const settled = async () => {
+    run();
+    while (running) await running;
+  };
+
   return {
     kick: run,
+    async flush(maxWaitMs = 3000) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([settled(), new Promise<void>((r) => (timer = setTimeout(r, maxWaitMs)))]);
+      clearTimeout(timer);
+    },
     pending: async () => Number((await opts.db.query<{ n: number }>('SELECT count(*)::int AS n FROM outbox WHERE published_at IS NULL'))[0].n),
     async stop() {
       stopped = true;

@@ -50,4 +50,39 @@ describe('lookup cache', () => {
     await tick(30);
     expect(await cache.get('k', load)).toBe(2);
   });
+
+  it('a dropped key is loaded again at once, however long its TTL', async () => {
+    let calls = 0;
+    const cache = new LookupCache<string, number>({ ttlMs: 60_000 });
+    const load = async () => ++calls;
+    await cache.get('k', load);
+    cache.delete('k');
+    expect(await cache.get('k', load)).toBe(2);
+  });
+
+  it('drops entries by value, and entries still loading whatever their value will be', async () => {
+    const cache = new LookupCache<string, string>({ ttlMs: 60_000 });
+    await cache.get('a', async () => 'tenant-1');
+    await cache.get('b', async () => 'tenant-2');
+    let release!: (v: string) => void;
+    const loading = cache.get('c', () => new Promise<string>((r) => (release = r)));
+    expect(cache.deleteWhere((_k, v) => v === 'tenant-1')).toBe(2);
+    release('tenant-3');
+    expect(await loading).toBe('tenant-3');
+    expect(await cache.get('a', async () => 'reloaded')).toBe('reloaded');
+    expect(await cache.get('b', async () => 'reloaded')).toBe('tenant-2');
+    expect(await cache.get('c', async () => 'reloaded')).toBe('reloaded');
+  });
+
+  it('a background refresh that was running when its key was dropped does not bring the old value back', async () => {
+    const cache = new LookupCache<string, string>({ ttlMs: 10, staleMs: 60_000 });
+    await cache.get('k', async () => 'v1');
+    await tick(20);
+    let release!: (v: string) => void;
+    expect(await cache.get('k', () => new Promise<string>((r) => (release = r)))).toBe('v1'); // stale, refresh starts
+    cache.delete('k');
+    release('read-before-the-change');
+    await tick(5);
+    expect(await cache.get('k', async () => 'v2')).toBe('v2');
+  });
 });

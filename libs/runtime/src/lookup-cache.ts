@@ -39,7 +39,8 @@ export class LookupCache<K, V> {
           hit.refreshing = true;
           const next = load();
           next.then(
-            (v) => this.store(key, { at: Date.now(), value: next, result: { v } }),
+            // a value dropped meanwhile (a change notice) stays dropped: this answer may predate the change
+            (v) => this.entries.get(key) === hit && this.store(key, { at: Date.now(), value: next, result: { v } }),
             () => (hit.refreshing = false),
           );
         }
@@ -53,6 +54,35 @@ export class LookupCache<K, V> {
       () => this.entries.get(key) === entry && this.entries.delete(key),
     );
     return entry.value;
+  }
+
+  /** Drops one key: the next get loads it again (a change notice said the value changed). */
+  delete(key: K): void {
+    this.entries.delete(key);
+  }
+
+  /**
+   * Drops every entry whose key or value matches, and every entry still loading (its value is not known yet,
+   * and it may have been read before the change).
+   */
+  deleteWhere(match: (key: K, value: V) => boolean): number {
+    let n = 0;
+    for (const [key, entry] of this.entries) {
+      if (!entry.result || match(key, entry.result.v)) {
+        this.entries.delete(key);
+        n += 1;
+      }
+    }
+    return n;
+  }
+
+  /** Drops everything (after a gap in the change notices, e.g. a reconnect). */
+  clear(): void {
+    this.entries.clear();
+  }
+
+  get size(): number {
+    return this.entries.size;
   }
 
   private ttl(v: V): number {

@@ -8,8 +8,8 @@ export interface ReceivedWebhook {
   body: unknown;
 }
 
-/** What the receiver answers: a status, or `hang` (never answer; the sender must time out). */
-export type ReceiverReply = number | 'hang';
+/** What the receiver answers: a status (with headers, e.g. Retry-After), or `hang` (never answer; the sender must time out). */
+export type ReceiverReply = number | { status: number; headers: Record<string, string> } | 'hang';
 
 export interface WebhookReceiver {
   url: string;
@@ -46,7 +46,8 @@ export async function startWebhookReceiver(opts: { replies?: ReceiverReply[]; fa
         res.on('close', () => hanging.delete(res));
         return;
       }
-      res.writeHead(reply, { 'content-type': 'application/json' });
+      const [status, headers] = typeof reply === 'number' ? [reply, {}] : [reply.status, reply.headers];
+      res.writeHead(status, { 'content-type': 'application/json', ...headers });
       res.end('{}');
     });
   });

@@ -51,6 +51,8 @@ export interface SeriesUpdate extends SeriesKey {
   responseCode: number | null;
   lastError: string | null;
   attempt?: AttemptRecord;
+  /** Attempts made so far when the series ends without one (skipped after a disable, filtered mid-series). */
+  attempts?: number;
 }
 
 export interface ListFilter {
@@ -81,6 +83,22 @@ export interface DeliveryRepository {
   list(f: ListFilter): Promise<DeliveryRecord[]>;
   /** The next free series number of an event (manual retries). */
   nextSeries(eventId: string): Promise<number>;
+  /**
+   * Records to replay: the latest series of each event of the client, with `status`, created in
+   * [since, until), oldest first.
+   */
+  replayable(f: ReplayFilter): Promise<DeliveryRecord[]>;
+  /** Many pending series at once; returns the ids actually created (a concurrent retry may hold a series). */
+  createMany(series: SeriesKey[]): Promise<Set<string>>;
+}
+
+export interface ReplayFilter {
+  tenantId: string;
+  clientId: string;
+  status: 'failed' | 'skipped';
+  since: Date;
+  until?: Date;
+  limit: number;
 }
 
 const COLUMNS = 15;
@@ -113,13 +131,13 @@ export class SqlDeliveryRepository implements DeliveryRepository {
     for (const u of updates) {
       const k = `${u.eventId}\u0000${u.series}`;
       const prev = bySeries.get(k);
-      if (!prev || (u.attempt?.number ?? 0) >= (prev.attempt?.number ?? 0)) bySeries.set(k, u);
+      if (!prev || (u.attempt?.number ?? u.attempts ?? 0) >= (prev.attempt?.number ?? prev.attempts ?? 0)) bySeries.set(k, u);
     }
     const params: unknown[] = [];
     const values = [...bySeries.values()].map((u, i) => {
       params.push(
         u.id, u.tenantId, u.clientId, u.eventId, u.eventType, u.series, u.url, u.status,
-        u.attempt?.number ?? 0, u.responseCode, u.lastError, u.subject, u.body, JSON.stringify(u.attempt ? [u.attempt] : []), new Date(),
+        u.attempt?.number ?? u.attempts ?? 0, u.responseCode, u.lastError, u.subject, u.body, JSON.stringify(u.attempt ? [u.attempt] : []), new Date(),
       );
       const b = i * COLUMNS;
       return `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6}::int, $${b + 7}, $${b + 8}, $${b + 9}::int, $${b + 10}::int, $${b + 11}, $${b + 12}, $${b + 13}, $${b + 14}::jsonb, $${b + 15}::timestamptz)`;
@@ -145,6 +163,36 @@ export class SqlDeliveryRepository implements DeliveryRepository {
     if (f.afterId) where.push(`(created_at, id) < (SELECT created_at, id FROM deliveries WHERE id = $${params.push(f.afterId)} AND tenant_id = $1 AND client_id = $2)`);
     params.push(f.limit);
     return this.q.query<DeliveryRecord>(`SELECT * FROM deliveries WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`, params);
+  }
+
+  async replayable(f: ReplayFilter): Promise<DeliveryRecord[]> {
+    return this.q.query<DeliveryRecord>(
+      `SELECT d.* FROM deliveries d
+       WHERE d.tenant_id = $1 AND d.client_id = $2 AND d.status = $3 AND d.created_at >= $4 AND ($5::timestamptz IS NULL OR d.created_at < $5)
+         AND NOT EXISTS (SELECT 1 FROM deliveries l WHERE l.event_id = d.event_id AND l.series > d.series)
+       ORDER BY d.created_at, d.id LIMIT $6`,
+      [f.tenantId, f.clientId, f.status, f.since, f.until ?? null, f.limit],
+    );
+  }
+
+  async createMany(series: SeriesKey[]): Promise<Set<string>> {
+    const created = new Set<string>();
+    const ROWS = 500; // 8 parameters a row
+    for (let i = 0; i < series.length; i += ROWS) {
+      const params: unknown[] = [];
+      const values = series.slice(i, i + ROWS).map((d) => {
+        params.push(d.id, d.tenantId, d.clientId, d.eventId, d.eventType, d.series, d.subject, d.body);
+        const b = params.length - 8;
+        return `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6}::int, 'pending', $${b + 7}, $${b + 8})`;
+      });
+      const rows = await this.q.query<{ id: string }>(
+        `INSERT INTO deliveries (id, tenant_id, client_id, event_id, event_type, series, status, subject, body)
+         VALUES ${values.join(', ')} ON CONFLICT (event_id, series) DO NOTHING RETURNING id`,
+        params,
+      );
+      for (const r of rows) created.add(r.id);
+    }
+    return created;
   }
 
   async nextSeries(eventId: string): Promise<number> {

@@ -32,4 +32,21 @@ export const migrations: Migration[] = [
     `,
   },
   outboxMigration(2),
+  {
+    version: 3,
+    name: 'endpoint_health',
+    sql: `
+      -- webhook targets whose every attempt has failed since failing_since (a success deletes the row)
+      CREATE TABLE endpoint_health (
+        client_id text NOT NULL,
+        url text NOT NULL,
+        tenant_id text NOT NULL,
+        failing_since timestamptz NOT NULL,
+        last_failure_at timestamptz NOT NULL,
+        PRIMARY KEY (client_id, url)
+      );
+      -- bulk replay: the latest series of each event of a client in a time range
+      CREATE INDEX deliveries_client_status_created ON deliveries (tenant_id, client_id, status, created_at);
+    `,
+  },
 ];

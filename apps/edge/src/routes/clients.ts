@@ -19,6 +19,15 @@ interface RegisterBody {
   catalog_id?: string;
 }
 
+interface PatchBody {
+  display_name?: string;
+  external_id?: string | null;
+  webhook_url?: string | null;
+  webhook_events?: string[] | null;
+  webhook_status?: string;
+  is_active?: boolean;
+}
+
 export const registerClientRoutes: RegisterRoutes = (router, { services, config }) => {
   const cursors = new ListCursors(config.adminToken);
   // a signup page redirects the business's browser there: https only, plain http in development mode
@@ -58,7 +67,7 @@ export const registerClientRoutes: RegisterRoutes = (router, { services, config 
   });
 
   router.patch('/api/clients/:id', async (ctx) => {
-    const { path, body } = validateParts<{ path: { id: string }; body: Record<string, string | null> }>({
+    const { path, body } = validateParts<{ path: { id: string }; body: PatchBody }>({
       path: [idPath, ctx.params],
       body: [patchBody, ctx.request.body],
     });
@@ -70,6 +79,10 @@ export const registerClientRoutes: RegisterRoutes = (router, { services, config 
       externalId: body.external_id ?? undefined,
       webhookUrl: body.webhook_url ?? undefined,
       clearFields: clear,
+      isActive: body.is_active,
+      setWebhookEvents: body.webhook_events !== undefined,
+      webhookEvents: body.webhook_events ?? [],
+      webhookStatus: body.webhook_status,
     });
     ctx.body = clientJson(res.client);
   });

@@ -1,6 +1,6 @@
 import { tenantOf } from '../auth';
 import { deliveryJson } from '../presenters';
-import { clientPath, deliveryPath, listQuery } from '../schemas/webhook-deliveries';
+import { clientPath, deliveryPath, listQuery, replayBody } from '../schemas/webhook-deliveries';
 import { validateParts } from '../validation';
 import { ListCursors } from '../cursors';
 import type { RegisterRoutes } from './context';
@@ -31,6 +31,23 @@ export const registerWebhookDeliveryRoutes: RegisterRoutes = (router, { services
     const { path } = validateParts<{ path: { id: string; delivery_id: string } }>({ path: [deliveryPath, ctx.params] });
     await ownClient(ctx, path.id);
     ctx.body = deliveryJson((await services.dispatcher.getDelivery({ tenantId: tenantOf(ctx), clientId: path.id, deliveryId: path.delivery_id })).delivery);
+  });
+
+  router.post('/api/clients/:id/webhook/deliveries/replay', async (ctx) => {
+    const { path, body } = validateParts<{ path: { id: string }; body: { status: string; since: string; until?: string } }>({
+      path: [clientPath, ctx.params],
+      body: [replayBody, ctx.request.body ?? {}],
+    });
+    await ownClient(ctx, path.id);
+    const res = await services.dispatcher.replayDeliveries({
+      tenantId: tenantOf(ctx),
+      clientId: path.id,
+      status: body.status,
+      since: body.since,
+      until: body.until,
+    });
+    ctx.status = 202;
+    ctx.body = { replayed: res.replayed, has_more: res.hasMore };
   });
 
   router.post('/api/clients/:id/webhook/deliveries/:delivery_id/retry', async (ctx) => {

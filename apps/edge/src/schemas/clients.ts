@@ -1,5 +1,9 @@
 import Joi from 'joi';
+import { EVENT_TYPES } from '@gateway/events';
 import { httpUrl, providerId, uuid } from './common';
+
+/** `webhook_events` of a client: the types its webhook receives; absent, null or empty: every type. */
+export const webhookEvents = Joi.array().items(Joi.string().valid(...EVENT_TYPES)).max(EVENT_TYPES.length).unique().allow(null);
 
 export const registerBody = Joi.object({
   display_name: Joi.string().trim().min(1).max(200).required(),
@@ -21,6 +25,10 @@ export const patchBody = Joi.object({
   display_name: Joi.string().trim().min(1).max(200),
   external_id: Joi.string().max(255).allow(null),
   webhook_url: httpUrl.allow(null),
+  webhook_events: webhookEvents,
+  // "active" enables a disabled webhook again; "disabled" stops deliveries on purpose
+  webhook_status: Joi.string().valid('active', 'disabled'),
+  is_active: Joi.boolean(),
 }).required();
 
 export const idPath = Joi.object({ id: uuid.required() });

@@ -21,6 +21,17 @@ export class ClientLookup {
     this.cache = new LookupCache({ ttlMs: (clients) => (clients.length ? ttlMs : emptyTtlMs) });
   }
 
+  /** A client changed (a change notice): its routes, and any answer that lists it, are looked up again. */
+  drop(clientId: string, phoneNumberIds: string[] = [], businessAccountIds: string[] = []): void {
+    for (const id of phoneNumberIds) this.cache.delete(`pn:${id}`);
+    for (const id of businessAccountIds) this.cache.delete(`waba:${id}`);
+    this.cache.deleteWhere((_key, clients) => clients.some((c) => c.id === clientId));
+  }
+
+  clear(): void {
+    this.cache.clear();
+  }
+
   static key(t: ChangeTarget): string {
     return 'phoneNumberId' in t ? `pn:${t.phoneNumberId}` : `waba:${t.businessAccountId}`;
   }

@@ -52,4 +52,18 @@ export const migrations: Migration[] = [
     `,
   },
   outboxMigration(2),
+  {
+    version: 3,
+    name: 'webhook_rotation_filters_health',
+    sql: `
+      -- the secret before the last rotation keeps signing (beside the new one) until it expires
+      ALTER TABLE tenants ADD COLUMN previous_webhook_secret_enc text;
+      ALTER TABLE tenants ADD COLUMN previous_secret_expires_at timestamptz;
+      -- event types delivered to the client's webhook; [] = every type
+      ALTER TABLE clients ADD COLUMN webhook_events jsonb NOT NULL DEFAULT '[]'::jsonb;
+      ALTER TABLE clients ADD COLUMN webhook_status text NOT NULL DEFAULT 'active';
+      ALTER TABLE clients ADD COLUMN webhook_disabled_reason text;
+      ALTER TABLE clients ADD COLUMN webhook_disabled_at timestamptz;
+    `,
+  },
 ];

@@ -9,6 +9,8 @@ export interface TenantRow {
   webhook_secret_enc: string;
   billing_customer_id: string | null;
   billing_subscription_id: string | null;
+  previous_webhook_secret_enc: string | null;
+  previous_secret_expires_at: Date | null;
   created_at: Date;
   active_wabas: number;
 }
@@ -30,6 +32,10 @@ export interface ClientRow {
   webhook_registered: boolean;
   signup_status: string;
   signup_failure_reason: string | null;
+  webhook_events: string[];
+  webhook_status: 'active' | 'disabled';
+  webhook_disabled_reason: string | null;
+  webhook_disabled_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -42,8 +48,8 @@ export interface ApiKeyRow {
   last_used_at: Date | null;
 }
 
-export type NewTenant = Omit<TenantRow, 'created_at' | 'active_wabas'>;
-export type NewClient = Omit<ClientRow, 'created_at' | 'updated_at'>;
+export type NewTenant = Omit<TenantRow, 'created_at' | 'active_wabas' | 'previous_webhook_secret_enc' | 'previous_secret_expires_at'>;
+export type NewClient = Omit<ClientRow, 'created_at' | 'updated_at' | 'webhook_events' | 'webhook_status' | 'webhook_disabled_reason' | 'webhook_disabled_at'>;
 export type ClientChanges = Partial<Omit<ClientRow, 'id' | 'tenant_id' | 'created_at' | 'updated_at'>>;
 
 /**
@@ -55,6 +61,8 @@ export interface DirectoryRepository {
   insertTenant(t: NewTenant): Promise<void>;
   getTenant(id: string): Promise<TenantRow | undefined>;
   setTenantWebhookUrl(id: string, url: string): Promise<boolean>;
+  /** The current secret becomes the previous one (live until `previousExpiresAt`), `secretEnc` the current. */
+  rotateTenantSecret(id: string, secretEnc: string, previousExpiresAt: Date): Promise<boolean>;
   insertApiKey(k: { prefix: string; tenantId: string; keyHash: string }): Promise<void>;
   findApiKeyByHash(hash: string): Promise<ApiKeyRow | undefined>;
   touchApiKey(prefix: string): Promise<void>;
@@ -98,6 +106,15 @@ export class SqlDirectoryRepository implements DirectoryRepository {
 
   async setTenantWebhookUrl(id: string, url: string): Promise<boolean> {
     return (await this.q.query('UPDATE tenants SET webhook_url = $2 WHERE id = $1 RETURNING id', [id, url])).length > 0;
+  }
+
+  async rotateTenantSecret(id: string, secretEnc: string, previousExpiresAt: Date): Promise<boolean> {
+    const rows = await this.q.query(
+      `UPDATE tenants SET previous_webhook_secret_enc = webhook_secret_enc, previous_secret_expires_at = $3, webhook_secret_enc = $2
+       WHERE id = $1 RETURNING id`,
+      [id, secretEnc, previousExpiresAt],
+    );
+    return rows.length > 0;
   }
 
   async insertApiKey(k: { prefix: string; tenantId: string; keyHash: string }): Promise<void> {
@@ -145,10 +162,10 @@ export class SqlDirectoryRepository implements DirectoryRepository {
   async updateClient(tenantId: string, id: string, changes: ClientChanges): Promise<ClientRow | undefined> {
     const keys = Object.keys(changes) as Array<keyof ClientChanges>;
     if (!keys.length) return this.getClient(tenantId, id);
-    const sets = keys.map((k, i) => `${k} = $${i + 3}`).join(', ');
+    const sets = keys.map((k, i) => (k === 'webhook_events' ? `${k} = $${i + 3}::jsonb` : `${k} = $${i + 3}`)).join(', ');
     const rows = await this.q.query<ClientRow>(
       `UPDATE clients SET ${sets}, updated_at = now() WHERE tenant_id = $1 AND id = $2 RETURNING *`,
-      [tenantId, id, ...keys.map((k) => changes[k])],
+      [tenantId, id, ...keys.map((k) => (k === 'webhook_events' ? JSON.stringify(changes[k]) : changes[k]))],
     );
     return rows[0];
   }

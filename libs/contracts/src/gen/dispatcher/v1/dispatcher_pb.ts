@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file dispatcher/v1/dispatcher.proto.
  */
 export const file_dispatcher_v1_dispatcher: GenFile = /*@__PURE__*/
-  fileDesc("Ch5kaXNwYXRjaGVyL3YxL2Rpc3BhdGNoZXIucHJvdG8SDWRpc3BhdGNoZXIudjEijgEKD0RlbGl2ZXJ5QXR0ZW1wdBIOCgZudW1iZXIYASABKAUSCgoCYXQYAiABKAkSEwoLZHVyYXRpb25fbXMYAyABKAUSGgoNcmVzcG9uc2VfY29kZRgEIAEoBUgAiAEBEhIKBWVycm9yGAUgASgJSAGIAQFCEAoOX3Jlc3BvbnNlX2NvZGVCCAoGX2Vycm9yIr4CCghEZWxpdmVyeRIKCgJpZBgBIAEoCRIQCghldmVudF9pZBgCIAEoCRISCgpldmVudF90eXBlGAMgASgJEhEKCWNsaWVudF9pZBgEIAEoCRIQCgN1cmwYBSABKAlIAIgBARIOCgZzdGF0dXMYBiABKAkSEAoIYXR0ZW1wdHMYByABKAUSGgoNcmVzcG9uc2VfY29kZRgIIAEoBUgBiAEBEhcKCmxhc3RfZXJyb3IYCSABKAlIAogBARISCgpjcmVhdGVkX2F0GAogASgJEhIKCnVwZGF0ZWRfYXQYCyABKAkSMwoLYXR0ZW1wdF9sb2cYDCADKAsyHi5kaXNwYXRjaGVyLnYxLkRlbGl2ZXJ5QXR0ZW1wdEIGCgRfdXJsQhAKDl9yZXNwb25zZV9jb2RlQg0KC19sYXN0X2Vycm9yIrQBChVMaXN0RGVsaXZlcmllc1JlcXVlc3QSEQoJdGVuYW50X2lkGAEgASgJEhEKCWNsaWVudF9pZBgCIAEoCRITCgZzdGF0dXMYAyABKAlIAIgBARIXCgpldmVudF90eXBlGAQgASgJSAGIAQESDQoFbGltaXQYBSABKAUSEwoGY3Vyc29yGAYgASgJSAKIAQFCCQoHX3N0YXR1c0INCgtfZXZlbnRfdHlwZUIJCgdfY3Vyc29yIm8KFkxpc3REZWxpdmVyaWVzUmVzcG9uc2USKwoKZGVsaXZlcmllcxgBIAMoCzIXLmRpc3BhdGNoZXIudjEuRGVsaXZlcnkSGAoLbmV4dF9jdXJzb3IYAiABKAlIAIgBAUIOCgxfbmV4dF9jdXJzb3IiTwoSR2V0RGVsaXZlcnlSZXF1ZXN0EhEKCXRlbmFudF9pZBgBIAEoCRIRCgljbGllbnRfaWQYAiABKAkSEwoLZGVsaXZlcnlfaWQYAyABKAkiQAoTR2V0RGVsaXZlcnlSZXNwb25zZRIpCghkZWxpdmVyeRgBIAEoCzIXLmRpc3BhdGNoZXIudjEuRGVsaXZlcnkiUQoUUmV0cnlEZWxpdmVyeVJlcXVlc3QSEQoJdGVuYW50X2lkGAEgASgJEhEKCWNsaWVudF9pZBgCIAEoCRITCgtkZWxpdmVyeV9pZBgDIAEoCSI+ChVSZXRyeURlbGl2ZXJ5UmVzcG9uc2USEAoIZXZlbnRfaWQYASABKAkSEwoLZGVsaXZlcnlfaWQYAiABKAkiPAoUU2VuZFRlc3RFdmVudFJlcXVlc3QSEQoJdGVuYW50X2lkGAEgASgJEhEKCWNsaWVudF9pZBgCIAEoCSI+ChVTZW5kVGVzdEV2ZW50UmVzcG9uc2USEAoIZXZlbnRfaWQYASABKAkSEwoLZGVsaXZlcnlfaWQYAiABKAkygAMKEURpc3BhdGNoZXJTZXJ2aWNlEl0KDkxpc3REZWxpdmVyaWVzEiQuZGlzcGF0Y2hlci52MS5MaXN0RGVsaXZlcmllc1JlcXVlc3QaJS5kaXNwYXRjaGVyLnYxLkxpc3REZWxpdmVyaWVzUmVzcG9uc2USVAoLR2V0RGVsaXZlcnkSIS5kaXNwYXRjaGVyLnYxLkdldERlbGl2ZXJ5UmVxdWVzdBoiLmRpc3BhdGNoZXIudjEuR2V0RGVsaXZlcnlSZXNwb25zZRJaCg1SZXRyeURlbGl2ZXJ5EiMuZGlzcGF0Y2hlci52MS5SZXRyeURlbGl2ZXJ5UmVxdWVzdBokLmRpc3BhdGNoZXIudjEuUmV0cnlEZWxpdmVyeVJlc3BvbnNlEloKDVNlbmRUZXN0RXZlbnQSIy5kaXNwYXRjaGVyLnYxLlNlbmRUZXN0RXZlbnRSZXF1ZXN0GiQuZGlzcGF0Y2hlci52MS5TZW5kVGVzdEV2ZW50UmVzcG9uc2ViBnByb3RvMw");
+  fileDesc("Ch5kaXNwYXRjaGVyL3YxL2Rpc3BhdGNoZXIucHJvdG8SDWRpc3BhdGNoZXIudjEijgEKD0RlbGl2ZXJ5QXR0ZW1wdBIOCgZudW1iZXIYASABKAUSCgoCYXQYAiABKAkSEwoLZHVyYXRpb25fbXMYAyABKAUSGgoNcmVzcG9uc2VfY29kZRgEIAEoBUgAiAEBEhIKBWVycm9yGAUgASgJSAGIAQFCEAoOX3Jlc3BvbnNlX2NvZGVCCAoGX2Vycm9yIr4CCghEZWxpdmVyeRIKCgJpZBgBIAEoCRIQCghldmVudF9pZBgCIAEoCRISCgpldmVudF90eXBlGAMgASgJEhEKCWNsaWVudF9pZBgEIAEoCRIQCgN1cmwYBSABKAlIAIgBARIOCgZzdGF0dXMYBiABKAkSEAoIYXR0ZW1wdHMYByABKAUSGgoNcmVzcG9uc2VfY29kZRgIIAEoBUgBiAEBEhcKCmxhc3RfZXJyb3IYCSABKAlIAogBARISCgpjcmVhdGVkX2F0GAogASgJEhIKCnVwZGF0ZWRfYXQYCyABKAkSMwoLYXR0ZW1wdF9sb2cYDCADKAsyHi5kaXNwYXRjaGVyLnYxLkRlbGl2ZXJ5QXR0ZW1wdEIGCgRfdXJsQhAKDl9yZXNwb25zZV9jb2RlQg0KC19sYXN0X2Vycm9yIrQBChVMaXN0RGVsaXZlcmllc1JlcXVlc3QSEQoJdGVuYW50X2lkGAEgASgJEhEKCWNsaWVudF9pZBgCIAEoCRITCgZzdGF0dXMYAyABKAlIAIgBARIXCgpldmVudF90eXBlGAQgASgJSAGIAQESDQoFbGltaXQYBSABKAUSEwoGY3Vyc29yGAYgASgJSAKIAQFCCQoHX3N0YXR1c0INCgtfZXZlbnRfdHlwZUIJCgdfY3Vyc29yIm8KFkxpc3REZWxpdmVyaWVzUmVzcG9uc2USKwoKZGVsaXZlcmllcxgBIAMoCzIXLmRpc3BhdGNoZXIudjEuRGVsaXZlcnkSGAoLbmV4dF9jdXJzb3IYAiABKAlIAIgBAUIOCgxfbmV4dF9jdXJzb3IiTwoSR2V0RGVsaXZlcnlSZXF1ZXN0EhEKCXRlbmFudF9pZBgBIAEoCRIRCgljbGllbnRfaWQYAiABKAkSEwoLZGVsaXZlcnlfaWQYAyABKAkiQAoTR2V0RGVsaXZlcnlSZXNwb25zZRIpCghkZWxpdmVyeRgBIAEoCzIXLmRpc3BhdGNoZXIudjEuRGVsaXZlcnkiUQoUUmV0cnlEZWxpdmVyeVJlcXVlc3QSEQoJdGVuYW50X2lkGAEgASgJEhEKCWNsaWVudF9pZBgCIAEoCRITCgtkZWxpdmVyeV9pZBgDIAEoCSI+ChVSZXRyeURlbGl2ZXJ5UmVzcG9uc2USEAoIZXZlbnRfaWQYASABKAkSEwoLZGVsaXZlcnlfaWQYAiABKAkiPAoUU2VuZFRlc3RFdmVudFJlcXVlc3QSEQoJdGVuYW50X2lkGAEgASgJEhEKCWNsaWVudF9pZBgCIAEoCSI+ChVTZW5kVGVzdEV2ZW50UmVzcG9uc2USEAoIZXZlbnRfaWQYASABKAkSEwoLZGVsaXZlcnlfaWQYAiABKAkifAoXUmVwbGF5RGVsaXZlcmllc1JlcXVlc3QSEQoJdGVuYW50X2lkGAEgASgJEhEKCWNsaWVudF9pZBgCIAEoCRIOCgZzdGF0dXMYAyABKAkSDQoFc2luY2UYBCABKAkSEgoFdW50aWwYBSABKAlIAIgBAUIICgZfdW50aWwiPgoYUmVwbGF5RGVsaXZlcmllc1Jlc3BvbnNlEhAKCHJlcGxheWVkGAEgASgFEhAKCGhhc19tb3JlGAIgASgIMuUDChFEaXNwYXRjaGVyU2VydmljZRJdCg5MaXN0RGVsaXZlcmllcxIkLmRpc3BhdGNoZXIudjEuTGlzdERlbGl2ZXJpZXNSZXF1ZXN0GiUuZGlzcGF0Y2hlci52MS5MaXN0RGVsaXZlcmllc1Jlc3BvbnNlElQKC0dldERlbGl2ZXJ5EiEuZGlzcGF0Y2hlci52MS5HZXREZWxpdmVyeVJlcXVlc3QaIi5kaXNwYXRjaGVyLnYxLkdldERlbGl2ZXJ5UmVzcG9uc2USWgoNUmV0cnlEZWxpdmVyeRIjLmRpc3BhdGNoZXIudjEuUmV0cnlEZWxpdmVyeVJlcXVlc3QaJC5kaXNwYXRjaGVyLnYxLlJldHJ5RGVsaXZlcnlSZXNwb25zZRJaCg1TZW5kVGVzdEV2ZW50EiMuZGlzcGF0Y2hlci52MS5TZW5kVGVzdEV2ZW50UmVxdWVzdBokLmRpc3BhdGNoZXIudjEuU2VuZFRlc3RFdmVudFJlc3BvbnNlEmMKEFJlcGxheURlbGl2ZXJpZXMSJi5kaXNwYXRjaGVyLnYxLlJlcGxheURlbGl2ZXJpZXNSZXF1ZXN0GicuZGlzcGF0Y2hlci52MS5SZXBsYXlEZWxpdmVyaWVzUmVzcG9uc2ViBnByb3RvMw");
 
 /**
  * @generated from message dispatcher.v1.DeliveryAttempt
@@ -325,6 +325,69 @@ export const SendTestEventResponseSchema: GenMessage<SendTestEventResponse> = /*
   messageDesc(file_dispatcher_v1_dispatcher, 9);
 
 /**
+ * @generated from message dispatcher.v1.ReplayDeliveriesRequest
+ */
+export type ReplayDeliveriesRequest = Message<"dispatcher.v1.ReplayDeliveriesRequest"> & {
+  /**
+   * @generated from field: string tenant_id = 1;
+   */
+  tenantId: string;
+
+  /**
+   * @generated from field: string client_id = 2;
+   */
+  clientId: string;
+
+  /**
+   * failed or skipped
+   *
+   * @generated from field: string status = 3;
+   */
+  status: string;
+
+  /**
+   * ISO 8601
+   *
+   * @generated from field: string since = 4;
+   */
+  since: string;
+
+  /**
+   * @generated from field: optional string until = 5;
+   */
+  until?: string | undefined;
+};
+
+/**
+ * Describes the message dispatcher.v1.ReplayDeliveriesRequest.
+ * Use `create(ReplayDeliveriesRequestSchema)` to create a new message.
+ */
+export const ReplayDeliveriesRequestSchema: GenMessage<ReplayDeliveriesRequest> = /*@__PURE__*/
+  messageDesc(file_dispatcher_v1_dispatcher, 10);
+
+/**
+ * @generated from message dispatcher.v1.ReplayDeliveriesResponse
+ */
+export type ReplayDeliveriesResponse = Message<"dispatcher.v1.ReplayDeliveriesResponse"> & {
+  /**
+   * @generated from field: int32 replayed = 1;
+   */
+  replayed: number;
+
+  /**
+   * @generated from field: bool has_more = 2;
+   */
+  hasMore: boolean;
+};
+
+/**
+ * Describes the message dispatcher.v1.ReplayDeliveriesResponse.
+ * Use `create(ReplayDeliveriesResponseSchema)` to create a new message.
+ */
+export const ReplayDeliveriesResponseSchema: GenMessage<ReplayDeliveriesResponse> = /*@__PURE__*/
+  messageDesc(file_dispatcher_v1_dispatcher, 11);
+
+/**
  * The dispatcher owns webhook delivery records: one record per attempt series of an event for a client,
  * with every attempt. Every call is scoped by tenant_id: a client or delivery of another tenant is NOT_FOUND.
  *
@@ -368,6 +431,17 @@ export const DispatcherService: GenService<{
     methodKind: "unary";
     input: typeof SendTestEventRequestSchema;
     output: typeof SendTestEventResponseSchema;
+  },
+  /**
+   * A new attempt series for every event of the client whose latest series has `status` and was created in
+   * [since, until); at most a bounded number per call (has_more tells whether more remain).
+   *
+   * @generated from rpc dispatcher.v1.DispatcherService.ReplayDeliveries
+   */
+  replayDeliveries: {
+    methodKind: "unary";
+    input: typeof ReplayDeliveriesRequestSchema;
+    output: typeof ReplayDeliveriesResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_dispatcher_v1_dispatcher, 0);

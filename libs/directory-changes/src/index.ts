@@ -1,0 +1,2 @@
+export { directoryChangeMessage, followDirectoryChanges } from './notices';
+export type { DirectoryChange, DirectoryChangeFollower } from './notices';
