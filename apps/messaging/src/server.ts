@@ -55,7 +55,7 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
     getMessage: (r) => svc.getMessage(r),
   });
 
-  const bus = await connectBus({ url: config.natsUrl, name: 'messaging', logger, streams: [STREAMS.providerInbound, STREAMS.events] });
+  const bus = await connectBus({ url: config.natsUrl, name: 'messaging', logger, streams: [STREAMS.providerInbound, STREAMS.events], replicas: config.jetstreamReplicas });
   const inbound = await startInboundConsumer({ bus, lookup: new ClientLookup(directory), messages, logger, metrics });
 
   const grpc = await startGrpcServer({ host: config.grpcHost, port: config.grpcPort, logger, services: [service], observer: metrics.grpcObserver });
