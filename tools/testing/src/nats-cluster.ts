@@ -64,7 +64,8 @@ export async function startNatsCluster(size = 3): Promise<TestNatsCluster> {
     mkdirSync(store, { recursive: true });
     const args = ['-a', '127.0.0.1', '-p', String(ports[i].client), '-n', name, '-js', '-sd', store,
       '--cluster_name', 'gw-test', '--cluster', `nats://127.0.0.1:${ports[i].route}`, '--routes', routes];
-    const proc = spawn(natsServerBinary(), args, { stdio: 'ignore' });
+    // run inside the cluster's directory: whatever a server writes lands there, never in the repository
+    const proc = spawn(natsServerBinary(), args, { stdio: 'ignore', cwd: root });
     procs.set(name, proc);
     proc.once('exit', () => procs.get(name) === proc && procs.delete(name));
     proc.once('error', () => undefined);
