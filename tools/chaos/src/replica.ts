@@ -57,16 +57,18 @@ export class Replica {
     child.stderr!.on('data', keep);
     this.current = {};
     const probe = this.kind === 'grpc' ? createServiceClient(health.Health, this.address, { defaultDeadlineMs: 1000 }) : undefined;
+    // a process that exits while starting fails the start at once, with its last lines
+    const died = this.exited.then(() => {
+      throw new Error(`${this.name} exited with ${child.exitCode ?? child.signalCode} while starting: ${this.output.slice(-5).join('\n')}`);
+    });
+    died.catch(() => undefined);
     try {
-      await waitFor(
-        async () => {
-          if (child.exitCode !== null) throw new Error(`${this.name} exited with ${child.exitCode}: ${this.output.slice(-5).join('\n')}`);
-          if (probe) return (await probe.check({ service: '' })).status === health.HealthCheckResponse_ServingStatus.SERVING;
-          const res = await fetch(`http://${this.address}/readyz`, { signal: AbortSignal.timeout(2000) });
-          return res.status === 200;
-        },
-        { timeoutMs, intervalMs: 200, what: `${this.name} serving` },
-      );
+      const serving = async () => {
+        if (probe) return (await probe.check({ service: '' })).status === health.HealthCheckResponse_ServingStatus.SERVING;
+        const res = await fetch(`http://${this.address}/readyz`, { signal: AbortSignal.timeout(2000) });
+        return res.status === 200;
+      };
+      await Promise.race([died, waitFor(serving, { timeoutMs, intervalMs: 200, what: `${this.name} serving` })]);
     } finally {
       probe?.close();
     }
