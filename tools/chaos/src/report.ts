@@ -104,7 +104,7 @@ export function buildReport(i: ReportInput): ChaosReport {
     ['Send answers', [...sendStatuses].map(([k, v]) => `${k}: ${v}`).join(', ')],
     ['Refused with 503 during the failovers', `${i.load.refused503.webhooks} webhook attempts (each sent again until accepted), ${i.load.refused503.sends} sends`],
     ['Requests without an answer (killed edge)', String(i.load.noAnswer)],
-    ['Backlog drained after the load', s(i.drainMs)],
+    ['Last event first delivered, after the load stopped', s(i.drainMs)],
     ...i.kills.map((k): [string, string] => [
       `Recovery after SIGKILL of ${k.what} at +${s(k.atMs)}`,
       `${s(k.recoveredMs)}${k.electedMs !== undefined ? ` (new leader after ${s(k.electedMs)})` : ''} — ${k.target}`,

@@ -167,15 +167,18 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     await at(0.78);
     await killNats();
     await at(1);
-    log(`load stopped at +${((Date.now() - t0) / 1000).toFixed(1)} s; waiting for the backlog to drain`);
+    const loadStoppedAt = Date.now();
+    log(`load stopped at +${((loadStoppedAt - t0) / 1000).toFixed(1)} s; waiting for the backlog to drain`);
     await load.stop(30_000);
 
     // drain: every accepted webhook's event at the receiver, then a little longer for late repeats
     const expected = new Set(load.accepted().map((w) => w.wamid));
-    const drainStart = Date.now();
     await waitFor(() => receivedWamids(receiver, target.runIdPattern(load)).size >= expected.size || undefined, { timeoutMs: opts.drainTimeoutMs, intervalMs: 250, what: 'the backlog to drain' }).catch(() => undefined);
-    const drainMs = Date.now() - drainStart;
     await new Promise((r) => setTimeout(r, 2000));
+    // from the end of the load to the last first delivery of an event of this run
+    const firstDelivery = new Map<string, number>();
+    for (const r of receiver.received) for (const m of r.raw.toString('utf8').matchAll(target.runIdPattern(load))) if (!firstDelivery.has(m[0])) firstDelivery.set(m[0], r.at);
+    const drainMs = Math.max(0, Math.max(0, ...firstDelivery.values()) - loadStoppedAt);
     await Promise.all(replicas.map((r) => r.scrape()));
 
     // delivery records are written as attempts finish: wait until every delivered event has one (or 30 s)
