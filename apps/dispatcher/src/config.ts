@@ -4,6 +4,7 @@ export function readConfig(env: Env = process.env) {
   return loadConfig(
     {
       ...common.grpcServiceFields('dispatcher'),
+      jetstreamReplicas: common.jetstreamReplicas,
       tenantDirectoryAddr: common.serviceAddr('tenant-directory'),
       /** Delays before the 2nd, 3rd... attempt: attempts in all = delays + 1 (decisions.md: 5 s, then 25 s). */
       retryDelaysMs: intList('WEBHOOK_RETRY_DELAYS_MS', [5000, 25000]),

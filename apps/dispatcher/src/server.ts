@@ -27,7 +27,7 @@ export const RETRIES_DURABLE = 'dispatcher-webhook-retries';
 
 export async function startDispatcher(config: DispatcherConfig, logger: Logger): Promise<RunningDispatcher> {
   const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: 'dispatcher', migrations });
-  const bus = await connectBus({ url: config.natsUrl, name: 'dispatcher', logger, streams: [STREAMS.events, STREAMS.webhookRetries, STREAMS.deadLetter, STREAMS.directoryChanges] });
+  const bus = await connectBus({ url: config.natsUrl, name: 'dispatcher', logger, streams: [STREAMS.events, STREAMS.webhookRetries, STREAMS.deadLetter, STREAMS.directoryChanges], replicas: config.jetstreamReplicas });
   const relay = startOutboxRelay({ db, bus, logger });
   const directory = createServiceClient(td.TenantDirectoryService, config.tenantDirectoryAddr, { defaultDeadlineMs: 5_000 });
   const targets = new DeliveryTargets(directory);

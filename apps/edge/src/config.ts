@@ -10,6 +10,7 @@ export function readConfig(env: Env = process.env) {
       publicBaseUrl: url('PUBLIC_BASE_URL', (e) => `http://localhost:${e[EDGE.portVar] ?? EDGE.port}`),
       adminToken: str('GATEWAY_ADMIN_TOKEN'),
       natsUrl: common.natsUrl,
+      jetstreamReplicas: common.jetstreamReplicas,
       tenantDirectoryAddr: common.serviceAddr('tenant-directory'),
       messagingAddr: common.serviceAddr('messaging'),
       flowsAddr: common.serviceAddr('flows'),

@@ -38,7 +38,7 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
 
 export async function startEdge(config: EdgeConfig, logger: Logger): Promise<RunningEdge> {
   const services = connectServices(config);
-  const bus: Bus = await connectBus({ url: config.natsUrl, name: 'edge', logger, streams: [STREAMS.providerInbound, STREAMS.deadLetter, STREAMS.directoryChanges] });
+  const bus: Bus = await connectBus({ url: config.natsUrl, name: 'edge', logger, streams: [STREAMS.providerInbound, STREAMS.deadLetter, STREAMS.directoryChanges], replicas: config.jetstreamReplicas });
   const metrics = new Metrics('edge');
   const requests = metrics.counter('http_requests_total', 'HTTP requests handled', ['route', 'method', 'status']);
   const latency = metrics.histogram('http_request_duration_seconds', 'HTTP request latency', ['route', 'method', 'status'], [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]);

@@ -4,6 +4,7 @@ export function readConfig(env: Env = process.env) {
   return loadConfig(
     {
       ...common.grpcServiceFields('messaging'),
+      jetstreamReplicas: common.jetstreamReplicas,
       tenantDirectoryAddr: common.serviceAddr('tenant-directory'),
       ...common.providerFields(),
     },

@@ -59,7 +59,7 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
     getMessage: (r) => svc.getMessage(r),
   });
 
-  const bus = await connectBus({ url: config.natsUrl, name: 'messaging', logger, streams: [STREAMS.providerInbound, STREAMS.events, STREAMS.deadLetter, STREAMS.directoryChanges] });
+  const bus = await connectBus({ url: config.natsUrl, name: 'messaging', logger, streams: [STREAMS.providerInbound, STREAMS.events, STREAMS.deadLetter, STREAMS.directoryChanges], replicas: config.jetstreamReplicas });
   // a changed client (deactivated, new token, new ids) is dropped from both caches before its change is answered
   const changes = await followDirectoryChanges({
     bus,

@@ -4,6 +4,7 @@ export function readConfig(env: Env = process.env) {
   return loadConfig(
     {
       ...common.grpcServiceFields('tenant-directory'),
+      jetstreamReplicas: common.jetstreamReplicas,
       secretsKey: common.secretsKey,
       publicBaseUrl: url('PUBLIC_BASE_URL', (e) => `http://localhost:${e.PORT ?? 8080}`),
       /** How long the secret before a rotation keeps signing deliveries beside the new one (default 24 h). */

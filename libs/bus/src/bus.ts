@@ -15,18 +15,25 @@ export interface Bus {
 }
 
 export interface ConnectBusOptions {
+  /** One server URL, or several separated by commas (any of them gets the process in; it learns the rest). */
   url: string;
   name: string;
   logger: Logger;
   /** Streams this process needs; created or updated at start. */
   streams?: Array<Partial<StreamConfig> & { name: string }>;
+  /**
+   * Replicas of those streams (JETSTREAM_REPLICAS, default 1); durable consumers follow their stream's count.
+   * A stream created with another count is updated in place at start: JetStream copies its messages to the
+   * new peers.
+   */
+  replicas?: number;
 }
 
 const enc = new TextEncoder();
 
 export async function connectBus(opts: ConnectBusOptions): Promise<Bus> {
   const nc = await connect({
-    servers: opts.url,
+    servers: opts.url.split(',').map((u) => u.trim()).filter(Boolean),
     name: opts.name,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 500,
@@ -41,7 +48,8 @@ export async function connectBus(opts: ConnectBusOptions): Promise<Bus> {
     }
   })();
   const jsm = await nc.jetstreamManager();
-  for (const s of opts.streams ?? []) await ensureStream(jsm, s);
+  const replicas = opts.replicas ?? 1;
+  for (const s of opts.streams ?? []) await ensureStream(jsm, { ...s, num_replicas: replicas });
   const js = nc.jetstream();
   let closed = false;
   return {
@@ -68,14 +76,48 @@ export async function connectBus(opts: ConnectBusOptions): Promise<Bus> {
   };
 }
 
-/** info → add when missing → update when the config differs (add with a different config fails). */
+/**
+ * info → add when missing → update when it exists (add with a different config fails). The replica count is
+ * part of the config, so a changed JETSTREAM_REPLICAS moves the stream in place; its durable consumers (which
+ * follow the stream's count) are moved with it by the server. Right after such a move the stream elects its
+ * leader again: JetStream answers TIMEOUT or "temporarily unavailable" meanwhile, which is waited out.
+ */
 export async function ensureStream(jsm: JetStreamManager, cfg: Partial<StreamConfig> & { name: string }): Promise<void> {
-  try {
-    await jsm.streams.info(cfg.name);
-    await jsm.streams.update(cfg.name, cfg);
-  } catch (e) {
-    if (!/stream not found/i.test((e as Error).message)) throw e;
-    await jsm.streams.add(cfg);
+  await whileJetStreamSettles(async () => {
+    try {
+      const current = await jsm.streams.info(cfg.name);
+      await jsm.streams.update(cfg.name, cfg);
+      if (cfg.num_replicas !== undefined && current.config.num_replicas !== cfg.num_replicas) await settled(jsm, cfg.name, cfg.num_replicas);
+    } catch (e) {
+      if (!/stream not found/i.test((e as Error).message)) throw e;
+      await jsm.streams.add(cfg);
+    }
+  });
+}
+
+/** Until a moved stream has a leader and all its peers again. */
+async function settled(jsm: JetStreamManager, stream: string, replicas: number): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const info = await jsm.streams.info(stream).catch(() => undefined);
+    if (info?.cluster?.leader && (replicas === 1 || (info.cluster.replicas ?? []).length === replicas - 1)) return;
+    if (Date.now() > deadline) throw new Error(`stream ${stream} has no leader with ${replicas} replicas after 60 s`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+const TRANSIENT = /TIMEOUT|temporarily unavailable|no responders|no suitable peers|leader/i;
+
+/** Runs a JetStream admin step again while the cluster answers with a transient error (for up to 60 s). */
+export async function whileJetStreamSettles<T>(fn: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + 60_000;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await fn();
+    } catch (e) {
+      if (!TRANSIENT.test((e as Error).message) || Date.now() > deadline) throw e;
+      await new Promise((r) => setTimeout(r, Math.min(200 * 2 ** attempt, 2000)));
+    }
   }
 }
 

@@ -1,6 +1,6 @@
 import { AckPolicy, DeliverPolicy, nanos, type ConsumerConfig, type ConsumerMessages, type JsMsg } from 'nats';
 import { normalizeRequestId, runWithContext, type Logger } from '@gateway/logger';
-import { HEADER_REQUEST_ID, headerValue, type Bus } from './bus';
+import { HEADER_REQUEST_ID, headerValue, whileJetStreamSettles, type Bus } from './bus';
 import { deadLetter } from './dead-letter';
 
 /** What a handler decides for one message. Retries are JetStream redeliveries, never in-memory timers. */
@@ -60,13 +60,16 @@ export async function ensureConsumer(bus: Bus, stream: string, durable: string, 
     ...config,
     max_deliver: (config.max_deliver && config.max_deliver > 0 ? config.max_deliver : DEFAULT_MAX_DELIVER) + DEAD_LETTER_SPARE_DELIVERIES,
   };
-  try {
-    await bus.jsm.consumers.info(stream, durable);
-    await bus.jsm.consumers.update(stream, durable, cfg);
-  } catch (e) {
-    if (!/consumer not found/i.test((e as Error).message)) throw e;
-    await bus.jsm.consumers.add(stream, cfg);
-  }
+  // the replica count is left to the stream's (JETSTREAM_REPLICAS): the server moves durables with their stream
+  await whileJetStreamSettles(async () => {
+    try {
+      await bus.jsm.consumers.info(stream, durable);
+      await bus.jsm.consumers.update(stream, durable, cfg);
+    } catch (e) {
+      if (!/consumer not found/i.test((e as Error).message)) throw e;
+      await bus.jsm.consumers.add(stream, cfg);
+    }
+  });
 }
 
 /**

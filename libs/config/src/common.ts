@@ -3,7 +3,10 @@ import { grpcService, NATS, PROVIDER_SIM } from './services';
 
 /** Fields every service process shares. Service configs spread these into their own spec. */
 export const logLevel = oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info');
+/** One server URL, or several separated by commas. */
 export const natsUrl = str('NATS_URL', `nats://127.0.0.1:${NATS.port}`);
+/** Replicas of the streams a process creates (and of their durable consumers); 3 on a 3-server cluster. */
+export const jetstreamReplicas = int('JETSTREAM_REPLICAS', 1, { min: 1, max: 5 });
 export const databaseUrl = optStr('DATABASE_URL');
 export const dataDir = str('DATA_DIR', './.data');
 export const metricsPort = (fallback: number) => int('METRICS_PORT', fallback, { min: 0, max: 65535 });

@@ -1,5 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import type { DescService, MessageInitShape, MessageShape } from '@bufbuild/protobuf';
+import { channelOptions } from './balancing';
 import { currentRequestId, REQUEST_ID_HEADER } from '@gateway/logger';
 import { toGrpcServiceDefinition } from './service-definition';
 import { grpcToAppError } from './status';
@@ -21,18 +22,15 @@ export interface ClientOptions {
   defaultDeadlineMs?: number;
 }
 
-const CHANNEL_OPTIONS: grpc.ChannelOptions = {
-  'grpc.keepalive_time_ms': 30_000,
-  'grpc.keepalive_timeout_ms': 10_000,
-  'grpc.initial_reconnect_backoff_ms': 200,
-  'grpc.max_reconnect_backoff_ms': 2_000,
-  'grpc.max_receive_message_length': 8 * 1024 * 1024,
-};
-
+/**
+ * `address` is a gRPC target: `host:port` (one backend), `dns:///name:port` (every address the name resolves
+ * to, e.g. a headless Service's pod IPs) or `ipv4:addr1:port,addr2:port`. Calls are spread over the backends
+ * per request (round_robin); see balancing.ts for which calls are retried on another backend.
+ */
 export function createServiceClient<S extends DescService>(desc: S, address: string, opts: ClientOptions = {}): ServiceClient<S> {
   const def = toGrpcServiceDefinition(desc);
   const Ctor = grpc.makeGenericClientConstructor(def, desc.name);
-  const raw = new Ctor(address, grpc.credentials.createInsecure(), CHANNEL_OPTIONS);
+  const raw = new Ctor(address, grpc.credentials.createInsecure(), channelOptions(desc));
   const defaultDeadlineMs = opts.defaultDeadlineMs ?? 15_000;
   const client: Record<string, unknown> = {
     close: () => raw.close(),

@@ -49,7 +49,13 @@ export interface RunningGrpcServer {
 }
 
 export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningGrpcServer> {
-  const server = new grpc.Server({ 'grpc.max_receive_message_length': 8 * 1024 * 1024 });
+  const server = new grpc.Server({
+    'grpc.max_receive_message_length': 8 * 1024 * 1024,
+    // connections are closed (GOAWAY, in-flight calls finish within the grace) after a few minutes, so
+    // callers resolve the Service name again and spread their calls over replicas added since
+    'grpc.max_connection_age_ms': 5 * 60_000,
+    'grpc.max_connection_age_grace_ms': 2 * 60_000,
+  });
   const health = new HealthReporter();
   server.addService(healthServiceDefinition, healthServiceImpl(health));
   for (const svc of opts.services) {

@@ -1,4 +1,4 @@
-import type { Db, Migration } from './types';
+import type { Db, Migration, Queryable } from './types';
 
 /**
  * Applies pending migrations in version order, each in its own transaction together with its row in
@@ -11,13 +11,20 @@ export async function migrate(db: Db, migrations: Migration[]): Promise<number[]
     if (versions.has(m.version)) throw new Error(`duplicate migration version ${m.version}`);
     versions.add(m.version);
   }
-  await db.query(`CREATE SCHEMA IF NOT EXISTS "${db.schema}"`);
-  await db.query(`CREATE TABLE IF NOT EXISTS "${db.schema}".schema_migrations (
+  const lock = async (q: Queryable) => {
+    // replicas of a service start together: one migrates at a time (CREATE ... IF NOT EXISTS races otherwise)
+    if (db.kind === 'postgres') await q.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`migrate:${db.schema}`]);
+  };
+  await db.tx(async (q) => {
+    await lock(q);
+    await q.query(`CREATE SCHEMA IF NOT EXISTS "${db.schema}"`);
+    await q.query(`CREATE TABLE IF NOT EXISTS "${db.schema}".schema_migrations (
     version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+  });
   const applied: number[] = [];
   for (const m of sorted) {
     const done = await db.tx(async (q) => {
-      if (db.kind === 'postgres') await q.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`migrate:${db.schema}`]);
+      await lock(q);
       const rows = await q.query(`SELECT 1 FROM "${db.schema}".schema_migrations WHERE version = $1`, [m.version]);
       if (rows.length) return false;
       await q.exec(m.sql);

@@ -102,3 +102,22 @@ describe('embedded storage', () => {
     }
   });
 });
+
+describe('replicas starting together on one PostgreSQL database', () => {
+  it('migrate one at a time: every replica opens, each migration applied once', async () => {
+    const server = postgresServerUrl();
+    if (!server) throw new Error('TEST_DATABASE_URL is not set: run the suite with `npm test`, which provides a PostgreSQL server');
+    const tdb = await createTestDatabase(server);
+    try {
+      // a fresh schema each round: the race is on creating the schema and its migrations table
+      for (let round = 0; round < 3; round++) {
+        const schema = `replicas_${round}`;
+        const dbs = await Promise.all(Array.from({ length: 4 }, () => openDb({ databaseUrl: tdb.databaseUrl, dataDir: '', schema, migrations })));
+        expect(await dbs[0].query(`SELECT version FROM "${schema}".schema_migrations ORDER BY version`)).toEqual([{ version: 1 }, { version: 2 }]);
+        await Promise.all(dbs.map((d) => d.close()));
+      }
+    } finally {
+      await tdb.drop();
+    }
+  });
+});

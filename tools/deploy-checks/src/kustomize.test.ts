@@ -161,18 +161,23 @@ describe.each(['dev', 'prod'] as const)('kubectl kustomize deploy/overlays/%s', 
     expect(annotations).toMatchObject({ 'prometheus.io/scrape': 'true', 'prometheus.io/port': String(listen(app).metricsPort), 'prometheus.io/path': '/metrics' });
   });
 
-  it("points every *_ADDR at a Service that routes to that app's gRPC port, and NATS_URL at the Helm release", () => {
+  it("points every *_ADDR at a headless Service (dns:///, every pod IP) that routes to that app's gRPC port, and NATS_URL at the Helm release", () => {
     const checked: string[] = [];
     for (const app of APPS) {
       const { env } = envs.get(app)!;
       for (const v of variablesRead(readConfigs.get(app)!).filter((n) => n.endsWith('_ADDR'))) {
-        const [host, port] = env.get(v)!.value.split(':');
+        // a ClusterIP would pin each caller's HTTP/2 connection to one pod: callers balance per call only
+        // when the name resolves to the pods themselves
+        const target = /^dns:\/\/\/([a-z0-9-]+):(\d+)$/.exec(env.get(v)!.value);
+        expect([app, v, env.get(v)!.value, !!target]).toEqual([app, v, env.get(v)!.value, true]);
+        const [, host, port] = target!;
         const svc = find(objects, 'Service', host);
         expect([app, v, svc?.metadata.name]).toEqual([app, v, host]);
+        expect([app, v, svc!.spec.clusterIP]).toEqual([app, v, 'None']);
         const sp = (svc!.spec.ports as any[]).find((p) => p.port === Number(port));
         expect([app, v, sp?.port]).toEqual([app, v, Number(port)]);
-        const target = objects.find((o) => o.kind === 'Deployment' && Object.entries(svc!.spec.selector).every(([k, val]) => o.spec.template.metadata.labels[k] === val))!;
-        const targetApp = target.metadata.name as AppName;
+        const backing = objects.find((o) => o.kind === 'Deployment' && Object.entries(svc!.spec.selector).every(([k, val]) => o.spec.template.metadata.labels[k] === val))!;
+        const targetApp = backing.metadata.name as AppName;
         expect([app, v, portNumber(containerOf(targetApp), sp.targetPort)]).toEqual([app, v, listen(targetApp).port]);
         checked.push(`${app}:${v}`);
       }

@@ -27,6 +27,8 @@ describe('NATS JetStream from the official Helm chart (deploy/nats)', () => {
     // the shared ConfigMap (its name carries the content hash kustomize appends)
     const configMap = kustomize(join(ROOT, 'deploy/overlays', env)).find((o) => o.kind === 'ConfigMap' && /^gateway-config-[a-z0-9]+$/.test(o.metadata.name));
     expect(configMap?.data.NATS_URL).toBe(`nats://${v.fullnameOverride}:4222`);
+    // streams get one replica per server of the cluster (JetStream refuses more replicas than servers)
+    expect(configMap?.data.JETSTREAM_REPLICAS).toBe(String(v.config.cluster?.enabled ? v.config.cluster.replicas : 1));
     const text = readFileSync(join(ROOT, `deploy/nats/values-${env}.yaml`), 'utf8');
     expect(text).toContain('https://nats-io.github.io/k8s/helm/charts/');
     expect(text).toContain(`-f deploy/nats/values-${env}.yaml`);

@@ -1,6 +1,8 @@
 export { closedAddress, freePort, waitFor } from './ports';
 export { startNatsServer, natsServerBinary } from './nats-server';
 export type { TestNatsServer } from './nats-server';
+export { startNatsCluster } from './nats-cluster';
+export type { TestNatsCluster, ClusterNode } from './nats-cluster';
 export { postgresServerUrl, createTestDatabase, tempDir } from './database';
 export type { TestDatabase, TempDir } from './database';
 export { dbTarget } from './db-target';

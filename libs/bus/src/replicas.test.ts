@@ -1,0 +1,84 @@
+import { createLogger } from '@gateway/logger';
+import { startNatsCluster, waitFor, type TestNatsCluster } from '@gateway/testing';
+import { connectBus, ensureConsumer, STREAMS, type Bus } from './index';
+
+const logger = createLogger({ name: 'bus-replicas-test', level: 'silent' });
+
+describe('JETSTREAM_REPLICAS on a 3-node JetStream cluster', () => {
+  let cluster: TestNatsCluster;
+  const buses: Bus[] = [];
+  const bus = async (replicas: number, streams: Parameters<typeof connectBus>[0]['streams']) => {
+    const b = await connectBus({ url: cluster.url, name: 'replicas-test', logger, streams, replicas });
+    buses.push(b);
+    return b;
+  };
+  beforeAll(async () => {
+    cluster = await startNatsCluster(3);
+  }, 60_000);
+  afterAll(async () => {
+    for (const b of buses) await b.close();
+    await cluster.dispose();
+  });
+
+  it('creates streams and durable consumers with 3 replicas', async () => {
+    const b = await bus(3, [STREAMS.events, STREAMS.providerInbound]);
+    await ensureConsumer(b, STREAMS.events.name, 'r3-consumer');
+    for (const name of [STREAMS.events.name, STREAMS.providerInbound.name]) {
+      const info = await b.jsm.streams.info(name);
+      expect([name, info.config.num_replicas, info.cluster?.replicas?.length]).toEqual([name, 3, 2]);
+    }
+    const c = await b.jsm.consumers.info(STREAMS.events.name, 'r3-consumer');
+    expect(c.cluster?.replicas?.length).toBe(2);
+  });
+
+  it('moves a stream and its consumer from 1 to 3 replicas in place on restart, keeping messages and acks', async () => {
+    const stream = STREAMS.webhookRetries.name;
+    const first = await bus(1, [STREAMS.webhookRetries]);
+    for (let i = 0; i < 50; i++) await first.publish(`webhook.retry.t1.c${i}`, String(i), { msgId: `m${i}` });
+    await ensureConsumer(first, stream, 'scaled');
+    const batch = await (await first.js.consumers.get(stream, 'scaled')).fetch({ max_messages: 10, expires: 5000 });
+    let acked = 0;
+    for await (const m of batch) {
+      await m.ackAck();
+      acked += 1;
+    }
+    expect(acked).toBe(10);
+    const before = await first.jsm.streams.info(stream);
+    expect([before.config.num_replicas, before.cluster?.replicas ?? []]).toEqual([1, []]);
+    await first.close();
+
+    // the same process started again with JETSTREAM_REPLICAS=3
+    const second = await bus(3, [STREAMS.webhookRetries]);
+    await ensureConsumer(second, stream, 'scaled');
+    const after = await second.jsm.streams.info(stream);
+    expect(after.config.num_replicas).toBe(3);
+    expect(after.state.messages).toBe(50);
+    // the consumer moved with its stream, and the new peers hold the data: once they are current, losing
+    // the leader loses nothing
+    await waitFor(
+      async () => {
+        const groups = [(await second.jsm.streams.info(stream)).cluster, (await second.jsm.consumers.info(stream, 'scaled')).cluster];
+        return groups.every((g) => g?.leader && (g.replicas ?? []).length === 2 && g.replicas!.every((r) => r.current));
+      },
+      { timeoutMs: 30_000, intervalMs: 250, what: 'stream and consumer replicas current' },
+    );
+    const moved = await second.jsm.consumers.info(stream, 'scaled');
+    expect([moved.num_pending, moved.ack_floor.stream_seq]).toEqual([40, 10]);
+    const leader = (await cluster.streamLeader(stream))!;
+    await cluster.kill(leader);
+    try {
+      const survived = await waitFor(
+        async () => {
+          const i = await second.jsm.streams.info(stream);
+          return i.cluster?.leader && i.cluster.leader !== leader ? i : undefined;
+        },
+        { timeoutMs: 30_000, intervalMs: 250, what: 'a new stream leader' },
+      );
+      expect(survived.state.messages).toBe(50);
+      const remaining = await waitFor(async () => (await second.jsm.consumers.info(stream, 'scaled')).num_pending, { timeoutMs: 30_000, intervalMs: 250, what: 'consumer on the new leader' });
+      expect(remaining).toBe(40);
+    } finally {
+      await cluster.start(leader);
+    }
+  }, 120_000);
+});

@@ -1,0 +1,139 @@
+import type { WebhookReceiver } from '@gateway/testing';
+import type { Load } from './load';
+import type { Replica } from './replica';
+
+export interface KillRecord {
+  what: string;
+  target: string;
+  /** When, from the start of the load. */
+  atMs: number;
+  /** From the kill until the killed part served again (its restart answering health; for NATS: every stream replica current). */
+  recoveredMs: number;
+  /** NATS only: from the kill until the stream had a new leader. */
+  electedMs?: number;
+}
+
+export interface ChaosReport {
+  rows: Array<[string, string]>;
+  kills: KillRecord[];
+  perReplica: Array<{ replica: string; counts: Record<string, number> }>;
+  failures: string[];
+  /** The numbers the checks use, for tests. */
+  counts: {
+    accepted: number;
+    expected: number;
+    received: number;
+    missing: number;
+    duplicates: number;
+    withoutRecord: number;
+    sends2xx: number;
+    sendsProviderCalls: number;
+    sendsNot1Call: number;
+    refused503: number;
+  };
+  totalMs: number;
+}
+
+interface ReportInput {
+  load: Load;
+  expected: Set<string>;
+  receiver: WebhookReceiver;
+  wamidPattern: RegExp;
+  simRequests: Array<{ method: string; path: string; body: unknown }>;
+  /** Delivery records of this run's events (chat). */
+  records: Array<{ event_id: string; status: string }>;
+  kills: KillRecord[];
+  drainMs: number;
+  replicas: Record<'messaging' | 'dispatcher' | 'edge', Replica[]>;
+  totalMs: number;
+}
+
+const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+export function buildReport(i: ReportInput): ChaosReport {
+  const failures: string[] = [];
+  // deliveries of this run's events: by X-Event-Id, and which wamid each carried
+  const byEventId = new Map<string, number>();
+  const received = new Set<string>();
+  for (const r of i.receiver.received) {
+    const wamids = [...r.raw.toString('utf8').matchAll(i.wamidPattern)].map((m) => m[0]);
+    if (!wamids.length) continue;
+    wamids.forEach((w) => received.add(w));
+    const id = String(r.headers['x-event-id'] ?? '');
+    byEventId.set(id, (byEventId.get(id) ?? 0) + 1);
+  }
+  const missing = [...i.expected].filter((w) => !received.has(w));
+  const duplicates = [...byEventId.values()].reduce((n, c) => n + (c - 1), 0);
+  const recorded = new Set(i.records.map((r) => r.event_id));
+  const withoutRecord = [...byEventId.keys()].filter((id) => !recorded.has(id));
+  const byStatus = new Map<string, number>();
+  for (const r of i.records) byStatus.set(r.status, (byStatus.get(r.status) ?? 0) + 1);
+
+  // sends: provider calls per marker (the marker is the message text, unique per send)
+  const calls = new Map<string, number>();
+  for (const req of i.simRequests) {
+    if (req.method !== 'POST' || !req.path.endsWith('/messages')) continue;
+    const m = /chaos-send-[0-9a-f]+-\d+/.exec(JSON.stringify(req.body));
+    if (m) calls.set(m[0], (calls.get(m[0]) ?? 0) + 1);
+  }
+  const ok = i.load.sends.filter((x) => typeof x.status === 'number' && x.status >= 200 && x.status < 300);
+  const not1 = ok.filter((x) => calls.get(x.marker) !== 1);
+  const sendStatuses = new Map<string, number>();
+  for (const x of i.load.sends) sendStatuses.set(String(x.status), (sendStatuses.get(String(x.status)) ?? 0) + 1);
+
+  const accepted = i.load.accepted().length;
+  if (missing.length) failures.push(`${missing.length} accepted webhooks have no delivered event (e.g. ${missing.slice(0, 3).join(', ')})`);
+  if (withoutRecord.length) failures.push(`${withoutRecord.length} delivered events have no delivery record (e.g. ${withoutRecord.slice(0, 3).join(', ')})`);
+  if (not1.length) failures.push(`${not1.length} sends answered 2xx did not make exactly one provider call (e.g. ${not1.slice(0, 3).map((x) => `${x.marker}: ${calls.get(x.marker) ?? 0}`).join(', ')})`);
+  if (accepted < i.load.webhooks.size) failures.push(`${i.load.webhooks.size - accepted} webhooks were never accepted by either edge`);
+
+  const perReplica = (['messaging', 'dispatcher', 'edge'] as const).flatMap((app) => i.replicas[app].map((r) => ({ replica: r.name, counts: r.totals() })));
+  for (const { replica, counts } of perReplica.filter((p) => !p.replica.startsWith('edge'))) {
+    for (const [k, v] of Object.entries(counts)) if (v <= 0) failures.push(`${replica} handled no ${k}: the replicas do not share the work`);
+  }
+
+  const rows: Array<[string, string]> = [
+    ['Inbound webhooks accepted (2xx) by the edges', `${accepted} of ${i.load.webhooks.size} sent`],
+    ['Events expected from them', String(i.expected.size)],
+    ['Distinct events received by the receiver', String(received.size)],
+    ['Events missing', String(missing.length)],
+    ['Duplicate deliveries (same X-Event-Id twice)', String(duplicates)],
+    ['Delivery records by status', [...byStatus].map(([k, v]) => `${k} ${v}`).join(', ') || 'none'],
+    ['Delivered events without a record', String(withoutRecord.length)],
+    ['Sends answered 2xx / provider calls for them', `${ok.length} / ${ok.reduce((n, x) => n + (calls.get(x.marker) ?? 0), 0)} (${not1.length} not exactly one)`],
+    ['Send answers', [...sendStatuses].map(([k, v]) => `${k}: ${v}`).join(', ')],
+    ['Refused with 503 during the failovers', `${i.load.refused503.webhooks} webhook attempts (each sent again until accepted), ${i.load.refused503.sends} sends`],
+    ['Requests without an answer (killed edge)', String(i.load.noAnswer)],
+    ['Last event first delivered, after the load stopped', s(i.drainMs)],
+    ...i.kills.map((k): [string, string] => [
+      `Recovery after SIGKILL of ${k.what} at +${s(k.atMs)}`,
+      `${s(k.recoveredMs)}${k.electedMs !== undefined ? ` (new leader after ${s(k.electedMs)})` : ''} — ${k.target}`,
+    ]),
+    ...perReplica.map((p): [string, string] => [`Per replica: ${p.replica}`, Object.entries(p.counts).map(([k, v]) => `${k} ${v}`).join(', ')]),
+    ['Whole run', s(i.totalMs)],
+  ];
+  return {
+    rows,
+    kills: i.kills,
+    perReplica,
+    failures,
+    counts: {
+      accepted,
+      expected: i.expected.size,
+      received: received.size,
+      missing: missing.length,
+      duplicates,
+      withoutRecord: withoutRecord.length,
+      sends2xx: ok.length,
+      sendsProviderCalls: ok.reduce((n, x) => n + (calls.get(x.marker) ?? 0), 0),
+      sendsNot1Call: not1.length,
+      refused503: i.load.refused503.webhooks + i.load.refused503.sends,
+    },
+    totalMs: i.totalMs,
+  };
+}
+
+export function formatTable(r: ChaosReport): string {
+  const lines = ['| Measure | Value |', '|---|---|', ...r.rows.map(([k, v]) => `| ${k} | ${v} |`)];
+  return lines.join('\n');
+}
