@@ -1,4 +1,15 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { common, EDGE, int, loadConfig, str, url, type Env } from '@gateway/config';
+
+/**
+ * Where the built dashboard is: beside the bundle in an image (dist/dashboard), else the workspace's
+ * dist/apps/dashboard (this file is three levels below the root both as source and as dist/apps/edge/main.js).
+ */
+function defaultDashboardDir(): string {
+  const beside = resolve(__dirname, 'dashboard');
+  return existsSync(resolve(beside, 'index.html')) ? beside : resolve(__dirname, '..', '..', '..', 'dist', 'apps', 'dashboard');
+}
 
 export function readConfig(env: Env = process.env) {
   return loadConfig(
@@ -21,6 +32,8 @@ export function readConfig(env: Env = process.env) {
       /** Inbound provider webhooks may be up to 3 MB (provider reference 7.3). */
       webhookBodyLimitBytes: int('WEBHOOK_BODY_LIMIT_BYTES', 3 * 1024 * 1024, { min: 1024 }),
       authCacheTtlMs: int('AUTH_CACHE_TTL_MS', 4000, { min: 0, max: 5000 }),
+      /** The built dashboard (apps/dashboard, `nx run dashboard:build`), served at /dashboard. */
+      dashboardDir: str('DASHBOARD_DIR', defaultDashboardDir),
     },
     env,
   );

@@ -5,6 +5,7 @@ import { AppError } from '@gateway/errors';
 export const STATUS_BY_KIND: Record<ErrorKind, number> = {
   validation: 422,
   unauthenticated: 401,
+  forbidden: 403,
   not_found: 404,
   conflict: 409,
   too_large: 413,

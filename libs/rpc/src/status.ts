@@ -8,6 +8,7 @@ import { AppError, type ErrorKind } from '@gateway/errors';
 const KIND_TO_STATUS: Record<ErrorKind, status> = {
   validation: status.INVALID_ARGUMENT,
   unauthenticated: status.UNAUTHENTICATED,
+  forbidden: status.PERMISSION_DENIED,
   not_found: status.NOT_FOUND,
   conflict: status.FAILED_PRECONDITION,
   too_large: status.INVALID_ARGUMENT,
