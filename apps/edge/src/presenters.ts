@@ -60,24 +60,10 @@ export function deliveryJson(r: d.Delivery | undefined) {
 
 /** A dashboard session as the page sees it (never its token: that lives only in the HttpOnly cookie). */
 export function sessionJson(s: td.Session | undefined) {
-  if (!s) return null;
-  return {
-    tenant_id: s.tenantId,
-    api_key_prefix: s.apiKeyPrefix,
-    csrf_token: s.csrfToken,
-    created_at: s.createdAt,
-    idle_expires_at: s.idleExpiresAt,
-    expires_at: s.expiresAt,
-  };
+  return s ? recordJson(td.SessionSchema, s) : null;
 }
 
 /** An API key as its tenant sees it: never the key, only its prefix; `current` marks the caller's own. */
 export function apiKeyJson(k: td.ApiKeyInfo, currentPrefix: string | undefined) {
-  return {
-    prefix: k.prefix,
-    created_at: k.createdAt,
-    last_used_at: k.lastUsedAt ?? null,
-    revoked_at: k.revokedAt ?? null,
-    current: k.prefix === currentPrefix,
-  };
+  return { ...recordJson(td.ApiKeyInfoSchema, k), current: k.prefix === currentPrefix };
 }
