@@ -40,7 +40,9 @@ export function registerDashboardStatic(router: Router, dir: string): void {
   const root = resolve(dir);
   const index = resolve(root, 'index.html');
 
-  router.get('/dashboard', (ctx) => {
+  router.get('/dashboard', (ctx, next) => {
+    // the router also matches /dashboard/ here (trailing slash)
+    if (ctx.path !== '/dashboard') return next();
     ctx.status = 308;
     ctx.redirect('/dashboard/');
   });
