@@ -376,6 +376,39 @@ describe('the tenant dashboard in Chromium against a real gateway', () => {
     await expect(page.getByRole('status').textContent()).resolves.toContain('session has ended');
   });
 
+  it('pages the clients table with cursors, and shows a loading state while a page is on its way', async () => {
+    const t = await stack.createTenant({ name: 'Many clients' });
+    for (let i = 1; i <= 23; i++) await t.api.post('/api/clients/', { display_name: `Client ${String(i).padStart(2, '0')}` });
+    await signIn(t.apiKey);
+    // hold the next clients request until the loading state has been seen (the request itself is real)
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    await page.route((u) => u.pathname === '/api/clients' && u.searchParams.get('limit') === '20' && !u.searchParams.has('cursor'), async (route) => {
+      await released;
+      await route.continue();
+    });
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Clients' }).click();
+    await page.getByRole('status').filter({ hasText: 'Loading clients' }).waitFor();
+    await screenshot(page, 'clients-loading');
+    release();
+    await settled();
+    const rows = page.getByRole('table').locator('tbody tr');
+    await expect(rows.count()).resolves.toBe(20);
+    await expect(rows.first().locator('th').textContent()).resolves.toBe('Client 23');
+    await page.getByRole('button', { name: 'Next page' }).click();
+    await page.getByText('Page 2').waitFor();
+    await settled();
+    await expect(rows.count()).resolves.toBe(3);
+    await expect(rows.last().locator('th').textContent()).resolves.toBe('Client 01');
+    await expect(page.getByRole('button', { name: 'Next page' }).isDisabled()).resolves.toBe(true);
+    await check('clients-page-2');
+    await page.getByRole('button', { name: 'Previous page' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByText('Page 1').waitFor();
+    await settled();
+    await expect(rows.first().locator('th').textContent()).resolves.toBe('Client 23');
+  });
+
   it('tenant B’s session cannot load any of tenant A’s pages or data, direct URLs included', async () => {
     const a = await activeClient(tenantA.api, 'A private');
     const { delivery_id: deliveryId } = (await tenantA.api.post<{ delivery_id: string }>(`/api/clients/${a.id}/webhook/test`)).json;

@@ -46,6 +46,8 @@ export function Loaded<T>({ load, what, retry, children }: { load: Load<T>; what
 }
 
 export function Pager(props: { label: string; page: number; hasPrev: boolean; nextCursor: string | null; onPrev: () => void; onNext: (cursor: string) => void }) {
+  // one page only: nothing to page through
+  if (!props.hasPrev && !props.nextCursor) return null;
   return (
     <nav class="pager" aria-label={`${props.label} pages`}>
       <button type="button" disabled={!props.hasPrev} onClick={props.onPrev}>

@@ -77,7 +77,7 @@ function EditClient({ client, onSaved, onCancel }: { client: Client; onSaved: (c
       <div class="grid">
         <div class="field">
           <label for="edit-display-name">Display name</label>
-          <input id="edit-display-name" name="display_name" required maxLength={200} defaultValue={client.display_name} />
+          <input id="edit-display-name" name="display_name" required maxLength={200} defaultValue={client.display_name} autoFocus />
         </div>
         <div class="field">
           <label for="edit-external-id">External id</label>
@@ -197,7 +197,7 @@ export function ClientsPage() {
                         <td>
                           <Time at={c.created_at} />
                         </td>
-                        <td class="actions">
+                        <td class="row-actions">
                           <button type="button" onClick={() => setEditing(c)} aria-label={`Edit ${c.display_name}`}>
                             Edit
                           </button>
