@@ -31,6 +31,8 @@ const validFlow = {
 
 /** Long enough for a loaded two-core machine; every wait is for a state, never a fixed time. */
 const UI_TIMEOUT_MS = 30_000;
+// each test is a whole user journey through several pages and real deliveries: its budget, not a speed goal
+jest.setTimeout(180_000);
 
 describe('the tenant dashboard in Chromium against a real gateway', () => {
   let stack: Stack;
