@@ -5,7 +5,8 @@
 #
 # APP is one of: edge, tenant-directory, messaging, flows, signup, dispatcher, provider-sim.
 # Stages: `prod-deps` installs production node_modules only (npm ci --omit=dev); `build` bundles the app with
-# esbuild (scripts/build-app.mjs: workspace code bundled, node_modules external); `runtime` is node:20 slim
+# esbuild (scripts/build-app.mjs: workspace code bundled, node_modules external; the edge's image also gets the
+# built dashboard beside its bundle, dist/dashboard); `runtime` is node:20 slim
 # with the bundle, those node_modules and the health-check scripts, running as the unprivileged `node` user
 # (uid 1000, given numerically so Kubernetes' runAsNonRoot can verify it).
 # Health checks are declared by the orchestrator (docker-compose.yml, deploy/): the ports are configuration.
@@ -28,7 +29,8 @@ COPY libs libs
 COPY apps apps
 ARG APP
 RUN test -n "${APP}" || { echo "build with --build-arg APP=<app>" >&2; exit 1; } \
- && node scripts/build-app.mjs "${APP}"
+ && node scripts/build-app.mjs "${APP}" \
+ && if [ "${APP}" = edge ]; then npx vite build -c apps/dashboard/vite.config.mts --outDir /src/dist/apps/edge/dashboard; fi
 
 FROM ${NODE_IMAGE} AS runtime
 ARG APP

@@ -180,6 +180,7 @@ try {
   Messaging gateway is ${ready?.status === 'ready' ? 'ready' : `up (not ready: ${JSON.stringify(ready?.checks ?? {})})`}
 
     Base URL      ${url}
+    Dashboard     ${url}/dashboard/   (sign in with the API key)
     Admin token   ${env.GATEWAY_ADMIN_TOKEN}
     API key       ${apiKey}   (tenant "Demo tenant")
     Provider      ${env.PROVIDER_BASE_URL}${simulated ? ' (simulator)' : ''}

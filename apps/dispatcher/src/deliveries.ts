@@ -52,7 +52,8 @@ export class Deliveries {
   }
 
   async get(tenantId: string, clientId: string, deliveryId: string) {
-    return { delivery: this.present(await this.owned(tenantId, clientId, deliveryId)) };
+    const rec = await this.owned(tenantId, clientId, deliveryId);
+    return { delivery: { ...this.present(rec), body: rec.body } };
   }
 
   /** A new attempt series for the same event (same X-Event-Id), written with its message in one transaction. */

@@ -63,6 +63,8 @@ describe('signed webhook delivery with JetStream redelivery retries', () => {
     expect(Date.parse((got.body as { payload: { requested_at: string } }).payload.requested_at)).not.toBeNaN();
     const d = await settled(api, clientId, deliveryId);
     expect(d).toMatchObject({ status: 'succeeded', attempts: 1, response_code: 200, event_id: eventId, event_type: 'test', url: r.url });
+    // the record's body is the exact signed bytes the receiver got
+    expect((d as unknown as { body: string }).body).toBe(raw);
   });
 
   it("records an event's own series under the X-Delivery-Id its receiver saw (signup_completed of an active client)", async () => {

@@ -2,10 +2,14 @@ import Koa, { type Context, type Middleware, type Next } from 'koa';
 import Router from '@koa/router';
 import { adminAuth, tenantAuth } from './auth';
 import { allowedMethods } from './middleware/allowed-methods';
+import { SessionAuth } from './dashboard/session-auth';
+import { SessionCookie } from './dashboard/session-cookie';
+import { registerDashboardStatic } from './dashboard/static';
 import { jsonBody } from './middleware/body';
 import { requestContext } from './middleware/request-context';
 import { storableParams } from './middleware/storable-params';
 import { registerAdminRoutes } from './routes/admin';
+import { registerDashboardSessionRoutes } from './routes/dashboard-session';
 import type { RegisterRoutes, RouteDeps } from './routes/context';
 import { registerHealthRoutes } from './routes/health';
 import { tenantApiRoutes } from './routes';
@@ -47,9 +51,13 @@ export function createEdgeApp(opts: EdgeAppOptions): Koa {
   const app = new Koa({ proxy: true });
   app.use(requestContext(opts.logger, opts.observe));
 
+  // the dashboard signs in with a key and then calls /api with its session cookie (+ CSRF token)
+  const sessions = new SessionAuth(opts.services, new SessionCookie(opts.config.publicBaseUrl));
   const publicRouter = new Router();
   registerHealthRoutes(publicRouter, opts);
   for (const register of opts.publicRoutes ?? []) register(publicRouter, opts);
+  registerDashboardSessionRoutes(publicRouter, opts, sessions);
+  registerDashboardStatic(publicRouter, opts.config.dashboardDir);
   app.use(publicRouter.routes());
 
   const admin = new Router();
@@ -58,7 +66,7 @@ export function createEdgeApp(opts: EdgeAppOptions): Koa {
 
   const api = new Router();
   for (const register of tenantApiRoutes) register(api, opts);
-  app.use(mountUnder('/api', [tenantAuth(opts.keys, opts.config.adminToken), storableParams, jsonBody(opts.config.bodyLimitBytes), allowedMethods(api), api.routes()]));
+  app.use(mountUnder('/api', [tenantAuth(opts.keys, opts.config.adminToken, sessions.principal), storableParams, jsonBody(opts.config.bodyLimitBytes), allowedMethods(api), api.routes()]));
   routersOf.set(app, [publicRouter, admin, api]);
   return app;
 }

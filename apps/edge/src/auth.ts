@@ -7,10 +7,17 @@ import type { Services } from './services';
 declare module 'koa' {
   interface DefaultState {
     tenantId?: string;
+    /** Prefix of the API key behind the request (the bearer key, or the key a dashboard session was opened with). */
+    apiKeyPrefix?: string;
   }
 }
 
-const unauthorized = () => new AppError('unauthenticated', 'unauthorized', 'Missing or invalid bearer token');
+export interface KeyPrincipal {
+  tenantId: string;
+  prefix: string;
+}
+
+export const unauthorized = () => new AppError('unauthenticated', 'unauthorized', 'Missing or invalid bearer token');
 
 export function bearerToken(ctx: Context): string {
   const header = ctx.get('authorization');
@@ -26,7 +33,7 @@ export function bearerToken(ctx: Context): string {
  * Unknown and revoked keys are cached too (as null). Keys are held by their hash, never in plaintext.
  */
 export class ApiKeyCache {
-  private readonly cache: LookupCache<string, string | null>;
+  private readonly cache: LookupCache<string, KeyPrincipal | null>;
 
   constructor(private readonly services: Services, ttlMs: number, maxEntries = 10_000) {
     this.cache = new LookupCache({ ttlMs: ttlMs / 2, staleMs: ttlMs, maxEntries });
@@ -34,23 +41,24 @@ export class ApiKeyCache {
 
   /** A key of the tenant was revoked (a change notice): every cached key of the tenant is asked again. */
   dropTenant(tenantId: string): void {
-    this.cache.deleteWhere((_hash, tenant) => tenant === tenantId);
+    this.cache.deleteWhere((_hash, principal) => principal?.tenantId === tenantId);
   }
 
   clear(): void {
     this.cache.clear();
   }
 
-  async tenantFor(apiKey: string): Promise<string> {
-    const tenantId = await this.cache.get(sha256Hex(apiKey), () => this.lookup(apiKey));
-    if (!tenantId) throw unauthorized();
-    return tenantId;
+  async principalFor(apiKey: string): Promise<KeyPrincipal> {
+    const principal = await this.cache.get(sha256Hex(apiKey), () => this.lookup(apiKey));
+    if (!principal) throw unauthorized();
+    return principal;
   }
 
-  /** The key's tenant, or null for a key the directory refuses; other failures throw (and are not cached). */
-  private async lookup(apiKey: string): Promise<string | null> {
+  /** The key's tenant and prefix, or null for a key the directory refuses; other failures throw (and are not cached). */
+  private async lookup(apiKey: string): Promise<KeyPrincipal | null> {
     try {
-      return (await this.services.directory.authenticateApiKey({ apiKey })).tenantId;
+      const res = await this.services.directory.authenticateApiKey({ apiKey });
+      return { tenantId: res.tenantId, prefix: res.prefix };
     } catch (e) {
       if ((e as AppError).kind !== 'unauthenticated') throw e;
       return null;
@@ -58,12 +66,22 @@ export class ApiKeyCache {
   }
 }
 
-export function tenantAuth(cache: ApiKeyCache, adminToken: string) {
+/**
+ * A tenant principal from the bearer API key or, for the dashboard, from its session cookie (which resolves
+ * to the same tenant and key; see dashboard/session-auth.ts). A bearer header wins over a cookie.
+ */
+export function tenantAuth(cache: ApiKeyCache, adminToken: string, session?: (ctx: Context) => Promise<KeyPrincipal | undefined>) {
   return async (ctx: Context, next: Next) => {
-    const token = bearerToken(ctx);
-    // the admin token is not a tenant credential
-    if (constantTimeEqual(token, adminToken)) throw unauthorized();
-    ctx.state.tenantId = await cache.tenantFor(token);
+    let principal: KeyPrincipal | undefined;
+    if (!ctx.get('authorization') && session) principal = await session(ctx);
+    if (!principal) {
+      const token = bearerToken(ctx);
+      // the admin token is not a tenant credential
+      if (constantTimeEqual(token, adminToken)) throw unauthorized();
+      principal = await cache.principalFor(token);
+    }
+    ctx.state.tenantId = principal.tenantId;
+    ctx.state.apiKeyPrefix = principal.prefix;
     await next();
   };
 }

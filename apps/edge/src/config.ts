@@ -1,4 +1,15 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { common, EDGE, int, loadConfig, str, url, type Env } from '@gateway/config';
+
+/**
+ * Where the built dashboard is: beside the bundle in an image (dist/dashboard), else the workspace's
+ * dist/apps/dashboard (this file is three levels below the root both as source and as dist/apps/edge/main.js).
+ */
+function defaultDashboardDir(): string {
+  const beside = resolve(__dirname, 'dashboard');
+  return existsSync(resolve(beside, 'index.html')) ? beside : resolve(__dirname, '..', '..', '..', 'dist', 'apps', 'dashboard');
+}
 
 export function readConfig(env: Env = process.env) {
   return loadConfig(
@@ -26,6 +37,8 @@ export function readConfig(env: Env = process.env) {
       signupPageOpensPerMinute: int('SIGNUP_PAGE_OPENS_PER_MINUTE', 30, { min: 1 }),
       /** Development mode (WEBHOOK_ALLOW_PRIVATE_TARGETS): signup redirect URLs may be plain http. */
       allowPrivateTargets: common.allowPrivateTargets,
+      /** The built dashboard (apps/dashboard, `nx run dashboard:build`), served at /dashboard. */
+      dashboardDir: str('DASHBOARD_DIR', defaultDashboardDir),
     },
     env,
   );

@@ -6,6 +6,7 @@ import { safeIssues } from './safe-issues';
 export const STATUS_BY_KIND: Record<ErrorKind, number> = {
   validation: 422,
   unauthenticated: 401,
+  forbidden: 403,
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,

@@ -77,4 +77,12 @@ export function deadLetterJson(letter: DeadLetter) {
     size: Buffer.byteLength(letter.data),
     data_preview: letter.data.length > DEAD_LETTER_PREVIEW_CHARS ? `${letter.data.slice(0, DEAD_LETTER_PREVIEW_CHARS)}…` : letter.data,
   };
+/** A dashboard session as the page sees it (never its token: that lives only in the HttpOnly cookie). */
+export function sessionJson(s: td.Session | undefined) {
+  return s ? recordJson(td.SessionSchema, s) : null;
+}
+
+/** An API key as its tenant sees it: never the key, only its prefix; `current` marks the caller's own. */
+export function apiKeyJson(k: td.ApiKeyInfo, currentPrefix: string | undefined) {
+  return { ...recordJson(td.ApiKeyInfoSchema, k), current: k.prefix === currentPrefix };
 }

@@ -11,6 +11,10 @@ export function readConfig(env: Env = process.env) {
       webhookSecretOverlapMs: int('WEBHOOK_SECRET_OVERLAP_MS', 24 * 3600_000, { min: 0, max: 30 * 24 * 3600_000 }),
       /** How long a change waits for its notice to reach the bus before it is answered anyway (bus down). */
       noticeWaitMs: int('DIRECTORY_NOTICE_WAIT_MS', 2000, { min: 0, max: 10_000 }),
+      /** A dashboard session ends after this long without a request (default 30 min) ... */
+      sessionIdleMs: int('DASHBOARD_SESSION_IDLE_MS', 30 * 60_000, { min: 1000 }),
+      /** ... and this long after sign-in whatever happens (default 12 h). */
+      sessionMaxMs: int('DASHBOARD_SESSION_MAX_MS', 12 * 3600_000, { min: 1000 }),
     },
     env,
   );

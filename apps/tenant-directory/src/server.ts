@@ -10,6 +10,8 @@ import { Clients } from './clients';
 import type { TenantDirectoryConfig } from './config';
 import { migrations } from './store/migrations';
 import { SqlDirectoryRepository } from './store/repository';
+import { Sessions } from './sessions';
+import { SqlSessionRepository } from './store/sessions';
 import { Tenants } from './tenants';
 
 export interface RunningTenantDirectory extends RunningProcess {
@@ -27,6 +29,7 @@ export async function startTenantDirectory(config: TenantDirectoryConfig, logger
   const published = () => relay.flush(config.noticeWaitMs);
   const tenants = new Tenants(repo, box, { secretOverlapMs: config.webhookSecretOverlapMs, published });
   const clients = new Clients(repo, box, config.publicBaseUrl, published);
+  const sessions = new Sessions(new SqlSessionRepository(db), tenants, { idleMs: config.sessionIdleMs, absoluteMs: config.sessionMaxMs });
   const metrics = new Metrics('tenant-directory');
 
   const service = defineService(td.TenantDirectoryService, {
@@ -49,6 +52,12 @@ export async function startTenantDirectory(config: TenantDirectoryConfig, logger
     },
     listApiKeys: async (r) => ({ keys: await tenants.listApiKeys(r.tenantId) }),
     authenticateApiKey: async (r) => tenants.authenticate(r.apiKey),
+    createSession: async (r) => sessions.create(r.apiKey),
+    authenticateSession: async (r) => ({ session: await sessions.authenticate(r.sessionToken) }),
+    endSession: async (r) => {
+      await sessions.end(r.sessionToken);
+      return {};
+    },
     registerClient: async (r) => ({ client: await clients.register(r) }),
     updateClient: async (r) => ({ client: await clients.update(r) }),
     getClient: async (r) => ({ client: await clients.get(r.tenantId, r.clientId) }),

@@ -5,6 +5,7 @@
 export type ErrorKind =
   | 'validation' // 422, details.detail holds ValidationIssue[]
   | 'unauthenticated' // 401
+  | 'forbidden' // 403 (authenticated, but the request is refused: e.g. a cookie request without its CSRF token)
   | 'not_found' // 404 (also: belongs to another tenant)
   | 'method_not_allowed' // 405 (a known path asked with another method)
   | 'conflict' // 409 (wrong state, idempotency key reuse, inactive client)

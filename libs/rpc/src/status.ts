@@ -9,6 +9,7 @@ import { AppError, type ErrorKind } from '@gateway/errors';
 const KIND_TO_STATUS: Record<ErrorKind, status> = {
   validation: status.INVALID_ARGUMENT,
   unauthenticated: status.UNAUTHENTICATED,
+  forbidden: status.PERMISSION_DENIED,
   not_found: status.NOT_FOUND,
   method_not_allowed: status.UNIMPLEMENTED,
   conflict: status.FAILED_PRECONDITION,

@@ -1,4 +1,5 @@
 import type { RegisterRoutes } from './context';
+import { registerApiKeyRoutes } from './api-keys';
 import { registerCallRoutes } from './calls';
 import { registerClientRoutes } from './clients';
 import { registerFlowRoutes } from './flows';
@@ -11,4 +12,4 @@ import { registerWebhookDeliveryRoutes } from './webhook-deliveries';
  * Tenant API routes (bearer API key, JSON bodies). One module per area; each registers its own paths.
  * Add a module here when an area is added.
  */
-export const tenantApiRoutes: RegisterRoutes[] = [registerTenantRoutes, registerClientRoutes, registerMessagingRoutes, registerCallRoutes, registerMessageRoutes, registerWebhookDeliveryRoutes, registerFlowRoutes];
+export const tenantApiRoutes: RegisterRoutes[] = [registerTenantRoutes, registerClientRoutes, registerMessagingRoutes, registerCallRoutes, registerMessageRoutes, registerWebhookDeliveryRoutes, registerFlowRoutes, registerApiKeyRoutes];

@@ -5,6 +5,11 @@ import { validateParts } from '../validation';
 import type { RegisterRoutes } from './context';
 
 export const registerTenantRoutes: RegisterRoutes = (router, { services }) => {
+  // the caller's own tenant record (the dashboard's settings page)
+  router.get('/api/tenants/me', async (ctx) => {
+    ctx.body = tenantJson((await services.directory.getTenant({ tenantId: tenantOf(ctx) })).tenant);
+  });
+
   router.put('/api/tenants/webhook-url', async (ctx) => {
     const { body } = validateParts<{ body: { webhook_url: string } }>({ body: [webhookUrlBody, ctx.request.body] });
     const res = await services.directory.updateTenantWebhookUrl({ tenantId: tenantOf(ctx), webhookUrl: body.webhook_url });

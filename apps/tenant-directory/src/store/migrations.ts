@@ -66,4 +66,22 @@ export const migrations: Migration[] = [
       ALTER TABLE clients ADD COLUMN webhook_disabled_at timestamptz;
     `,
   },
+  {
+    version: 4,
+    name: 'dashboard_sessions',
+    sql: `
+      CREATE TABLE dashboard_sessions (
+        token_hash text PRIMARY KEY,
+        tenant_id text NOT NULL REFERENCES tenants(id),
+        api_key_prefix text NOT NULL REFERENCES api_keys(prefix),
+        csrf_token text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        last_seen_at timestamptz NOT NULL DEFAULT now(),
+        expires_at timestamptz NOT NULL,
+        ended_at timestamptz
+      );
+      CREATE INDEX dashboard_sessions_key ON dashboard_sessions (api_key_prefix) WHERE ended_at IS NULL;
+      CREATE INDEX dashboard_sessions_expiry ON dashboard_sessions (expires_at);
+    `,
+  },
 ];

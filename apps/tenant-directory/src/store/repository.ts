@@ -135,7 +135,13 @@ export class SqlDirectoryRepository implements DirectoryRepository {
   }
 
   async revokeApiKey(tenantId: string, prefix: string): Promise<boolean> {
-    const rows = await this.q.query('UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE tenant_id = $1 AND prefix = $2 RETURNING prefix', [tenantId, prefix]);
+    // one statement: the key and every dashboard session opened with it end together
+    const rows = await this.q.query(
+      `WITH k AS (UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE tenant_id = $1 AND prefix = $2 RETURNING prefix),
+            s AS (UPDATE dashboard_sessions SET ended_at = now() WHERE api_key_prefix IN (SELECT prefix FROM k) AND ended_at IS NULL)
+       SELECT prefix FROM k`,
+      [tenantId, prefix],
+    );
     return rows.length > 0;
   }
 

@@ -1,0 +1,26 @@
+import { get, type Client, type Page } from '../api';
+import { useLoad } from '../hooks';
+
+/**
+ * A client select for the per-client pages (the 100 newest clients; a client named in the URL is kept even if
+ * older, so direct links work).
+ */
+export function ClientPicker({ value, onChange, id = 'client' }: { value: string | undefined; onChange: (id: string) => void; id?: string }) {
+  const [load] = useLoad(() => get<Page<Client>>('/api/clients?limit=100'), []);
+  const clients = load.state === 'ready' ? load.data.data : [];
+  const known = clients.some((c) => c.id === value);
+  return (
+    <div class="field">
+      <label for={id}>Client</label>
+      <select id={id} value={value ?? ''} disabled={load.state === 'loading'} onChange={(e) => onChange((e.currentTarget as HTMLSelectElement).value)}>
+        <option value="">{load.state === 'loading' ? 'Loading clients…' : load.state === 'error' ? 'Could not load clients' : clients.length ? 'Choose a client' : 'No clients yet'}</option>
+        {value && !known && <option value={value}>{value}</option>}
+        {clients.map((c) => (
+          <option key={c.id} value={c.id}>
+            {c.display_name} ({c.id.slice(0, 8)})
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}

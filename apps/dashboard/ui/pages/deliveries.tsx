@@ -1,0 +1,227 @@
+import { useState } from 'preact/hooks';
+import { get, post, q, type Delivery, type Page } from '../api';
+import { Empty, Link, Loaded, Pager, StatusBadge, Time } from '../components';
+import { useCursor, useLoad } from '../hooks';
+import { href, navigate } from '../router';
+import { ClientPicker } from './client-picker';
+
+const STATUSES = ['pending', 'succeeded', 'failed', 'skipped'];
+const EVENT_TYPES = ['chat', 'signup_completed', 'template_status', 'flow_completion', 'test'];
+
+/** The body as sent (exact bytes), and a readable version of it when it is JSON. */
+function pretty(body: string): string | null {
+  try {
+    return JSON.stringify(JSON.parse(body), null, 2);
+  } catch {
+    return null;
+  }
+}
+
+function DeliveryDetail({ client, id }: { client: string; id: string }) {
+  const [load, reload] = useLoad(() => get<Delivery>(`/api/clients/${client}/webhook/deliveries/${id}`), [client, id]);
+  const [retry, setRetry] = useState<{ busy?: boolean; id?: string; error?: string }>({});
+  const doRetry = async () => {
+    setRetry({ busy: true });
+    try {
+      const r = await post<{ delivery_id: string }>(`/api/clients/${client}/webhook/deliveries/${id}/retry`);
+      setRetry({ id: r.delivery_id });
+    } catch (err) {
+      setRetry({ error: (err as Error).message });
+    }
+  };
+  return (
+    <section aria-labelledby="delivery-title" class="card">
+      <p>
+        <Link href={href('deliveries', { client })}>← All deliveries of this client</Link>
+      </p>
+      <Loaded load={load} what="the delivery" retry={reload}>
+        {(d) => (
+          <>
+            <div class="section-head">
+              <h2 id="delivery-title">
+                Delivery {d.id.slice(0, 8)} <StatusBadge status={d.status} />
+              </h2>
+              <div class="actions">
+                <button type="button" onClick={reload}>
+                  Refresh
+                </button>
+                <button type="button" class="primary" onClick={doRetry} disabled={retry.busy || d.status === 'pending'}>
+                  Retry delivery
+                </button>
+              </div>
+            </div>
+            <div role="status" aria-live="polite">
+              {retry.id && (
+                <p class="notice">
+                  Retry queued as a new attempt series: <Link href={href('deliveries', { client, delivery: retry.id })}>delivery {retry.id.slice(0, 8)}</Link>.
+                </p>
+              )}
+              {retry.error && <p class="error-text">{retry.error}</p>}
+            </div>
+            <dl class="props">
+              <dt>Event</dt>
+              <dd>
+                {d.event_type} <span class="muted">({d.event_id})</span>
+              </dd>
+              <dt>Target</dt>
+              <dd class="wrap">{d.url ?? <span class="muted">none (skipped)</span>}</dd>
+              <dt>Attempts</dt>
+              <dd>{d.attempts}</dd>
+              <dt>Last response code</dt>
+              <dd>{d.response_code ?? '—'}</dd>
+              <dt>Last error</dt>
+              <dd>{d.last_error ?? '—'}</dd>
+              <dt>Created</dt>
+              <dd>
+                <Time at={d.created_at} />
+              </dd>
+            </dl>
+            <h3>Attempts</h3>
+            {d.attempt_log.length === 0 ? (
+              <Empty>No attempt yet.</Empty>
+            ) : (
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Attempt</th>
+                    <th scope="col">Time</th>
+                    <th scope="col">Duration</th>
+                    <th scope="col">Response code</th>
+                    <th scope="col">Error</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {d.attempt_log.map((a) => (
+                    <tr key={a.number}>
+                      <td>{a.number}</td>
+                      <td>
+                        <Time at={a.at} />
+                      </td>
+                      <td>{a.duration_ms} ms</td>
+                      <td>{a.response_code ?? '—'}</td>
+                      <td class="wrap">{a.error ?? '—'}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            )}
+            {typeof d.body === 'string' && (
+              <>
+                <h3 id="body-title">Signed body</h3>
+                <p class="muted">The exact bytes that were signed (X-Signature-256 is HMAC-SHA256 of these with your webhook secret).</p>
+                <pre class="code" tabIndex={0} aria-labelledby="body-title">{d.body}</pre>
+                {pretty(d.body) && (
+                  <details>
+                    <summary>Formatted</summary>
+                    <pre class="code" tabIndex={0}>{pretty(d.body)}</pre>
+                  </details>
+                )}
+              </>
+            )}
+          </>
+        )}
+      </Loaded>
+    </section>
+  );
+}
+
+function DeliveryList({ client, status, eventType }: { client: string; status: string; eventType: string }) {
+  const paging = useCursor([client, status, eventType]);
+  const [load, reload] = useLoad(
+    () => get<Page<Delivery>>(`/api/clients/${client}/webhook/deliveries${q({ status, event_type: eventType, limit: 20, cursor: paging.cursor })}`),
+    [client, status, eventType, paging.cursor],
+  );
+  return (
+    <section aria-labelledby="deliveries-title">
+      <div class="section-head">
+        <h2 id="deliveries-title">Deliveries</h2>
+        <button type="button" onClick={reload}>
+          Refresh
+        </button>
+      </div>
+      <Loaded load={load} what="deliveries" retry={reload}>
+        {(page) =>
+          page.data.length === 0 && !paging.hasPrev ? (
+            <Empty>{status || eventType ? 'No delivery matches these filters.' : 'No deliveries for this client yet. Send a test event from the Clients page.'}</Empty>
+          ) : (
+            <>
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Created</th>
+                    <th scope="col">Event</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Attempts</th>
+                    <th scope="col">Response code</th>
+                    <th scope="col">Last error</th>
+                    <th scope="col"><span class="sr-only">Open</span></th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {page.data.map((d) => (
+                    <tr key={d.id} data-delivery-id={d.id}>
+                      <td>
+                        <Time at={d.created_at} />
+                      </td>
+                      <td>{d.event_type}</td>
+                      <td>
+                        <StatusBadge status={d.status} />
+                      </td>
+                      <td>{d.attempts}</td>
+                      <td>{d.response_code ?? '—'}</td>
+                      <td class="wrap">{d.last_error ?? '—'}</td>
+                      <td>
+                        <Link href={href('deliveries', { client, delivery: d.id })} aria-label={`Open ${d.event_type} delivery ${d.id.slice(0, 8)}`}>
+                          Open
+                        </Link>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              <Pager label="Deliveries" page={paging.page} hasPrev={paging.hasPrev} nextCursor={page.next_cursor} onPrev={paging.prev} onNext={paging.next} />
+            </>
+          )
+        }
+      </Loaded>
+    </section>
+  );
+}
+
+export function DeliveriesPage({ params }: { params: URLSearchParams }) {
+  const client = params.get('client') ?? '';
+  const status = params.get('status') ?? '';
+  const eventType = params.get('event_type') ?? '';
+  const delivery = params.get('delivery');
+  const go = (next: Record<string, string | undefined>) => navigate(href('deliveries', { client, status, event_type: eventType, ...next }), { replace: true });
+  return (
+    <>
+      <form class="filters" onSubmit={(e) => e.preventDefault()} aria-label="Delivery filters">
+        <ClientPicker value={client} onChange={(id) => navigate(href('deliveries', { client: id, status, event_type: eventType }))} />
+        <div class="field">
+          <label for="status-filter">Status</label>
+          <select id="status-filter" value={status} disabled={!client} onChange={(e) => go({ status: (e.currentTarget as HTMLSelectElement).value })}>
+            <option value="">Any status</option>
+            {STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="field">
+          <label for="type-filter">Event type</label>
+          <select id="type-filter" value={eventType} disabled={!client} onChange={(e) => go({ event_type: (e.currentTarget as HTMLSelectElement).value })}>
+            <option value="">Any event type</option>
+            {EVENT_TYPES.map((t) => (
+              <option key={t} value={t}>
+                {t}
+              </option>
+            ))}
+          </select>
+        </div>
+      </form>
+      {!client ? <Empty>Choose a client to see its webhook deliveries.</Empty> : delivery ? <DeliveryDetail client={client} id={delivery} /> : <DeliveryList client={client} status={status} eventType={eventType} />}
+    </>
+  );
+}

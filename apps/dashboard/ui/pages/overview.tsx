@@ -1,0 +1,126 @@
+import { get, type Client, type Delivery, type Page } from '../api';
+import { Empty, Link, Loaded, StatusBadge, Time, signupLabel } from '../components';
+import { useLoad } from '../hooks';
+import { href } from '../router';
+
+/** How far the overview looks: the newest clients, and each one's newest deliveries (the API pages; this bounds the calls). */
+const MAX_CLIENT_PAGES = 5;
+const CLIENTS_WITH_DELIVERIES = 20;
+const DAY_MS = 24 * 3600_000;
+
+interface Summary {
+  clients: Client[];
+  more: boolean;
+  byStatus: Record<string, number>;
+  deliveries: Record<string, number>;
+  failures: Array<Delivery & { clientName: string }>;
+}
+
+async function summarize(): Promise<Summary> {
+  const clients: Client[] = [];
+  let cursor: string | null = null;
+  for (let i = 0; i < MAX_CLIENT_PAGES; i++) {
+    const page: Page<Client> = await get<Page<Client>>(`/api/clients?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    clients.push(...page.data);
+    cursor = page.next_cursor;
+    if (!cursor) break;
+  }
+  const byStatus: Record<string, number> = { active: 0, pending: 0, signup_in_progress: 0, signup_failed: 0 };
+  for (const c of clients) byStatus[signupLabel(c)] = (byStatus[signupLabel(c)] ?? 0) + 1;
+  const since = Date.now() - DAY_MS;
+  const deliveries: Record<string, number> = { succeeded: 0, failed: 0, pending: 0, skipped: 0 };
+  const failures: Summary['failures'] = [];
+  const recent = await Promise.all(
+    clients.slice(0, CLIENTS_WITH_DELIVERIES).map(async (c) => ({ c, page: await get<Page<Delivery>>(`/api/clients/${c.id}/webhook/deliveries?limit=100`) })),
+  );
+  for (const { c, page } of recent) {
+    for (const d of page.data) {
+      if (Date.parse(d.created_at) < since) continue;
+      deliveries[d.status] = (deliveries[d.status] ?? 0) + 1;
+      if (d.status === 'failed') failures.push({ ...d, clientName: c.display_name });
+    }
+  }
+  failures.sort((a, b) => Date.parse(b.updated_at) - Date.parse(a.updated_at));
+  return { clients, more: cursor !== null, byStatus, deliveries, failures: failures.slice(0, 5) };
+}
+
+export function OverviewPage() {
+  const [load, reload] = useLoad(summarize, []);
+  return (
+    <Loaded load={load} what="the overview" retry={reload}>
+      {(s) =>
+        s.clients.length === 0 ? (
+          <Empty>
+            No clients yet. <Link href={href('clients')}>Create your first client</Link> to start an embedded signup.
+          </Empty>
+        ) : (
+          <>
+            <section aria-labelledby="ov-clients">
+              <h2 id="ov-clients">Clients</h2>
+              <dl class="stats">
+                {[
+                  ['Active', s.byStatus.active],
+                  ['Pending signup', s.byStatus.pending + s.byStatus.signup_in_progress],
+                  ['Signup failed', s.byStatus.signup_failed],
+                ].map(([label, n]) => (
+                  <div key={label} class="stat">
+                    <dt>{label}</dt>
+                    <dd>{n}</dd>
+                  </div>
+                ))}
+              </dl>
+              {s.more && <p class="muted">Counted over the {s.clients.length} newest clients.</p>}
+            </section>
+            <section aria-labelledby="ov-deliveries">
+              <h2 id="ov-deliveries">Deliveries in the last 24 hours</h2>
+              <dl class="stats">
+                {(['succeeded', 'failed', 'pending', 'skipped'] as const).map((k) => (
+                  <div key={k} class={`stat stat-${k}`}>
+                    <dt>{k[0].toUpperCase() + k.slice(1)}</dt>
+                    <dd>{s.deliveries[k]}</dd>
+                  </div>
+                ))}
+              </dl>
+              <p class="muted">Of the {Math.min(s.clients.length, CLIENTS_WITH_DELIVERIES)} newest clients, up to 100 deliveries each.</p>
+            </section>
+            <section aria-labelledby="ov-failures">
+              <h2 id="ov-failures">Latest failures</h2>
+              {s.failures.length === 0 ? (
+                <Empty>No failed deliveries in the last 24 hours.</Empty>
+              ) : (
+                <table>
+                  <thead>
+                    <tr>
+                      <th scope="col">When</th>
+                      <th scope="col">Client</th>
+                      <th scope="col">Event</th>
+                      <th scope="col">Last error</th>
+                      <th scope="col"><span class="sr-only">Open</span></th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {s.failures.map((d) => (
+                      <tr key={d.id}>
+                        <td><Time at={d.updated_at} /></td>
+                        <td>{d.clientName}</td>
+                        <td>{d.event_type}</td>
+                        <td>
+                          <StatusBadge status={d.status} /> {d.response_code ?? ''} {d.last_error ?? ''}
+                        </td>
+                        <td>
+                          <Link href={href('deliveries', { client: d.client_id, delivery: d.id })} aria-label={`Open failed ${d.event_type} delivery of ${d.clientName}`}>
+                            Open
+                          </Link>
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              )}
+            </section>
+          </>
+        )
+      }
+    </Loaded>
+  );
+}

@@ -1,0 +1,72 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type Router from '@koa/router';
+import { send } from '@koa/send';
+import type { Context } from 'koa';
+
+/**
+ * Only the dashboard's own files run: no inline script or style, no other origin, no framing, no plugins.
+ * Requests go to this origin only (the /api routes).
+ */
+export const DASHBOARD_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "manifest-src 'self'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+function secure(ctx: Context): void {
+  ctx.set({
+    'Content-Security-Policy': DASHBOARD_CSP,
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'no-referrer',
+    'X-Frame-Options': 'DENY',
+    'Cross-Origin-Opener-Policy': 'same-origin',
+    'Cross-Origin-Resource-Policy': 'same-origin',
+  });
+}
+
+/**
+ * The built dashboard at /dashboard: hashed assets cached for good, every other path the single page (its
+ * router shows the page), never cached so a new build is picked up at once.
+ */
+export function registerDashboardStatic(router: Router, dir: string): void {
+  const root = resolve(dir);
+  const index = resolve(root, 'index.html');
+
+  router.get('/dashboard', (ctx, next) => {
+    // the router also matches /dashboard/ here (trailing slash)
+    if (ctx.path !== '/dashboard') return next();
+    ctx.status = 308;
+    ctx.redirect('/dashboard/');
+  });
+
+  router.get('/dashboard/assets/:file', async (ctx) => {
+    secure(ctx);
+    const file = String(ctx.params.file);
+    if (!/^[\w.-]+$/.test(file) || !(await send(ctx, file, { root: resolve(root, 'assets'), immutable: true, maxage: 365 * 24 * 3600_000, gzip: false, brotli: false }).catch(() => undefined))) {
+      ctx.status = 404;
+      ctx.type = 'text/plain';
+      ctx.body = 'Not found';
+    }
+  });
+
+  router.get('/dashboard/{*page}', async (ctx) => {
+    secure(ctx);
+    ctx.set('Cache-Control', 'no-store');
+    if (!existsSync(index)) {
+      ctx.status = 503;
+      ctx.type = 'text/plain';
+      ctx.body = 'The dashboard is not built (nx run dashboard:build).';
+      return;
+    }
+    await send(ctx, 'index.html', { root, gzip: false, brotli: false });
+    ctx.set('Cache-Control', 'no-store');
+  });
+}

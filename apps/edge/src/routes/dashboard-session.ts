@@ -1,0 +1,67 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import type { tenantDirectory as td } from '@gateway/contracts';
+import { isAppError } from '@gateway/errors';
+import { unauthorized } from '../auth';
+import { requireCsrf, type SessionAuth } from '../dashboard/session-auth';
+import { jsonBody } from '../middleware/body';
+import { sessionJson } from '../presenters';
+import { signInBody } from '../schemas/dashboard';
+import { validateParts } from '../validation';
+import type { RouteDeps } from './context';
+
+/** A sign-in body is one key. */
+const BODY_LIMIT_BYTES = 4 * 1024;
+
+/**
+ * Dashboard sign-in and sign-out. POST exchanges an API key for a server-side session (the key is never kept
+ * by the browser: it is only in this request's body); the answer carries the CSRF token the page sends back on
+ * every state-changing request. GET tells the page who is signed in (and the CSRF token again after a reload).
+ * DELETE ends the session server-side. JSON bodies only, so no form of another site can sign anyone in.
+ */
+export function registerDashboardSessionRoutes(router: Router, { services }: RouteDeps, auth: SessionAuth): void {
+  const noStore = (ctx: Context) => ctx.set('Cache-Control', 'no-store');
+
+  router.post('/dashboard/session', jsonBody(BODY_LIMIT_BYTES), async (ctx) => {
+    noStore(ctx);
+    const { body } = validateParts<{ body: { api_key: string } }>({ body: [signInBody, ctx.request.body] });
+    const res = await services.directory.createSession({ apiKey: body.api_key });
+    auth.cookie.set(ctx, res.sessionToken, new Date(res.session!.expiresAt));
+    ctx.status = 201;
+    ctx.body = sessionJson(res.session);
+  });
+
+  router.get('/dashboard/session', async (ctx) => {
+    noStore(ctx);
+    const session = await liveSession(ctx, auth);
+    ctx.body = sessionJson(session);
+  });
+
+  router.delete('/dashboard/session', jsonBody(BODY_LIMIT_BYTES), async (ctx) => {
+    noStore(ctx);
+    const token = auth.cookie.read(ctx);
+    const session = await liveSession(ctx, auth).catch((e: unknown) => {
+      if (isAppError(e) && e.kind === 'unauthenticated') return undefined;
+      throw e;
+    });
+    // an ended session needs no CSRF token to forget its cookie; a live one does to be ended
+    if (session) {
+      requireCsrf(ctx, session);
+      await services.directory.endSession({ sessionToken: token! });
+    }
+    auth.cookie.clear(ctx);
+    ctx.status = 204;
+  });
+}
+
+/** The session of the request's cookie; a missing or ended one is a 401 that also drops the cookie. */
+async function liveSession(ctx: Context, auth: SessionAuth): Promise<td.Session> {
+  try {
+    const s = await auth.session(ctx);
+    if (!s) throw unauthorized();
+    return s;
+  } catch (e) {
+    if (isAppError(e) && e.kind === 'unauthenticated') auth.cookie.clear(ctx);
+    throw e;
+  }
+}
