@@ -20,7 +20,7 @@ describe('Standard Webhooks headers beside the spec headers, and secret rotation
   const OVERLAP_MS = 6000;
 
   beforeAll(async () => {
-    stack = await startStack({ services: ['tenant-directory', 'dispatcher', 'edge'], sim: false, env: { WEBHOOK_RETRY_DELAYS_MS: '300,600', WEBHOOK_SECRET_OVERLAP_MS: String(OVERLAP_MS) } });
+    stack = await startStack({ services: ['tenant-directory', 'dispatcher', 'edge'], sim: false, env: { WEBHOOK_RETRY_DELAYS_MS: '300,600', WEBHOOK_ROTATION_OVERLAP_MS: String(OVERLAP_MS) } });
   }, 120_000);
   afterAll(async () => {
     await Promise.all(receivers.map((r) => r.close()));

@@ -8,7 +8,7 @@ export function readConfig(env: Env = process.env) {
       secretsKey: common.secretsKey,
       publicBaseUrl: url('PUBLIC_BASE_URL', (e) => `http://localhost:${e.PORT ?? 8080}`),
       /** How long the secret before a rotation keeps signing deliveries beside the new one (default 24 h). */
-      webhookSecretOverlapMs: int('WEBHOOK_SECRET_OVERLAP_MS', 24 * 3600_000, { min: 0, max: 30 * 24 * 3600_000 }),
+      webhookSecretOverlapMs: int('WEBHOOK_ROTATION_OVERLAP_MS', 24 * 3600_000, { min: 0, max: 30 * 24 * 3600_000 }),
       /** How long a change waits for its notice to reach the bus before it is answered anyway (bus down). */
       noticeWaitMs: int('DIRECTORY_NOTICE_WAIT_MS', 2000, { min: 0, max: 10_000 }),
       /** A dashboard session ends after this long without a request (default 30 min) ... */
