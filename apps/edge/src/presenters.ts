@@ -77,6 +77,8 @@ export function deadLetterJson(letter: DeadLetter) {
     size: Buffer.byteLength(letter.data),
     data_preview: letter.data.length > DEAD_LETTER_PREVIEW_CHARS ? `${letter.data.slice(0, DEAD_LETTER_PREVIEW_CHARS)}…` : letter.data,
   };
+}
+
 /** A dashboard session as the page sees it (never its token: that lives only in the HttpOnly cookie). */
 export function sessionJson(s: td.Session | undefined) {
   return s ? recordJson(td.SessionSchema, s) : null;
