@@ -117,6 +117,10 @@ export class Messaging {
     return this.send('catalog', r, () => build.catalogPayload(r));
   }
 
+  sendText(r: m.SendTextRequest) {
+    return this.send('text', r, () => build.textPayload(r));
+  }
+
   /**
    * Blocks or unblocks users. A partial failure is never hidden: a 502 `block_users_partial_failure` whose
    * `failed_users` lists each user that failed and the provider's errors for it.

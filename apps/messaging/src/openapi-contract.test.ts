@@ -25,6 +25,8 @@ const messages: Array<[string, Record<string, unknown>]> = [
   ['sticker', build.stickerPayload(create(m.SendStickerRequestSchema, { to, url: 'https://x.test/s.webp' }))],
   ['catalog with thumbnail', build.catalogPayload(create(m.SendCatalogRequestSchema, { to, body: 'Browse', footer: 'f', thumbnailProductRetailerId: 'sku' }))],
   ['catalog without thumbnail', build.catalogPayload(create(m.SendCatalogRequestSchema, { to, body: 'Browse' }))],
+  ['text', build.textPayload(create(m.SendTextRequestSchema, { to, body: 'Hello https://shop.test', previewUrl: true }))],
+  ['text, reply without preview', build.textPayload(create(m.SendTextRequestSchema, { to, replyTo: 'wamid.Q', body: 'Hello' }))],
   ['mark read', markReadBody('wamid.IN', false)],
   ['typing indicator', markReadBody('wamid.IN', true)],
 ];

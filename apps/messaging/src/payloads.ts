@@ -125,6 +125,11 @@ export function stickerPayload(r: messaging.SendStickerRequest): Json {
   return message(r.to, r.replyTo, 'sticker', { link: r.url });
 }
 
+/** §1.12: a text; `preview_url` is always sent so the provider never guesses. */
+export function textPayload(r: messaging.SendTextRequest): Json {
+  return message(r.to, r.replyTo, 'text', { body: r.body, preview_url: r.previewUrl });
+}
+
 export function catalogPayload(r: messaging.SendCatalogRequest): Json {
   return interactive(r.to, r.replyTo, {
     type: 'catalog_message',

@@ -36,6 +36,19 @@ describe('messaging operations end to end: edge → messaging → provider simul
     await sim('/_sim/faults', undefined, 'DELETE');
   });
 
+  /** The kind each operation's messages are recorded as (GET /api/messages/{id}). */
+  const KINDS: Record<string, string> = {
+    'send-buttons': 'buttons',
+    'send-list': 'list',
+    'send-products': 'products',
+    'send-flow': 'flow',
+    'send-reaction': 'reaction',
+    'send-template': 'template',
+    'send-location': 'location',
+    'send-sticker': 'sticker',
+    'send-catalog': 'catalog',
+    'send-text': 'text',
+  };
   const base = { messaging_product: 'whatsapp', recipient_type: 'individual', to };
   const cases: Array<[string, () => Record<string, unknown>, () => Record<string, unknown>]> = [
     [
@@ -121,6 +134,8 @@ describe('messaging operations end to end: edge → messaging → provider simul
       () => ({ client_id: clientId, to, body: 'Browse our catalog', thumbnail_product_retailer_id: 'sku-1' }),
       () => ({ ...base, type: 'interactive', interactive: { type: 'catalog_message', body: { text: 'Browse our catalog' }, action: { name: 'catalog_message', parameters: { thumbnail_product_retailer_id: 'sku-1' } } } }),
     ],
+    ['send-text', () => ({ client_id: clientId, to, text: 'Your order shipped: https://shop.test/o/1', preview_url: true }), () => ({ ...base, type: 'text', text: { body: 'Your order shipped: https://shop.test/o/1', preview_url: true } })],
+    ['send-text without preview_url', () => ({ client_id: clientId, to, text: 'Hello', reply_to: 'wamid.quoted' }), () => ({ ...base, context: { message_id: 'wamid.quoted' }, type: 'text', text: { body: 'Hello', preview_url: false } })],
   ];
 
   it.each(cases)('%s: the provider gets exactly its payload and the tenant 200 null with X-Message-Id', async (name, request, expected) => {
@@ -135,7 +150,7 @@ describe('messaging operations end to end: edge → messaging → provider simul
     expect(calls[0].body).toEqual(expected());
     const record = await api.get(`/api/messages/${messageId}?client_id=${clientId}`);
     expect(record.status).toBe(200);
-    expect(record.json).toMatchObject({ id: messageId, client_id: clientId, to, status: 'accepted' });
+    expect(record.json).toMatchObject({ id: messageId, client_id: clientId, to, kind: KINDS[name.split(' ')[0]], status: 'accepted' });
   });
 
   it('mark-read and indicate-typing send read receipts (with the typing indicator)', async () => {

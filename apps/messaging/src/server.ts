@@ -41,6 +41,7 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
     sendLocation: (r) => svc.sendLocation(r),
     sendSticker: (r) => svc.sendSticker(r),
     sendCatalog: (r) => svc.sendCatalog(r),
+    sendText: (r) => svc.sendText(r),
     blockUsers: async (r) => {
       const res = await svc.blockUsers(r.caller, r.users, true);
       return { addedUsers: res.users, replayed: res.replayed };

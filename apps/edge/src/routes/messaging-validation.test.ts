@@ -126,6 +126,10 @@ describe('messaging limits are enforced at the edge, before any service or provi
     ['mark-read without message_id', '/api/messaging/mark-read', { client_id: clientId }, ['body', 'message_id'], 'missing'],
     ['indicate-typing with a numeric message_id', '/api/messaging/indicate-typing', { client_id: clientId, message_id: 5 }, ['body', 'message_id'], 'string_type'],
     ['call accept without sdp', '/api/call/accept', { client_id: clientId, call_id: 'wacid.1' }, ['body', 'sdp'], 'missing'],
+    ['a 4097-character text', '/api/messaging/send-text', { client_id: clientId, to, text: 'x'.repeat(4097) }, ['body', 'text'], 'too_long'],
+    ['an empty text', '/api/messaging/send-text', { client_id: clientId, to, text: '' }, ['body', 'text'], 'string_too_short'],
+    ['a text without text', '/api/messaging/send-text', { client_id: clientId, to }, ['body', 'text'], 'missing'],
+    ['preview_url as a string', '/api/messaging/send-text', { client_id: clientId, to, text: 'hi', preview_url: 'yes' }, ['body', 'preview_url'], 'bool_type'],
     ['an unknown field', '/api/messaging/send-catalog', { client_id: clientId, to, body: 'Browse', colour: 'red' }, ['body', 'colour'], 'extra_forbidden'],
   ];
 

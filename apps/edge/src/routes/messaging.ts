@@ -23,7 +23,7 @@ const sent = (r: { result?: { messageId: string; replayed: boolean } }) => ({ me
 const common = (b: Body) => ({ to: b.to as string, replyTo: b.reply_to as string | undefined });
 const header = (h: Header) => (h ? { type: h.type, text: h.text, url: h.url, filename: h.filename } : undefined);
 
-/** The thirteen operations of spec 4.3, by path under /api/messaging. */
+/** The thirteen operations of spec 4.3 and the everyday sends of issue 19, by path under /api/messaging. */
 export const MESSAGING_OPERATIONS: Record<string, Operation> = {
   'send-buttons': {
     schema: s.sendButtonsBody,
@@ -110,6 +110,10 @@ export const MESSAGING_OPERATIONS: Record<string, Operation> = {
     schema: s.sendCatalogBody,
     call: async (svc, caller, b) =>
       sent(await svc.messaging.sendCatalog({ caller, ...common(b), body: b.body, footer: b.footer, thumbnailProductRetailerId: b.thumbnail_product_retailer_id })),
+  },
+  'send-text': {
+    schema: s.sendTextBody,
+    call: async (svc, caller, b) => sent(await svc.messaging.sendText({ caller, ...common(b), body: b.text, previewUrl: b.preview_url })),
   },
   'block-users': {
     schema: s.usersBody,

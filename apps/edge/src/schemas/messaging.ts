@@ -197,6 +197,12 @@ export const sendCatalogBody = Joi.object({
   thumbnail_product_retailer_id: trimmed(256),
 }).required();
 
+export const sendTextBody = Joi.object({
+  ...send,
+  text: text(4096).required(),
+  preview_url: Joi.boolean().default(false),
+}).required();
+
 export const usersBody = Joi.object({
   client_id: clientId,
   users: Joi.array().items(phone.required()).min(1).max(1000).unique().required(),

@@ -19,6 +19,7 @@ export function validateMessage(b: Json, ctx: InteractiveContext): string {
     case 'text': {
       const t = obj(content, 'text');
       str(t.body, 'text.body', { max: 4096 });
+      if (t.preview_url !== undefined && typeof t.preview_url !== 'boolean') throw invalidParameter('text.preview_url must be a boolean');
       break;
     }
     case 'reaction': {
