@@ -121,6 +121,11 @@ export class Messaging {
     return this.send('text', r, () => build.textPayload(r));
   }
 
+  /** Recorded as the media type itself (`image`, `document`...), like the provider's message type. */
+  sendMedia(r: m.SendMediaRequest) {
+    return this.send(r.type, r, () => build.mediaPayload(r));
+  }
+
   /**
    * Blocks or unblocks users. A partial failure is never hidden: a 502 `block_users_partial_failure` whose
    * `failed_users` lists each user that failed and the provider's errors for it.

@@ -27,6 +27,13 @@ const messages: Array<[string, Record<string, unknown>]> = [
   ['catalog without thumbnail', build.catalogPayload(create(m.SendCatalogRequestSchema, { to, body: 'Browse' }))],
   ['text', build.textPayload(create(m.SendTextRequestSchema, { to, body: 'Hello https://shop.test', previewUrl: true }))],
   ['text, reply without preview', build.textPayload(create(m.SendTextRequestSchema, { to, replyTo: 'wamid.Q', body: 'Hello' }))],
+  ['image by link with caption', build.mediaPayload(create(m.SendMediaRequestSchema, { to, type: 'image', url: 'https://x.test/a.jpg', caption: 'c' }))],
+  ['image by id', build.mediaPayload(create(m.SendMediaRequestSchema, { to, type: 'image', mediaId: '1234567890' }))],
+  ['video by id with caption', build.mediaPayload(create(m.SendMediaRequestSchema, { to, type: 'video', mediaId: '1234567890', caption: 'c' }))],
+  ['audio by link', build.mediaPayload(create(m.SendMediaRequestSchema, { to, type: 'audio', url: 'https://x.test/a.ogg' }))],
+  ['document by id with filename and caption', build.mediaPayload(create(m.SendMediaRequestSchema, { to, type: 'document', mediaId: '1234567890', filename: 'invoice.pdf', caption: 'c' }))],
+  ['sticker by id', build.mediaPayload(create(m.SendMediaRequestSchema, { to, type: 'sticker', mediaId: '1234567890' }))],
+  ['sticker by link, reply', build.mediaPayload(create(m.SendMediaRequestSchema, { to, type: 'sticker', url: 'https://x.test/s.webp', replyTo: 'wamid.Q' }))],
   ['mark read', markReadBody('wamid.IN', false)],
   ['typing indicator', markReadBody('wamid.IN', true)],
 ];

@@ -130,6 +130,14 @@ export function textPayload(r: messaging.SendTextRequest): Json {
   return message(r.to, r.replyTo, 'text', { body: r.body, preview_url: r.previewUrl });
 }
 
+/** §1 image / video / audio / document / sticker: by `link` or `id`; caption and filename only where the provider takes them. */
+export function mediaPayload(r: messaging.SendMediaRequest): Json {
+  const media: Json = r.mediaId ? { id: r.mediaId } : { link: r.url };
+  if (r.caption !== undefined && r.type !== 'audio' && r.type !== 'sticker') media.caption = r.caption;
+  if (r.filename !== undefined && r.type === 'document') media.filename = r.filename;
+  return message(r.to, r.replyTo, r.type, media);
+}
+
 export function catalogPayload(r: messaging.SendCatalogRequest): Json {
   return interactive(r.to, r.replyTo, {
     type: 'catalog_message',

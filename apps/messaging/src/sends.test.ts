@@ -136,7 +136,27 @@ describe('messaging operations end to end: edge → messaging → provider simul
     ],
     ['send-text', () => ({ client_id: clientId, to, text: 'Your order shipped: https://shop.test/o/1', preview_url: true }), () => ({ ...base, type: 'text', text: { body: 'Your order shipped: https://shop.test/o/1', preview_url: true } })],
     ['send-text without preview_url', () => ({ client_id: clientId, to, text: 'Hello', reply_to: 'wamid.quoted' }), () => ({ ...base, context: { message_id: 'wamid.quoted' }, type: 'text', text: { body: 'Hello', preview_url: false } })],
+    [
+      'send-media image by url with a caption',
+      () => ({ client_id: clientId, to, type: 'image', url: 'https://cdn.shop.test/p.jpg', caption: 'New in' }),
+      () => ({ ...base, type: 'image', image: { link: 'https://cdn.shop.test/p.jpg', caption: 'New in' } }),
+    ],
+    [
+      'send-media document by url with filename and caption',
+      () => ({ client_id: clientId, to, type: 'document', url: 'https://cdn.shop.test/inv/42', filename: 'invoice-42.pdf', caption: 'Your invoice' }),
+      () => ({ ...base, type: 'document', document: { link: 'https://cdn.shop.test/inv/42', caption: 'Your invoice', filename: 'invoice-42.pdf' } }),
+    ],
+    ['send-media audio by url', () => ({ client_id: clientId, to, type: 'audio', url: 'https://cdn.shop.test/a.ogg' }), () => ({ ...base, type: 'audio', audio: { link: 'https://cdn.shop.test/a.ogg' } })],
+    [
+      'send-media video as a reply',
+      () => ({ client_id: clientId, to, type: 'video', url: 'https://cdn.shop.test/v.mp4', reply_to: 'wamid.quoted' }),
+      () => ({ ...base, context: { message_id: 'wamid.quoted' }, type: 'video', video: { link: 'https://cdn.shop.test/v.mp4' } }),
+    ],
+    ['send-media sticker by url', () => ({ client_id: clientId, to, type: 'sticker', url: 'https://cdn.shop.test/s.webp' }), () => ({ ...base, type: 'sticker', sticker: { link: 'https://cdn.shop.test/s.webp' } })],
   ];
+
+  /** send-media records the media type itself; every other send its own kind. */
+  const kindOf = (name: string, request: Record<string, unknown>) => (name.startsWith('send-media') ? request.type : KINDS[name.split(' ')[0]]);
 
   it.each(cases)('%s: the provider gets exactly its payload and the tenant 200 null with X-Message-Id', async (name, request, expected) => {
     const res = await api.post(`/api/messaging/${name.split(' ')[0]}`, request());
@@ -150,7 +170,7 @@ describe('messaging operations end to end: edge → messaging → provider simul
     expect(calls[0].body).toEqual(expected());
     const record = await api.get(`/api/messages/${messageId}?client_id=${clientId}`);
     expect(record.status).toBe(200);
-    expect(record.json).toMatchObject({ id: messageId, client_id: clientId, to, kind: KINDS[name.split(' ')[0]], status: 'accepted' });
+    expect(record.json).toMatchObject({ id: messageId, client_id: clientId, to, kind: kindOf(name, request()), status: 'accepted' });
   });
 
   it('mark-read and indicate-typing send read receipts (with the typing indicator)', async () => {

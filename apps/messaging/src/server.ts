@@ -42,6 +42,7 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
     sendSticker: (r) => svc.sendSticker(r),
     sendCatalog: (r) => svc.sendCatalog(r),
     sendText: (r) => svc.sendText(r),
+    sendMedia: (r) => svc.sendMedia(r),
     blockUsers: async (r) => {
       const res = await svc.blockUsers(r.caller, r.users, true);
       return { addedUsers: res.users, replayed: res.replayed };

@@ -130,6 +130,16 @@ describe('messaging limits are enforced at the edge, before any service or provi
     ['an empty text', '/api/messaging/send-text', { client_id: clientId, to, text: '' }, ['body', 'text'], 'string_too_short'],
     ['a text without text', '/api/messaging/send-text', { client_id: clientId, to }, ['body', 'text'], 'missing'],
     ['preview_url as a string', '/api/messaging/send-text', { client_id: clientId, to, text: 'hi', preview_url: 'yes' }, ['body', 'preview_url'], 'bool_type'],
+    ['a caption on audio', '/api/messaging/send-media', { client_id: clientId, to, type: 'audio', url: 'https://cdn.test/a.ogg', caption: 'hi' }, ['body', 'caption'], 'extra_forbidden'],
+    ['a caption on a sticker', '/api/messaging/send-media', { client_id: clientId, to, type: 'sticker', media_id: '123', caption: 'hi' }, ['body', 'caption'], 'extra_forbidden'],
+    ['both url and media_id', '/api/messaging/send-media', { client_id: clientId, to, type: 'image', url: 'https://cdn.test/a.png', media_id: '123' }, ['body', 'url'], 'extra_forbidden'],
+    ['neither url nor media_id', '/api/messaging/send-media', { client_id: clientId, to, type: 'image' }, ['body', 'url'], 'missing'],
+    ['an http media url', '/api/messaging/send-media', { client_id: clientId, to, type: 'image', url: 'http://cdn.test/a.png' }, ['body', 'url'], 'url_scheme'],
+    ['a filename on an image', '/api/messaging/send-media', { client_id: clientId, to, type: 'image', media_id: '123', filename: 'a.png' }, ['body', 'filename'], 'extra_forbidden'],
+    ['a 1025-character caption', '/api/messaging/send-media', { client_id: clientId, to, type: 'document', media_id: '123', caption: 'x'.repeat(1025) }, ['body', 'caption'], 'too_long'],
+    ['a sticker url that is not WebP', '/api/messaging/send-media', { client_id: clientId, to, type: 'sticker', url: 'https://cdn.test/s.png' }, ['body', 'url'], 'not_webp'],
+    ['an unknown media type', '/api/messaging/send-media', { client_id: clientId, to, type: 'gif', media_id: '123' }, ['body', 'type'], 'enum'],
+    ['a media_id with spaces', '/api/messaging/send-media', { client_id: clientId, to, type: 'image', media_id: '1 2' }, ['body', 'media_id'], 'string_pattern_mismatch'],
     ['an unknown field', '/api/messaging/send-catalog', { client_id: clientId, to, body: 'Browse', colour: 'red' }, ['body', 'colour'], 'extra_forbidden'],
   ];
 

@@ -115,6 +115,11 @@ export const MESSAGING_OPERATIONS: Record<string, Operation> = {
     schema: s.sendTextBody,
     call: async (svc, caller, b) => sent(await svc.messaging.sendText({ caller, ...common(b), body: b.text, previewUrl: b.preview_url })),
   },
+  'send-media': {
+    schema: s.sendMediaBody,
+    call: async (svc, caller, b) =>
+      sent(await svc.messaging.sendMedia({ caller, ...common(b), type: b.type, url: b.url, mediaId: b.media_id, caption: b.caption, filename: b.filename })),
+  },
   'block-users': {
     schema: s.usersBody,
     call: async (svc, caller, b) => ({ replayed: (await svc.messaging.blockUsers({ caller, users: b.users })).replayed }),

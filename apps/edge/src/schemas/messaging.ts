@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { clientId, phone } from './common';
+import { clientId, phone, providerId } from './common';
 
 /*
  * Request bodies of /api/messaging/* and /api/call/accept. Every limit of decisions.md ("Request fields the
@@ -15,6 +15,11 @@ const text = (max: number) => Joi.string().max(max);
 const trimmed = (max: number) => Joi.string().trim().max(max);
 
 const httpsUrl = Joi.string().max(2048).uri({ scheme: ['https'] });
+
+/** A sticker link: https, and its path must end in .webp (the provider takes WebP stickers only). */
+const webpUrl = httpsUrl
+  .custom((v: string, helpers) => (URL.canParse(v) && /\.webp$/i.test(new URL(v).pathname) ? v : helpers.error('custom.not_webp')))
+  .messages({ 'custom.not_webp': '{{#label}} must point to a WebP image (its path must end in .webp)' });
 
 /** joi's validation state: where the value sits, and how to report an error further down. */
 interface JoiState {
@@ -184,10 +189,7 @@ export const sendLocationBody = Joi.object({
 
 export const sendStickerBody = Joi.object({
   ...send,
-  url: httpsUrl
-    .custom((v: string, helpers) => (URL.canParse(v) && /\.webp$/i.test(new URL(v).pathname) ? v : helpers.error('custom.not_webp')))
-    .messages({ 'custom.not_webp': '{{#label}} must point to a WebP image (its path must end in .webp)' })
-    .required(),
+  url: webpUrl.required(),
 }).required();
 
 export const sendCatalogBody = Joi.object({
@@ -201,6 +203,37 @@ export const sendTextBody = Joi.object({
   ...send,
   text: text(4096).required(),
   preview_url: Joi.boolean().default(false),
+}).required();
+
+const MEDIA_TYPES = ['image', 'video', 'audio', 'document', 'sticker'] as const;
+
+/**
+ * Media by link or by media id: exactly one of `url` and `media_id` (each problem reported at its own field,
+ * so a request with both or neither still gets every other problem listed too).
+ */
+export const sendMediaBody = Joi.object({
+  ...send,
+  type: Joi.string()
+    .valid(...MEDIA_TYPES)
+    .required(),
+  url: Joi.when('media_id', {
+    is: Joi.exist(),
+    then: Joi.forbidden().messages({ 'any.unknown': '{{#label}} is not allowed together with media_id: give exactly one of them' }),
+    otherwise: Joi.when('type', { is: 'sticker', then: webpUrl, otherwise: httpsUrl })
+      .required()
+      .messages({ 'any.required': '{{#label}} or media_id is required' }),
+  }),
+  media_id: providerId,
+  caption: Joi.when('type', {
+    is: Joi.valid('audio', 'sticker'),
+    then: Joi.forbidden().messages({ 'any.unknown': '{{#label}} is not allowed for audio or sticker messages' }),
+    otherwise: text(1024),
+  }),
+  filename: Joi.when('type', {
+    is: 'document',
+    then: text(240),
+    otherwise: Joi.forbidden().messages({ 'any.unknown': '{{#label}} is only allowed for documents' }),
+  }),
 }).required();
 
 export const usersBody = Joi.object({

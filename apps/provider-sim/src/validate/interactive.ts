@@ -6,6 +6,8 @@ type Json = Record<string, unknown>;
 export interface InteractiveContext {
   catalogId: string | null;
   flow(id: string): { status: string } | undefined;
+  /** Whether a media id may be sent by this phone number (uploaded by it or received by it); unchecked when absent. */
+  media?(id: string): boolean;
 }
 
 function header(v: unknown, path: string, kinds: readonly string[]): void {

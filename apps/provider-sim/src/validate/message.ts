@@ -1,4 +1,4 @@
-import { invalidParameter } from '../errors';
+import { invalidParameter, parameterValueInvalid } from '../errors';
 import { arr, num, obj, oneOf, str } from './checks';
 import { validateInteractive, type InteractiveContext } from './interactive';
 
@@ -48,6 +48,15 @@ export function validateMessage(b: Json, ctx: InteractiveContext): string {
         if (!/^https?:\/\//.test(link)) throw invalidParameter(`${type}.link must be an http(s) URL`);
         if (type === 'sticker' && !/\.webp$/i.test(new URL(link).pathname)) throw invalidParameter('sticker.link must point to a WebP image (.webp)');
       }
+      if (m.id !== undefined) {
+        const id = str(m.id, `${type}.id`)!;
+        if (ctx.media && !ctx.media(id)) throw parameterValueInvalid(`${type}.id ${id} is not a media id of this phone number`);
+      }
+      // supplement §1: captions on image, video and document only; filename on documents only
+      const allowed = new Set(['id', 'link', ...(type === 'audio' || type === 'sticker' ? [] : ['caption']), ...(type === 'document' ? ['filename'] : [])]);
+      for (const k of Object.keys(m)) if (!allowed.has(k)) throw invalidParameter(`${type}.${k} is not a valid parameter for ${type} messages`);
+      str(m.caption, `${type}.caption`, { required: false, max: 1024 });
+      str(m.filename, `${type}.filename`, { required: false, max: 240 });
       break;
     }
     case 'template': {
