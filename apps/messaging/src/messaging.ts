@@ -121,6 +121,10 @@ export class Messaging {
     return this.send('text', r, () => build.textPayload(r));
   }
 
+  sendContacts(r: m.SendContactsRequest) {
+    return this.send('contacts', r, () => build.contactsPayload(r));
+  }
+
   /** Recorded as the media type itself (`image`, `document`...), like the provider's message type. */
   sendMedia(r: m.SendMediaRequest) {
     return this.send(r.type, r, () => build.mediaPayload(r));

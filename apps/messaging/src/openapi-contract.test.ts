@@ -34,6 +34,26 @@ const messages: Array<[string, Record<string, unknown>]> = [
   ['document by id with filename and caption', build.mediaPayload(create(m.SendMediaRequestSchema, { to, type: 'document', mediaId: '1234567890', filename: 'invoice.pdf', caption: 'c' }))],
   ['sticker by id', build.mediaPayload(create(m.SendMediaRequestSchema, { to, type: 'sticker', mediaId: '1234567890' }))],
   ['sticker by link, reply', build.mediaPayload(create(m.SendMediaRequestSchema, { to, type: 'sticker', url: 'https://x.test/s.webp', replyTo: 'wamid.Q' }))],
+  [
+    'contacts, every field',
+    build.contactsPayload(
+      create(m.SendContactsRequestSchema, {
+        to,
+        contacts: [
+          {
+            name: { formattedName: 'Ana Silva', firstName: 'Ana', lastName: 'Silva', middleName: 'M', prefix: 'Dr', suffix: 'Jr' },
+            phones: [{ phone: '+16505551234', type: 'WORK', waId: '16505551234' }],
+            emails: [{ email: 'ana@shop.test', type: 'HOME' }],
+            urls: [{ url: 'https://shop.test', type: 'WORK' }],
+            addresses: [{ street: '1 Main St', city: 'Menlo Park', state: 'CA', zip: '94025', country: 'United States', countryCode: 'us', type: 'WORK' }],
+            org: { company: 'Shop', department: 'Care', title: 'Support' },
+            birthday: '1990-02-28',
+          },
+        ],
+      }),
+    ),
+  ],
+  ['contacts, five minimal cards', build.contactsPayload(create(m.SendContactsRequestSchema, { to, contacts: Array.from({ length: 5 }, (_, i) => ({ name: { formattedName: `C${i}` } })) }))],
   ['mark read', markReadBody('wamid.IN', false)],
   ['typing indicator', markReadBody('wamid.IN', true)],
 ];

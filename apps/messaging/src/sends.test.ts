@@ -48,6 +48,7 @@ describe('messaging operations end to end: edge → messaging → provider simul
     'send-sticker': 'sticker',
     'send-catalog': 'catalog',
     'send-text': 'text',
+    'send-contacts': 'contacts',
   };
   const base = { messaging_product: 'whatsapp', recipient_type: 'individual', to };
   const cases: Array<[string, () => Record<string, unknown>, () => Record<string, unknown>]> = [
@@ -153,6 +154,41 @@ describe('messaging operations end to end: edge → messaging → provider simul
       () => ({ ...base, context: { message_id: 'wamid.quoted' }, type: 'video', video: { link: 'https://cdn.shop.test/v.mp4' } }),
     ],
     ['send-media sticker by url', () => ({ client_id: clientId, to, type: 'sticker', url: 'https://cdn.shop.test/s.webp' }), () => ({ ...base, type: 'sticker', sticker: { link: 'https://cdn.shop.test/s.webp' } })],
+    [
+      'send-contacts with a full card and a minimal one',
+      () => ({
+        client_id: clientId,
+        to,
+        contacts: [
+          {
+            name: { formatted_name: 'Ana Silva', first_name: 'Ana', last_name: 'Silva' },
+            phones: [{ phone: '+1 (650) 555-1234', type: 'WORK', wa_id: '16505551234' }],
+            emails: [{ email: 'ana@shop.test', type: 'WORK' }],
+            urls: [{ url: 'https://shop.test', type: 'WORK' }],
+            addresses: [{ street: '1 Main St', city: 'Menlo Park', state: 'CA', zip: '94025', country: 'United States', country_code: 'us', type: 'WORK' }],
+            org: { company: 'Shop', title: 'Support' },
+            birthday: '1990-02-28',
+          },
+          { name: { formatted_name: 'Front desk' }, phones: [{ phone: '+16505550000' }] },
+        ],
+      }),
+      () => ({
+        ...base,
+        type: 'contacts',
+        contacts: [
+          {
+            name: { formatted_name: 'Ana Silva', first_name: 'Ana', last_name: 'Silva' },
+            phones: [{ phone: '+1 (650) 555-1234', type: 'WORK', wa_id: '16505551234' }],
+            emails: [{ email: 'ana@shop.test', type: 'WORK' }],
+            urls: [{ url: 'https://shop.test', type: 'WORK' }],
+            addresses: [{ street: '1 Main St', city: 'Menlo Park', state: 'CA', zip: '94025', country: 'United States', country_code: 'us', type: 'WORK' }],
+            org: { company: 'Shop', title: 'Support' },
+            birthday: '1990-02-28',
+          },
+          { name: { formatted_name: 'Front desk' }, phones: [{ phone: '+16505550000' }] },
+        ],
+      }),
+    ],
   ];
 
   /** send-media records the media type itself; every other send its own kind. */

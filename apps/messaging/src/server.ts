@@ -43,6 +43,7 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
     sendCatalog: (r) => svc.sendCatalog(r),
     sendText: (r) => svc.sendText(r),
     sendMedia: (r) => svc.sendMedia(r),
+    sendContacts: (r) => svc.sendContacts(r),
     blockUsers: async (r) => {
       const res = await svc.blockUsers(r.caller, r.users, true);
       return { addedUsers: res.users, replayed: res.replayed };

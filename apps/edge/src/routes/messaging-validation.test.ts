@@ -140,6 +140,26 @@ describe('messaging limits are enforced at the edge, before any service or provi
     ['a sticker url that is not WebP', '/api/messaging/send-media', { client_id: clientId, to, type: 'sticker', url: 'https://cdn.test/s.png' }, ['body', 'url'], 'not_webp'],
     ['an unknown media type', '/api/messaging/send-media', { client_id: clientId, to, type: 'gif', media_id: '123' }, ['body', 'type'], 'enum'],
     ['a media_id with spaces', '/api/messaging/send-media', { client_id: clientId, to, type: 'image', media_id: '1 2' }, ['body', 'media_id'], 'string_pattern_mismatch'],
+    ['11 contacts', '/api/messaging/send-contacts', { client_id: clientId, to, contacts: Array.from({ length: 11 }, (_, i) => ({ name: { formatted_name: `C${i}` } })) }, ['body', 'contacts'], 'too_many_items'],
+    [
+      '6 contacts (the OpenAPI file allows 5 where the pages say 10: the file wins)',
+      '/api/messaging/send-contacts',
+      { client_id: clientId, to, contacts: Array.from({ length: 6 }, (_, i) => ({ name: { formatted_name: `C${i}` } })) },
+      ['body', 'contacts'],
+      'too_many_items',
+    ],
+    ['no contacts', '/api/messaging/send-contacts', { client_id: clientId, to, contacts: [] }, ['body', 'contacts'], 'too_short'],
+    ['a contact without formatted_name', '/api/messaging/send-contacts', { client_id: clientId, to, contacts: [{ name: { first_name: 'Ana' } }] }, ['body', 'contacts', '0', 'name', 'formatted_name'], 'missing'],
+    [
+      'a CELL phone type (the OpenAPI file allows HOME and WORK only: the file wins)',
+      '/api/messaging/send-contacts',
+      { client_id: clientId, to, contacts: [{ name: { formatted_name: 'Ana' }, phones: [{ phone: '+16505551234', type: 'CELL' }] }] },
+      ['body', 'contacts', '0', 'phones', '0', 'type'],
+      'enum',
+    ],
+    ['a contact email that is not one', '/api/messaging/send-contacts', { client_id: clientId, to, contacts: [{ name: { formatted_name: 'Ana' }, emails: [{ email: 'ana@' }] }] }, ['body', 'contacts', '0', 'emails', '0', 'email'], 'value_error.email'],
+    ['a birthday that is no date', '/api/messaging/send-contacts', { client_id: clientId, to, contacts: [{ name: { formatted_name: 'Ana' }, birthday: '1990-02-30' }] }, ['body', 'contacts', '0', 'birthday'], 'date_invalid'],
+    ['an unknown contact field', '/api/messaging/send-contacts', { client_id: clientId, to, contacts: [{ name: { formatted_name: 'Ana' }, nickname: 'A' }] }, ['body', 'contacts', '0', 'nickname'], 'extra_forbidden'],
     ['an unknown field', '/api/messaging/send-catalog', { client_id: clientId, to, body: 'Browse', colour: 'red' }, ['body', 'colour'], 'extra_forbidden'],
   ];
 

@@ -23,6 +23,19 @@ const sent = (r: { result?: { messageId: string; replayed: boolean } }) => ({ me
 const common = (b: Body) => ({ to: b.to as string, replyTo: b.reply_to as string | undefined });
 const header = (h: Header) => (h ? { type: h.type, text: h.text, url: h.url, filename: h.filename } : undefined);
 
+/** A validated contact card (snake_case JSON) as the proto message. */
+function contactCard(c: Body) {
+  return {
+    name: { formattedName: c.name.formatted_name, firstName: c.name.first_name, lastName: c.name.last_name, middleName: c.name.middle_name, suffix: c.name.suffix, prefix: c.name.prefix },
+    phones: (c.phones ?? []).map((p: Body) => ({ phone: p.phone, type: p.type, waId: p.wa_id })),
+    emails: c.emails ?? [],
+    urls: c.urls ?? [],
+    addresses: (c.addresses ?? []).map((a: Body) => ({ street: a.street, city: a.city, state: a.state, zip: a.zip, country: a.country, countryCode: a.country_code, type: a.type })),
+    org: c.org,
+    birthday: c.birthday,
+  };
+}
+
 /** The thirteen operations of spec 4.3 and the everyday sends of issue 19, by path under /api/messaging. */
 export const MESSAGING_OPERATIONS: Record<string, Operation> = {
   'send-buttons': {
@@ -119,6 +132,10 @@ export const MESSAGING_OPERATIONS: Record<string, Operation> = {
     schema: s.sendMediaBody,
     call: async (svc, caller, b) =>
       sent(await svc.messaging.sendMedia({ caller, ...common(b), type: b.type, url: b.url, mediaId: b.media_id, caption: b.caption, filename: b.filename })),
+  },
+  'send-contacts': {
+    schema: s.sendContactsBody,
+    call: async (svc, caller, b) => sent(await svc.messaging.sendContacts({ caller, ...common(b), contacts: (b.contacts as Body[]).map(contactCard) })),
   },
   'block-users': {
     schema: s.usersBody,

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { clientId, phone, providerId } from './common';
+import { clientId, httpUrl, phone, providerId } from './common';
 
 /*
  * Request bodies of /api/messaging/* and /api/call/accept. Every limit of decisions.md ("Request fields the
@@ -234,6 +234,55 @@ export const sendMediaBody = Joi.object({
     then: text(240),
     otherwise: Joi.forbidden().messages({ 'any.unknown': '{{#label}} is only allowed for documents' }),
   }),
+}).required();
+
+/**
+ * Contact cards. Where the provider's pages and its OpenAPI file disagree the file wins (issue 19): at most
+ * 5 cards (the pages say 10) and `type` HOME or WORK (the pages also show CELL, MAIN, IPHONE).
+ */
+const contactType = Joi.string().valid('HOME', 'WORK');
+const isoDate = Joi.string()
+  .pattern(/^\d{4}-\d{2}-\d{2}$/, 'YYYY-MM-DD')
+  .custom((v: string, helpers) => (new Date(`${v}T00:00:00Z`).toISOString().startsWith(v) ? v : helpers.error('custom.date_invalid')))
+  .messages({ 'custom.date_invalid': '{{#label}} is not a calendar date' });
+const contactCard = Joi.object({
+  name: Joi.object({
+    formatted_name: text(512).required(),
+    first_name: text(256),
+    last_name: text(256),
+    middle_name: text(256),
+    suffix: text(64),
+    prefix: text(64),
+  }).required(),
+  phones: Joi.array()
+    .items(Joi.object({ phone: Joi.string().max(64).required(), type: contactType, wa_id: Joi.string().pattern(/^\d{5,20}$/, 'WhatsApp id') }))
+    .max(20),
+  emails: Joi.array()
+    .items(Joi.object({ email: Joi.string().max(320).email({ tlds: { allow: false } }).required(), type: contactType }))
+    .max(20),
+  urls: Joi.array()
+    .items(Joi.object({ url: httpUrl.required(), type: contactType }))
+    .max(20),
+  addresses: Joi.array()
+    .items(
+      Joi.object({
+        street: text(512),
+        city: text(256),
+        state: text(256),
+        zip: text(64),
+        country: text(256),
+        country_code: Joi.string().pattern(/^[A-Za-z]{2}$/, 'two-letter country code'),
+        type: contactType,
+      }),
+    )
+    .max(20),
+  org: Joi.object({ company: text(256), department: text(256), title: text(256) }),
+  birthday: isoDate,
+});
+
+export const sendContactsBody = Joi.object({
+  ...send,
+  contacts: Joi.array().items(contactCard).min(1).max(5).required(),
 }).required();
 
 export const usersBody = Joi.object({

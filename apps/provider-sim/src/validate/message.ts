@@ -6,6 +6,34 @@ type Json = Record<string, unknown>;
 
 export const MESSAGE_TYPES = ['text', 'image', 'audio', 'video', 'document', 'sticker', 'location', 'contacts', 'reaction', 'interactive', 'template'] as const;
 
+const CONTACT_TYPES = ['HOME', 'WORK', 'CELL', 'MAIN', 'IPHONE'];
+
+/** Contact cards (supplement §1): `name.formatted_name` required, each list item with its key field, types from the provider's list. */
+function validateContacts(content: unknown): void {
+  arr(content, 'contacts', { min: 1, max: 5 }).forEach((c, n) => {
+    const card = obj(c, `contacts[${n}]`);
+    const path = `contacts[${n}]`;
+    for (const k of Object.keys(card)) {
+      if (!['name', 'phones', 'emails', 'urls', 'addresses', 'org', 'birthday'].includes(k)) throw invalidParameter(`${path}.${k} is not a valid parameter`);
+    }
+    str(obj(card.name, `${path}.name`).formatted_name, `${path}.name.formatted_name`);
+    const items = (key: string, field: string | null) => {
+      if (card[key] === undefined) return;
+      arr(card[key], `${path}.${key}`).forEach((item, k) => {
+        const o = obj(item, `${path}.${key}[${k}]`);
+        if (field) str(o[field], `${path}.${key}[${k}].${field}`);
+        if (o.type !== undefined) oneOf(o.type, `${path}.${key}[${k}].type`, CONTACT_TYPES);
+      });
+    };
+    items('phones', 'phone');
+    items('emails', 'email');
+    items('urls', 'url');
+    items('addresses', null);
+    if (card.org !== undefined) obj(card.org, `${path}.org`);
+    if (card.birthday !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(String(str(card.birthday, `${path}.birthday`)))) throw invalidParameter(`${path}.birthday must be YYYY-MM-DD`);
+  });
+}
+
 /** Validates a message send (§1) the way the provider does; returns the message type. */
 export function validateMessage(b: Json, ctx: InteractiveContext): string {
   if (b.messaging_product !== 'whatsapp') throw invalidParameter('messaging_product must be "whatsapp"');
@@ -83,7 +111,7 @@ export function validateMessage(b: Json, ctx: InteractiveContext): string {
       break;
     }
     case 'contacts':
-      arr(content, 'contacts', { min: 1 });
+      validateContacts(content);
       break;
     case 'interactive':
       return `interactive.${validateInteractive(content, ctx)}`;

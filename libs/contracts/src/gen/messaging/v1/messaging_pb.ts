@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file messaging/v1/messaging.proto.
  */
 export const file_messaging_v1_messaging: GenFile = /*@__PURE__*/
-  fileDesc("ChxtZXNzYWdpbmcvdjEvbWVzc2FnaW5nLnByb3RvEgxtZXNzYWdpbmcudjEiZAoNQ2FsbGVyQ29udGV4dBIRCgl0ZW5hbnRfaWQYASABKAkSEQoJY2xpZW50X2lkGAIgASgJEhcKD2lkZW1wb3RlbmN5X2tleRgDIAEoCRIUCgxyZXF1ZXN0X2hhc2gYBCABKAkiMgoKU2VuZFJlc3VsdBISCgptZXNzYWdlX2lkGAEgASgJEhAKCHJlcGxheWVkGAIgASgIInUKC01lZGlhSGVhZGVyEgwKBHR5cGUYASABKAkSEQoEdGV4dBgCIAEoCUgAiAEBEhAKA3VybBgDIAEoCUgBiAEBEhUKCGZpbGVuYW1lGAQgASgJSAKIAQFCBwoFX3RleHRCBgoEX3VybEILCglfZmlsZW5hbWUiKAoLUmVwbHlCdXR0b24SCgoCaWQYASABKAkSDQoFdGl0bGUYAiABKAkiiwIKElNlbmRCdXR0b25zUmVxdWVzdBIrCgZjYWxsZXIYASABKAsyGy5tZXNzYWdpbmcudjEuQ2FsbGVyQ29udGV4dBIKCgJ0bxgCIAEoCRIVCghyZXBseV90bxgDIAEoCUgAiAEBEi4KBmhlYWRlchgEIAEoCzIZLm1lc3NhZ2luZy52MS5NZWRpYUhlYWRlckgBiAEBEhEKCWJvZHlfdGV4dBgFIAEoCRITCgZmb290ZXIYBiABKAlIAogBARIqCgdidXR0b25zGAcgAygLMhkubWVzc2FnaW5nLnYxLlJlcGx5QnV0dG9uQgsKCV9yZXBseV90b0IJCgdfaGVhZGVyQgkKB19mb290ZXIiPwoTU2VuZEJ1dHRvbnNSZXNwb25zZRIoCgZyZXN1bHQYASABKAsyGC5tZXNzYWdpbmcudjEuU2VuZFJlc3VsdCJOCgdMaXN0Um93EgoKAmlkGAEgASgJEg0KBXRpdGxlGAIgASgJEhgKC2Rlc2NyaXB0aW9uGAMgASgJSACIAQFCDgoMX2Rlc2NyaXB0aW9uIlAKC0xpc3RTZWN0aW9uEhIKBXRpdGxlGAEgASgJSACIAQESIwoEcm93cxgCIAMoCzIVLm1lc3NhZ2luZy52MS5MaXN0Um93QggKBl90aXRsZSKIAgoPU2VuZExpc3RSZXF1ZXN0EisKBmNhbGxlchgBIAEoCzIbLm1lc3NhZ2luZy52MS5DYWxsZXJDb250ZXh0EgoKAnRvGAIgASgJEhUKCHJlcGx5X3RvGAMgASgJSACIAQESDAoEYm9keRgEIAEoCRITCgtidXR0b25fdGV4dBgFIAEoCRIYCgtoZWFkZXJfdGV4dBgGIAEoCUgBiAEBEhMKBmZvb3RlchgHIAEoCUgCiAEBEisKCHNlY3Rpb25zGAggAygLMhkubWVzc2FnaW5nLnYxLkxpc3RTZWN0aW9uQgsKCV9yZXBseV90b0IOCgxfaGVhZGVyX3RleHRCCQoHX2Zvb3RlciI8ChBTZW5kTGlzdFJlc3BvbnNlEigKBnJlc3VsdBgBIAEoCzIYLm1lc3NhZ2luZy52MS5TZW5kUmVzdWx0IjwKDlByb2R1Y3RTZWN0aW9uEhIKBXRpdGxlGAEgASgJSACIAQESDAoEc2t1cxgCIAMoCUIICgZfdGl0bGUihwIKE1NlbmRQcm9kdWN0c1JlcXVlc3QSKwoGY2FsbGVyGAEgASgLMhsubWVzc2FnaW5nLnYxLkNhbGxlckNvbnRleHQSCgoCdG8YAiABKAkSFQoIcmVwbHlfdG8YAyABKAlIAIgBARINCgV0aXRsZRgEIAEoCRIMCgRib2R5GAUgASgJEhMKBmZvb3RlchgGIAEoCUgBiAEBEhcKCmNhdGFsb2dfaWQYByABKAlIAogBARIuCghzZWN0aW9ucxgIIAMoCzIcLm1lc3NhZ2luZy52MS5Qcm9kdWN0U2VjdGlvbkILCglfcmVwbHlfdG9CCQoHX2Zvb3RlckINCgtfY2F0YWxvZ19pZCJAChRTZW5kUHJvZHVjdHNSZXNwb25zZRIoCgZyZXN1bHQYASABKAsyGC5tZXNzYWdpbmcudjEuU2VuZFJlc3VsdCK+AwoPU2VuZEZsb3dSZXF1ZXN0EisKBmNhbGxlchgBIAEoCzIbLm1lc3NhZ2luZy52MS5DYWxsZXJDb250ZXh0EgoKAnRvGAIgASgJEhUKCHJlcGx5X3RvGAMgASgJSACIAQESDAoEYm9keRgEIAEoCRITCgtidXR0b25fdGV4dBgFIAEoCRIPCgdmbG93X2lkGAYgASgJEhcKCmZsb3dfdG9rZW4YByABKAlIAYgBARITCgtmbG93X2FjdGlvbhgIIAEoCRIfChJmbG93X2FjdGlvbl9zY3JlZW4YCSABKAlIAogBARIiChVmbG93X2FjdGlvbl9kYXRhX2pzb24YCiABKAlIA4gBARIMCgRtb2RlGAsgASgJEi4KBmhlYWRlchgMIAEoCzIZLm1lc3NhZ2luZy52MS5NZWRpYUhlYWRlckgEiAEBEhMKBmZvb3RlchgNIAEoCUgFiAEBQgsKCV9yZXBseV90b0INCgtfZmxvd190b2tlbkIVChNfZmxvd19hY3Rpb25fc2NyZWVuQhgKFl9mbG93X2FjdGlvbl9kYXRhX2pzb25CCQoHX2hlYWRlckIJCgdfZm9vdGVyIlAKEFNlbmRGbG93UmVzcG9uc2USKAoGcmVzdWx0GAEgASgLMhgubWVzc2FnaW5nLnYxLlNlbmRSZXN1bHQSEgoKZmxvd190b2tlbhgCIAEoCSKVAQoTU2VuZFJlYWN0aW9uUmVxdWVzdBIrCgZjYWxsZXIYASABKAsyGy5tZXNzYWdpbmcudjEuQ2FsbGVyQ29udGV4dBIKCgJ0bxgCIAEoCRIVCghyZXBseV90bxgDIAEoCUgAiAEBEhIKCm1lc3NhZ2VfaWQYBCABKAkSDQoFZW1vamkYBSABKAlCCwoJX3JlcGx5X3RvIkAKFFNlbmRSZWFjdGlvblJlc3BvbnNlEigKBnJlc3VsdBgBIAEoCzIYLm1lc3NhZ2luZy52MS5TZW5kUmVzdWx0IrABChNTZW5kVGVtcGxhdGVSZXF1ZXN0EisKBmNhbGxlchgBIAEoCzIbLm1lc3NhZ2luZy52MS5DYWxsZXJDb250ZXh0EgoKAnRvGAIgASgJEhUKCHJlcGx5X3RvGAMgASgJSACIAQESFQoNdGVtcGxhdGVfbmFtZRgEIAEoCRIMCgRsYW5nGAUgASgJEhcKD2NvbXBvbmVudHNfanNvbhgGIAEoCUILCglfcmVwbHlfdG8iQAoUU2VuZFRlbXBsYXRlUmVzcG9uc2USKAoGcmVzdWx0GAEgASgLMhgubWVzc2FnaW5nLnYxLlNlbmRSZXN1bHQi1QEKE1NlbmRMb2NhdGlvblJlcXVlc3QSKwoGY2FsbGVyGAEgASgLMhsubWVzc2FnaW5nLnYxLkNhbGxlckNvbnRleHQSCgoCdG8YAiABKAkSFQoIcmVwbHlfdG8YAyABKAlIAIgBARIQCghsYXRpdHVkZRgEIAEoARIRCglsb25naXR1ZGUYBSABKAESEQoEbmFtZRgGIAEoCUgBiAEBEhQKB2FkZHJlc3MYByABKAlIAogBAUILCglfcmVwbHlfdG9CBwoFX25hbWVCCgoIX2FkZHJlc3MiQAoUU2VuZExvY2F0aW9uUmVzcG9uc2USKAoGcmVzdWx0GAEgASgLMhgubWVzc2FnaW5nLnYxLlNlbmRSZXN1bHQifgoSU2VuZFN0aWNrZXJSZXF1ZXN0EisKBmNhbGxlchgBIAEoCzIbLm1lc3NhZ2luZy52MS5DYWxsZXJDb250ZXh0EgoKAnRvGAIgASgJEhUKCHJlcGx5X3RvGAMgASgJSACIAQESCwoDdXJsGAQgASgJQgsKCV9yZXBseV90byI/ChNTZW5kU3RpY2tlclJlc3BvbnNlEigKBnJlc3VsdBgBIAEoCzIYLm1lc3NhZ2luZy52MS5TZW5kUmVzdWx0Iu0BChJTZW5kQ2F0YWxvZ1JlcXVlc3QSKwoGY2FsbGVyGAEgASgLMhsubWVzc2FnaW5nLnYxLkNhbGxlckNvbnRleHQSCgoCdG8YAiABKAkSFQoIcmVwbHlfdG8YAyABKAlIAIgBARIMCgRib2R5GAQgASgJEhMKBmZvb3RlchgFIAEoCUgBiAEBEioKHXRodW1ibmFpbF9wcm9kdWN0X3JldGFpbGVyX2lkGAYgASgJSAKIAQFCCwoJX3JlcGx5X3RvQgkKB19mb290ZXJCIAoeX3RodW1ibmFpbF9wcm9kdWN0X3JldGFpbGVyX2lkIj8KE1NlbmRDYXRhbG9nUmVzcG9uc2USKAoGcmVzdWx0GAEgASgLMhgubWVzc2FnaW5nLnYxLlNlbmRSZXN1bHQikQEKD1NlbmRUZXh0UmVxdWVzdBIrCgZjYWxsZXIYASABKAsyGy5tZXNzYWdpbmcudjEuQ2FsbGVyQ29udGV4dBIKCgJ0bxgCIAEoCRIVCghyZXBseV90bxgDIAEoCUgAiAEBEgwKBGJvZHkYBCABKAkSEwoLcHJldmlld191cmwYBSABKAhCCwoJX3JlcGx5X3RvIjwKEFNlbmRUZXh0UmVzcG9uc2USKAoGcmVzdWx0GAEgASgLMhgubWVzc2FnaW5nLnYxLlNlbmRSZXN1bHQigQIKEFNlbmRNZWRpYVJlcXVlc3QSKwoGY2FsbGVyGAEgASgLMhsubWVzc2FnaW5nLnYxLkNhbGxlckNvbnRleHQSCgoCdG8YAiABKAkSFQoIcmVwbHlfdG8YAyABKAlIAIgBARIMCgR0eXBlGAQgASgJEhAKA3VybBgFIAEoCUgBiAEBEhUKCG1lZGlhX2lkGAYgASgJSAKIAQESFAoHY2FwdGlvbhgHIAEoCUgDiAEBEhUKCGZpbGVuYW1lGAggASgJSASIAQFCCwoJX3JlcGx5X3RvQgYKBF91cmxCCwoJX21lZGlhX2lkQgoKCF9jYXB0aW9uQgsKCV9maWxlbmFtZSI9ChFTZW5kTWVkaWFSZXNwb25zZRIoCgZyZXN1bHQYASABKAsyGC5tZXNzYWdpbmcudjEuU2VuZFJlc3VsdCJPChFCbG9ja1VzZXJzUmVxdWVzdBIrCgZjYWxsZXIYASABKAsyGy5tZXNzYWdpbmcudjEuQ2FsbGVyQ29udGV4dBINCgV1c2VycxgCIAMoCSI7ChJCbG9ja1VzZXJzUmVzcG9uc2USEwoLYWRkZWRfdXNlcnMYASADKAkSEAoIcmVwbGF5ZWQYAiABKAgiUQoTVW5ibG9ja1VzZXJzUmVxdWVzdBIrCgZjYWxsZXIYASABKAsyGy5tZXNzYWdpbmcudjEuQ2FsbGVyQ29udGV4dBINCgV1c2VycxgCIAMoCSI/ChRVbmJsb2NrVXNlcnNSZXNwb25zZRIVCg1yZW1vdmVkX3VzZXJzGAEgAygJEhAKCHJlcGxheWVkGAIgASgIIlgKFUluZGljYXRlVHlwaW5nUmVxdWVzdBIrCgZjYWxsZXIYASABKAsyGy5tZXNzYWdpbmcudjEuQ2FsbGVyQ29udGV4dBISCgptZXNzYWdlX2lkGAIgASgJIioKFkluZGljYXRlVHlwaW5nUmVzcG9uc2USEAoIcmVwbGF5ZWQYASABKAgiUgoPTWFya1JlYWRSZXF1ZXN0EisKBmNhbGxlchgBIAEoCzIbLm1lc3NhZ2luZy52MS5DYWxsZXJDb250ZXh0EhIKCm1lc3NhZ2VfaWQYAiABKAkiJAoQTWFya1JlYWRSZXNwb25zZRIQCghyZXBsYXllZBgBIAEoCCJeChFBY2NlcHRDYWxsUmVxdWVzdBIrCgZjYWxsZXIYASABKAsyGy5tZXNzYWdpbmcudjEuQ2FsbGVyQ29udGV4dBIPCgdjYWxsX2lkGAIgASgJEgsKA3NkcBgDIAEoCSImChJBY2NlcHRDYWxsUmVzcG9uc2USEAoIcmVwbGF5ZWQYASABKAgiTQoRR2V0TWVzc2FnZVJlcXVlc3QSEQoJdGVuYW50X2lkGAEgASgJEhEKCWNsaWVudF9pZBgCIAEoCRISCgptZXNzYWdlX2lkGAMgASgJIj8KDFN0YXR1c0NoYW5nZRIOCgZzdGF0dXMYASABKAkSCgoCYXQYAiABKAkSEwoLZXJyb3JzX2pzb24YAyABKAkixwEKDU1lc3NhZ2VSZWNvcmQSCgoCaWQYASABKAkSEQoJY2xpZW50X2lkGAIgASgJEhEKCXRlbmFudF9pZBgDIAEoCRIKCgJ0bxgEIAEoCRIMCgRraW5kGAUgASgJEg4KBnN0YXR1cxgGIAEoCRIyCg5zdGF0dXNfaGlzdG9yeRgHIAMoCzIaLm1lc3NhZ2luZy52MS5TdGF0dXNDaGFuZ2USEgoKY3JlYXRlZF9hdBgIIAEoCRISCgp1cGRhdGVkX2F0GAkgASgJIkIKEkdldE1lc3NhZ2VSZXNwb25zZRIsCgdtZXNzYWdlGAEgASgLMhsubWVzc2FnaW5nLnYxLk1lc3NhZ2VSZWNvcmQyiwsKEE1lc3NhZ2luZ1NlcnZpY2USUgoLU2VuZEJ1dHRvbnMSIC5tZXNzYWdpbmcudjEuU2VuZEJ1dHRvbnNSZXF1ZXN0GiEubWVzc2FnaW5nLnYxLlNlbmRCdXR0b25zUmVzcG9uc2USSQoIU2VuZExpc3QSHS5tZXNzYWdpbmcudjEuU2VuZExpc3RSZXF1ZXN0Gh4ubWVzc2FnaW5nLnYxLlNlbmRMaXN0UmVzcG9uc2USVQoMU2VuZFByb2R1Y3RzEiEubWVzc2FnaW5nLnYxLlNlbmRQcm9kdWN0c1JlcXVlc3QaIi5tZXNzYWdpbmcudjEuU2VuZFByb2R1Y3RzUmVzcG9uc2USSQoIU2VuZEZsb3cSHS5tZXNzYWdpbmcudjEuU2VuZEZsb3dSZXF1ZXN0Gh4ubWVzc2FnaW5nLnYxLlNlbmRGbG93UmVzcG9uc2USVQoMU2VuZFJlYWN0aW9uEiEubWVzc2FnaW5nLnYxLlNlbmRSZWFjdGlvblJlcXVlc3QaIi5tZXNzYWdpbmcudjEuU2VuZFJlYWN0aW9uUmVzcG9uc2USVQoMU2VuZFRlbXBsYXRlEiEubWVzc2FnaW5nLnYxLlNlbmRUZW1wbGF0ZVJlcXVlc3QaIi5tZXNzYWdpbmcudjEuU2VuZFRlbXBsYXRlUmVzcG9uc2USVQoMU2VuZExvY2F0aW9uEiEubWVzc2FnaW5nLnYxLlNlbmRMb2NhdGlvblJlcXVlc3QaIi5tZXNzYWdpbmcudjEuU2VuZExvY2F0aW9uUmVzcG9uc2USUgoLU2VuZFN0aWNrZXISIC5tZXNzYWdpbmcudjEuU2VuZFN0aWNrZXJSZXF1ZXN0GiEubWVzc2FnaW5nLnYxLlNlbmRTdGlja2VyUmVzcG9uc2USUgoLU2VuZENhdGFsb2cSIC5tZXNzYWdpbmcudjEuU2VuZENhdGFsb2dSZXF1ZXN0GiEubWVzc2FnaW5nLnYxLlNlbmRDYXRhbG9nUmVzcG9uc2USSQoIU2VuZFRleHQSHS5tZXNzYWdpbmcudjEuU2VuZFRleHRSZXF1ZXN0Gh4ubWVzc2FnaW5nLnYxLlNlbmRUZXh0UmVzcG9uc2USTAoJU2VuZE1lZGlhEh4ubWVzc2FnaW5nLnYxLlNlbmRNZWRpYVJlcXVlc3QaHy5tZXNzYWdpbmcudjEuU2VuZE1lZGlhUmVzcG9uc2USTwoKQmxvY2tVc2VycxIfLm1lc3NhZ2luZy52MS5CbG9ja1VzZXJzUmVxdWVzdBogLm1lc3NhZ2luZy52MS5CbG9ja1VzZXJzUmVzcG9uc2USVQoMVW5ibG9ja1VzZXJzEiEubWVzc2FnaW5nLnYxLlVuYmxvY2tVc2Vyc1JlcXVlc3QaIi5tZXNzYWdpbmcudjEuVW5ibG9ja1VzZXJzUmVzcG9uc2USWwoOSW5kaWNhdGVUeXBpbmcSIy5tZXNzYWdpbmcudjEuSW5kaWNhdGVUeXBpbmdSZXF1ZXN0GiQubWVzc2FnaW5nLnYxLkluZGljYXRlVHlwaW5nUmVzcG9uc2USSQoITWFya1JlYWQSHS5tZXNzYWdpbmcudjEuTWFya1JlYWRSZXF1ZXN0Gh4ubWVzc2FnaW5nLnYxLk1hcmtSZWFkUmVzcG9uc2USTwoKQWNjZXB0Q2FsbBIfLm1lc3NhZ2luZy52MS5BY2NlcHRDYWxsUmVxdWVzdBogLm1lc3NhZ2luZy52MS5BY2NlcHRDYWxsUmVzcG9uc2USTwoKR2V0TWVzc2FnZRIfLm1lc3NhZ2luZy52MS5HZXRNZXNzYWdlUmVxdWVzdBogLm1lc3NhZ2luZy52MS5HZXRNZXNzYWdlUmVzcG9uc2ViBnByb3RvMw");
+  fileDesc("ChxtZXNzYWdpbmcvdjEvbWVzc2FnaW5nLnByb3RvEgxtZXNzYWdpbmcudjEiZAoNQ2FsbGVyQ29udGV4dBIRCgl0ZW5hbnRfaWQYASABKAkSEQoJY2xpZW50X2lkGAIgASgJEhcKD2lkZW1wb3RlbmN5X2tleRgDIAEoCRIUCgxyZXF1ZXN0X2hhc2gYBCABKAkiMgoKU2VuZFJlc3VsdBISCgptZXNzYWdlX2lkGAEgASgJEhAKCHJlcGxheWVkGAIgASgIInUKC01lZGlhSGVhZGVyEgwKBHR5cGUYASABKAkSEQoEdGV4dBgCIAEoCUgAiAEBEhAKA3VybBgDIAEoCUgBiAEBEhUKCGZpbGVuYW1lGAQgASgJSAKIAQFCBwoFX3RleHRCBgoEX3VybEILCglfZmlsZW5hbWUiKAoLUmVwbHlCdXR0b24SCgoCaWQYASABKAkSDQoFdGl0bGUYAiABKAkiiwIKElNlbmRCdXR0b25zUmVxdWVzdBIrCgZjYWxsZXIYASABKAsyGy5tZXNzYWdpbmcudjEuQ2FsbGVyQ29udGV4dBIKCgJ0bxgCIAEoCRIVCghyZXBseV90bxgDIAEoCUgAiAEBEi4KBmhlYWRlchgEIAEoCzIZLm1lc3NhZ2luZy52MS5NZWRpYUhlYWRlckgBiAEBEhEKCWJvZHlfdGV4dBgFIAEoCRITCgZmb290ZXIYBiABKAlIAogBARIqCgdidXR0b25zGAcgAygLMhkubWVzc2FnaW5nLnYxLlJlcGx5QnV0dG9uQgsKCV9yZXBseV90b0IJCgdfaGVhZGVyQgkKB19mb290ZXIiPwoTU2VuZEJ1dHRvbnNSZXNwb25zZRIoCgZyZXN1bHQYASABKAsyGC5tZXNzYWdpbmcudjEuU2VuZFJlc3VsdCJOCgdMaXN0Um93EgoKAmlkGAEgASgJEg0KBXRpdGxlGAIgASgJEhgKC2Rlc2NyaXB0aW9uGAMgASgJSACIAQFCDgoMX2Rlc2NyaXB0aW9uIlAKC0xpc3RTZWN0aW9uEhIKBXRpdGxlGAEgASgJSACIAQESIwoEcm93cxgCIAMoCzIVLm1lc3NhZ2luZy52MS5MaXN0Um93QggKBl90aXRsZSKIAgoPU2VuZExpc3RSZXF1ZXN0EisKBmNhbGxlchgBIAEoCzIbLm1lc3NhZ2luZy52MS5DYWxsZXJDb250ZXh0EgoKAnRvGAIgASgJEhUKCHJlcGx5X3RvGAMgASgJSACIAQESDAoEYm9keRgEIAEoCRITCgtidXR0b25fdGV4dBgFIAEoCRIYCgtoZWFkZXJfdGV4dBgGIAEoCUgBiAEBEhMKBmZvb3RlchgHIAEoCUgCiAEBEisKCHNlY3Rpb25zGAggAygLMhkubWVzc2FnaW5nLnYxLkxpc3RTZWN0aW9uQgsKCV9yZXBseV90b0IOCgxfaGVhZGVyX3RleHRCCQoHX2Zvb3RlciI8ChBTZW5kTGlzdFJlc3BvbnNlEigKBnJlc3VsdBgBIAEoCzIYLm1lc3NhZ2luZy52MS5TZW5kUmVzdWx0IjwKDlByb2R1Y3RTZWN0aW9uEhIKBXRpdGxlGAEgASgJSACIAQESDAoEc2t1cxgCIAMoCUIICgZfdGl0bGUihwIKE1NlbmRQcm9kdWN0c1JlcXVlc3QSKwoGY2FsbGVyGAEgASgLMhsubWVzc2FnaW5nLnYxLkNhbGxlckNvbnRleHQSCgoCdG8YAiABKAkSFQoIcmVwbHlfdG8YAyABKAlIAIgBARINCgV0aXRsZRgEIAEoCRIMCgRib2R5GAUgASgJEhMKBmZvb3RlchgGIAEoCUgBiAEBEhcKCmNhdGFsb2dfaWQYByABKAlIAogBARIuCghzZWN0aW9ucxgIIAMoCzIcLm1lc3NhZ2luZy52MS5Qcm9kdWN0U2VjdGlvbkILCglfcmVwbHlfdG9CCQoHX2Zvb3RlckINCgtfY2F0YWxvZ19pZCJAChRTZW5kUHJvZHVjdHNSZXNwb25zZRIoCgZyZXN1bHQYASABKAsyGC5tZXNzYWdpbmcudjEuU2VuZFJlc3VsdCK+AwoPU2VuZEZsb3dSZXF1ZXN0EisKBmNhbGxlchgBIAEoCzIbLm1lc3NhZ2luZy52MS5DYWxsZXJDb250ZXh0EgoKAnRvGAIgASgJEhUKCHJlcGx5X3RvGAMgASgJSACIAQESDAoEYm9keRgEIAEoCRITCgtidXR0b25fdGV4dBgFIAEoCRIPCgdmbG93X2lkGAYgASgJEhcKCmZsb3dfdG9rZW4YByABKAlIAYgBARITCgtmbG93X2FjdGlvbhgIIAEoCRIfChJmbG93X2FjdGlvbl9zY3JlZW4YCSABKAlIAogBARIiChVmbG93X2FjdGlvbl9kYXRhX2pzb24YCiABKAlIA4gBARIMCgRtb2RlGAsgASgJEi4KBmhlYWRlchgMIAEoCzIZLm1lc3NhZ2luZy52MS5NZWRpYUhlYWRlckgEiAEBEhMKBmZvb3RlchgNIAEoCUgFiAEBQgsKCV9yZXBseV90b0INCgtfZmxvd190b2tlbkIVChNfZmxvd19hY3Rpb25fc2NyZWVuQhgKFl9mbG93X2FjdGlvbl9kYXRhX2pzb25CCQoHX2hlYWRlckIJCgdfZm9vdGVyIlAKEFNlbmRGbG93UmVzcG9uc2USKAoGcmVzdWx0GAEgASgLMhgubWVzc2FnaW5nLnYxLlNlbmRSZXN1bHQSEgoKZmxvd190b2tlbhgCIAEoCSKVAQoTU2VuZFJlYWN0aW9uUmVxdWVzdBIrCgZjYWxsZXIYASABKAsyGy5tZXNzYWdpbmcudjEuQ2FsbGVyQ29udGV4dBIKCgJ0bxgCIAEoCRIVCghyZXBseV90bxgDIAEoCUgAiAEBEhIKCm1lc3NhZ2VfaWQYBCABKAkSDQoFZW1vamkYBSABKAlCCwoJX3JlcGx5X3RvIkAKFFNlbmRSZWFjdGlvblJlc3BvbnNlEigKBnJlc3VsdBgBIAEoCzIYLm1lc3NhZ2luZy52MS5TZW5kUmVzdWx0IrABChNTZW5kVGVtcGxhdGVSZXF1ZXN0EisKBmNhbGxlchgBIAEoCzIbLm1lc3NhZ2luZy52MS5DYWxsZXJDb250ZXh0EgoKAnRvGAIgASgJEhUKCHJlcGx5X3RvGAMgASgJSACIAQESFQoNdGVtcGxhdGVfbmFtZRgEIAEoCRIMCgRsYW5nGAUgASgJEhcKD2NvbXBvbmVudHNfanNvbhgGIAEoCUILCglfcmVwbHlfdG8iQAoUU2VuZFRlbXBsYXRlUmVzcG9uc2USKAoGcmVzdWx0GAEgASgLMhgubWVzc2FnaW5nLnYxLlNlbmRSZXN1bHQi1QEKE1NlbmRMb2NhdGlvblJlcXVlc3QSKwoGY2FsbGVyGAEgASgLMhsubWVzc2FnaW5nLnYxLkNhbGxlckNvbnRleHQSCgoCdG8YAiABKAkSFQoIcmVwbHlfdG8YAyABKAlIAIgBARIQCghsYXRpdHVkZRgEIAEoARIRCglsb25naXR1ZGUYBSABKAESEQoEbmFtZRgGIAEoCUgBiAEBEhQKB2FkZHJlc3MYByABKAlIAogBAUILCglfcmVwbHlfdG9CBwoFX25hbWVCCgoIX2FkZHJlc3MiQAoUU2VuZExvY2F0aW9uUmVzcG9uc2USKAoGcmVzdWx0GAEgASgLMhgubWVzc2FnaW5nLnYxLlNlbmRSZXN1bHQifgoSU2VuZFN0aWNrZXJSZXF1ZXN0EisKBmNhbGxlchgBIAEoCzIbLm1lc3NhZ2luZy52MS5DYWxsZXJDb250ZXh0EgoKAnRvGAIgASgJEhUKCHJlcGx5X3RvGAMgASgJSACIAQESCwoDdXJsGAQgASgJQgsKCV9yZXBseV90byI/ChNTZW5kU3RpY2tlclJlc3BvbnNlEigKBnJlc3VsdBgBIAEoCzIYLm1lc3NhZ2luZy52MS5TZW5kUmVzdWx0Iu0BChJTZW5kQ2F0YWxvZ1JlcXVlc3QSKwoGY2FsbGVyGAEgASgLMhsubWVzc2FnaW5nLnYxLkNhbGxlckNvbnRleHQSCgoCdG8YAiABKAkSFQoIcmVwbHlfdG8YAyABKAlIAIgBARIMCgRib2R5GAQgASgJEhMKBmZvb3RlchgFIAEoCUgBiAEBEioKHXRodW1ibmFpbF9wcm9kdWN0X3JldGFpbGVyX2lkGAYgASgJSAKIAQFCCwoJX3JlcGx5X3RvQgkKB19mb290ZXJCIAoeX3RodW1ibmFpbF9wcm9kdWN0X3JldGFpbGVyX2lkIj8KE1NlbmRDYXRhbG9nUmVzcG9uc2USKAoGcmVzdWx0GAEgASgLMhgubWVzc2FnaW5nLnYxLlNlbmRSZXN1bHQikQEKD1NlbmRUZXh0UmVxdWVzdBIrCgZjYWxsZXIYASABKAsyGy5tZXNzYWdpbmcudjEuQ2FsbGVyQ29udGV4dBIKCgJ0bxgCIAEoCRIVCghyZXBseV90bxgDIAEoCUgAiAEBEgwKBGJvZHkYBCABKAkSEwoLcHJldmlld191cmwYBSABKAhCCwoJX3JlcGx5X3RvIjwKEFNlbmRUZXh0UmVzcG9uc2USKAoGcmVzdWx0GAEgASgLMhgubWVzc2FnaW5nLnYxLlNlbmRSZXN1bHQigQIKEFNlbmRNZWRpYVJlcXVlc3QSKwoGY2FsbGVyGAEgASgLMhsubWVzc2FnaW5nLnYxLkNhbGxlckNvbnRleHQSCgoCdG8YAiABKAkSFQoIcmVwbHlfdG8YAyABKAlIAIgBARIMCgR0eXBlGAQgASgJEhAKA3VybBgFIAEoCUgBiAEBEhUKCG1lZGlhX2lkGAYgASgJSAKIAQESFAoHY2FwdGlvbhgHIAEoCUgDiAEBEhUKCGZpbGVuYW1lGAggASgJSASIAQFCCwoJX3JlcGx5X3RvQgYKBF91cmxCCwoJX21lZGlhX2lkQgoKCF9jYXB0aW9uQgsKCV9maWxlbmFtZSI9ChFTZW5kTWVkaWFSZXNwb25zZRIoCgZyZXN1bHQYASABKAsyGC5tZXNzYWdpbmcudjEuU2VuZFJlc3VsdCLdAQoLQ29udGFjdE5hbWUSFgoOZm9ybWF0dGVkX25hbWUYASABKAkSFwoKZmlyc3RfbmFtZRgCIAEoCUgAiAEBEhYKCWxhc3RfbmFtZRgDIAEoCUgBiAEBEhgKC21pZGRsZV9uYW1lGAQgASgJSAKIAQESEwoGc3VmZml4GAUgASgJSAOIAQESEwoGcHJlZml4GAYgASgJSASIAQFCDQoLX2ZpcnN0X25hbWVCDAoKX2xhc3RfbmFtZUIOCgxfbWlkZGxlX25hbWVCCQoHX3N1ZmZpeEIJCgdfcHJlZml4IlcKDENvbnRhY3RQaG9uZRINCgVwaG9uZRgBIAEoCRIRCgR0eXBlGAIgASgJSACIAQESEgoFd2FfaWQYAyABKAlIAYgBAUIHCgVfdHlwZUIICgZfd2FfaWQiOQoMQ29udGFjdEVtYWlsEg0KBWVtYWlsGAEgASgJEhEKBHR5cGUYAiABKAlIAIgBAUIHCgVfdHlwZSI1CgpDb250YWN0VXJsEgsKA3VybBgBIAEoCRIRCgR0eXBlGAIgASgJSACIAQFCBwoFX3R5cGUi7gEKDkNvbnRhY3RBZGRyZXNzEhMKBnN0cmVldBgBIAEoCUgAiAEBEhEKBGNpdHkYAiABKAlIAYgBARISCgVzdGF0ZRgDIAEoCUgCiAEBEhAKA3ppcBgEIAEoCUgDiAEBEhQKB2NvdW50cnkYBSABKAlIBIgBARIZCgxjb3VudHJ5X2NvZGUYBiABKAlIBYgBARIRCgR0eXBlGAcgASgJSAaIAQFCCQoHX3N0cmVldEIHCgVfY2l0eUIICgZfc3RhdGVCBgoEX3ppcEIKCghfY291bnRyeUIPCg1fY291bnRyeV9jb2RlQgcKBV90eXBlInQKCkNvbnRhY3RPcmcSFAoHY29tcGFueRgBIAEoCUgAiAEBEhcKCmRlcGFydG1lbnQYAiABKAlIAYgBARISCgV0aXRsZRgDIAEoCUgCiAEBQgoKCF9jb21wYW55Qg0KC19kZXBhcnRtZW50QggKBl90aXRsZSK7AgoHQ29udGFjdBInCgRuYW1lGAEgASgLMhkubWVzc2FnaW5nLnYxLkNvbnRhY3ROYW1lEioKBnBob25lcxgCIAMoCzIaLm1lc3NhZ2luZy52MS5Db250YWN0UGhvbmUSKgoGZW1haWxzGAMgAygLMhoubWVzc2FnaW5nLnYxLkNvbnRhY3RFbWFpbBImCgR1cmxzGAQgAygLMhgubWVzc2FnaW5nLnYxLkNvbnRhY3RVcmwSLwoJYWRkcmVzc2VzGAUgAygLMhwubWVzc2FnaW5nLnYxLkNvbnRhY3RBZGRyZXNzEioKA29yZxgGIAEoCzIYLm1lc3NhZ2luZy52MS5Db250YWN0T3JnSACIAQESFQoIYmlydGhkYXkYByABKAlIAYgBAUIGCgRfb3JnQgsKCV9iaXJ0aGRheSKbAQoTU2VuZENvbnRhY3RzUmVxdWVzdBIrCgZjYWxsZXIYASABKAsyGy5tZXNzYWdpbmcudjEuQ2FsbGVyQ29udGV4dBIKCgJ0bxgCIAEoCRIVCghyZXBseV90bxgDIAEoCUgAiAEBEicKCGNvbnRhY3RzGAQgAygLMhUubWVzc2FnaW5nLnYxLkNvbnRhY3RCCwoJX3JlcGx5X3RvIkAKFFNlbmRDb250YWN0c1Jlc3BvbnNlEigKBnJlc3VsdBgBIAEoCzIYLm1lc3NhZ2luZy52MS5TZW5kUmVzdWx0Ik8KEUJsb2NrVXNlcnNSZXF1ZXN0EisKBmNhbGxlchgBIAEoCzIbLm1lc3NhZ2luZy52MS5DYWxsZXJDb250ZXh0Eg0KBXVzZXJzGAIgAygJIjsKEkJsb2NrVXNlcnNSZXNwb25zZRITCgthZGRlZF91c2VycxgBIAMoCRIQCghyZXBsYXllZBgCIAEoCCJRChNVbmJsb2NrVXNlcnNSZXF1ZXN0EisKBmNhbGxlchgBIAEoCzIbLm1lc3NhZ2luZy52MS5DYWxsZXJDb250ZXh0Eg0KBXVzZXJzGAIgAygJIj8KFFVuYmxvY2tVc2Vyc1Jlc3BvbnNlEhUKDXJlbW92ZWRfdXNlcnMYASADKAkSEAoIcmVwbGF5ZWQYAiABKAgiWAoVSW5kaWNhdGVUeXBpbmdSZXF1ZXN0EisKBmNhbGxlchgBIAEoCzIbLm1lc3NhZ2luZy52MS5DYWxsZXJDb250ZXh0EhIKCm1lc3NhZ2VfaWQYAiABKAkiKgoWSW5kaWNhdGVUeXBpbmdSZXNwb25zZRIQCghyZXBsYXllZBgBIAEoCCJSCg9NYXJrUmVhZFJlcXVlc3QSKwoGY2FsbGVyGAEgASgLMhsubWVzc2FnaW5nLnYxLkNhbGxlckNvbnRleHQSEgoKbWVzc2FnZV9pZBgCIAEoCSIkChBNYXJrUmVhZFJlc3BvbnNlEhAKCHJlcGxheWVkGAEgASgIIl4KEUFjY2VwdENhbGxSZXF1ZXN0EisKBmNhbGxlchgBIAEoCzIbLm1lc3NhZ2luZy52MS5DYWxsZXJDb250ZXh0Eg8KB2NhbGxfaWQYAiABKAkSCwoDc2RwGAMgASgJIiYKEkFjY2VwdENhbGxSZXNwb25zZRIQCghyZXBsYXllZBgBIAEoCCJNChFHZXRNZXNzYWdlUmVxdWVzdBIRCgl0ZW5hbnRfaWQYASABKAkSEQoJY2xpZW50X2lkGAIgASgJEhIKCm1lc3NhZ2VfaWQYAyABKAkiPwoMU3RhdHVzQ2hhbmdlEg4KBnN0YXR1cxgBIAEoCRIKCgJhdBgCIAEoCRITCgtlcnJvcnNfanNvbhgDIAEoCSLHAQoNTWVzc2FnZVJlY29yZBIKCgJpZBgBIAEoCRIRCgljbGllbnRfaWQYAiABKAkSEQoJdGVuYW50X2lkGAMgASgJEgoKAnRvGAQgASgJEgwKBGtpbmQYBSABKAkSDgoGc3RhdHVzGAYgASgJEjIKDnN0YXR1c19oaXN0b3J5GAcgAygLMhoubWVzc2FnaW5nLnYxLlN0YXR1c0NoYW5nZRISCgpjcmVhdGVkX2F0GAggASgJEhIKCnVwZGF0ZWRfYXQYCSABKAkiQgoSR2V0TWVzc2FnZVJlc3BvbnNlEiwKB21lc3NhZ2UYASABKAsyGy5tZXNzYWdpbmcudjEuTWVzc2FnZVJlY29yZDLiCwoQTWVzc2FnaW5nU2VydmljZRJSCgtTZW5kQnV0dG9ucxIgLm1lc3NhZ2luZy52MS5TZW5kQnV0dG9uc1JlcXVlc3QaIS5tZXNzYWdpbmcudjEuU2VuZEJ1dHRvbnNSZXNwb25zZRJJCghTZW5kTGlzdBIdLm1lc3NhZ2luZy52MS5TZW5kTGlzdFJlcXVlc3QaHi5tZXNzYWdpbmcudjEuU2VuZExpc3RSZXNwb25zZRJVCgxTZW5kUHJvZHVjdHMSIS5tZXNzYWdpbmcudjEuU2VuZFByb2R1Y3RzUmVxdWVzdBoiLm1lc3NhZ2luZy52MS5TZW5kUHJvZHVjdHNSZXNwb25zZRJJCghTZW5kRmxvdxIdLm1lc3NhZ2luZy52MS5TZW5kRmxvd1JlcXVlc3QaHi5tZXNzYWdpbmcudjEuU2VuZEZsb3dSZXNwb25zZRJVCgxTZW5kUmVhY3Rpb24SIS5tZXNzYWdpbmcudjEuU2VuZFJlYWN0aW9uUmVxdWVzdBoiLm1lc3NhZ2luZy52MS5TZW5kUmVhY3Rpb25SZXNwb25zZRJVCgxTZW5kVGVtcGxhdGUSIS5tZXNzYWdpbmcudjEuU2VuZFRlbXBsYXRlUmVxdWVzdBoiLm1lc3NhZ2luZy52MS5TZW5kVGVtcGxhdGVSZXNwb25zZRJVCgxTZW5kTG9jYXRpb24SIS5tZXNzYWdpbmcudjEuU2VuZExvY2F0aW9uUmVxdWVzdBoiLm1lc3NhZ2luZy52MS5TZW5kTG9jYXRpb25SZXNwb25zZRJSCgtTZW5kU3RpY2tlchIgLm1lc3NhZ2luZy52MS5TZW5kU3RpY2tlclJlcXVlc3QaIS5tZXNzYWdpbmcudjEuU2VuZFN0aWNrZXJSZXNwb25zZRJSCgtTZW5kQ2F0YWxvZxIgLm1lc3NhZ2luZy52MS5TZW5kQ2F0YWxvZ1JlcXVlc3QaIS5tZXNzYWdpbmcudjEuU2VuZENhdGFsb2dSZXNwb25zZRJJCghTZW5kVGV4dBIdLm1lc3NhZ2luZy52MS5TZW5kVGV4dFJlcXVlc3QaHi5tZXNzYWdpbmcudjEuU2VuZFRleHRSZXNwb25zZRJMCglTZW5kTWVkaWESHi5tZXNzYWdpbmcudjEuU2VuZE1lZGlhUmVxdWVzdBofLm1lc3NhZ2luZy52MS5TZW5kTWVkaWFSZXNwb25zZRJVCgxTZW5kQ29udGFjdHMSIS5tZXNzYWdpbmcudjEuU2VuZENvbnRhY3RzUmVxdWVzdBoiLm1lc3NhZ2luZy52MS5TZW5kQ29udGFjdHNSZXNwb25zZRJPCgpCbG9ja1VzZXJzEh8ubWVzc2FnaW5nLnYxLkJsb2NrVXNlcnNSZXF1ZXN0GiAubWVzc2FnaW5nLnYxLkJsb2NrVXNlcnNSZXNwb25zZRJVCgxVbmJsb2NrVXNlcnMSIS5tZXNzYWdpbmcudjEuVW5ibG9ja1VzZXJzUmVxdWVzdBoiLm1lc3NhZ2luZy52MS5VbmJsb2NrVXNlcnNSZXNwb25zZRJbCg5JbmRpY2F0ZVR5cGluZxIjLm1lc3NhZ2luZy52MS5JbmRpY2F0ZVR5cGluZ1JlcXVlc3QaJC5tZXNzYWdpbmcudjEuSW5kaWNhdGVUeXBpbmdSZXNwb25zZRJJCghNYXJrUmVhZBIdLm1lc3NhZ2luZy52MS5NYXJrUmVhZFJlcXVlc3QaHi5tZXNzYWdpbmcudjEuTWFya1JlYWRSZXNwb25zZRJPCgpBY2NlcHRDYWxsEh8ubWVzc2FnaW5nLnYxLkFjY2VwdENhbGxSZXF1ZXN0GiAubWVzc2FnaW5nLnYxLkFjY2VwdENhbGxSZXNwb25zZRJPCgpHZXRNZXNzYWdlEh8ubWVzc2FnaW5nLnYxLkdldE1lc3NhZ2VSZXF1ZXN0GiAubWVzc2FnaW5nLnYxLkdldE1lc3NhZ2VSZXNwb25zZWIGcHJvdG8z");
 
 /**
  * Who asks, for which client, and the idempotency key of the request if it has one.
@@ -944,6 +944,293 @@ export const SendMediaResponseSchema: GenMessage<SendMediaResponse> = /*@__PURE_
   messageDesc(file_messaging_v1_messaging, 28);
 
 /**
+ * A contact card as the provider documents it (supplement §1); `type` values are the provider's (HOME, WORK).
+ *
+ * @generated from message messaging.v1.ContactName
+ */
+export type ContactName = Message<"messaging.v1.ContactName"> & {
+  /**
+   * @generated from field: string formatted_name = 1;
+   */
+  formattedName: string;
+
+  /**
+   * @generated from field: optional string first_name = 2;
+   */
+  firstName?: string | undefined;
+
+  /**
+   * @generated from field: optional string last_name = 3;
+   */
+  lastName?: string | undefined;
+
+  /**
+   * @generated from field: optional string middle_name = 4;
+   */
+  middleName?: string | undefined;
+
+  /**
+   * @generated from field: optional string suffix = 5;
+   */
+  suffix?: string | undefined;
+
+  /**
+   * @generated from field: optional string prefix = 6;
+   */
+  prefix?: string | undefined;
+};
+
+/**
+ * Describes the message messaging.v1.ContactName.
+ * Use `create(ContactNameSchema)` to create a new message.
+ */
+export const ContactNameSchema: GenMessage<ContactName> = /*@__PURE__*/
+  messageDesc(file_messaging_v1_messaging, 29);
+
+/**
+ * @generated from message messaging.v1.ContactPhone
+ */
+export type ContactPhone = Message<"messaging.v1.ContactPhone"> & {
+  /**
+   * @generated from field: string phone = 1;
+   */
+  phone: string;
+
+  /**
+   * @generated from field: optional string type = 2;
+   */
+  type?: string | undefined;
+
+  /**
+   * @generated from field: optional string wa_id = 3;
+   */
+  waId?: string | undefined;
+};
+
+/**
+ * Describes the message messaging.v1.ContactPhone.
+ * Use `create(ContactPhoneSchema)` to create a new message.
+ */
+export const ContactPhoneSchema: GenMessage<ContactPhone> = /*@__PURE__*/
+  messageDesc(file_messaging_v1_messaging, 30);
+
+/**
+ * @generated from message messaging.v1.ContactEmail
+ */
+export type ContactEmail = Message<"messaging.v1.ContactEmail"> & {
+  /**
+   * @generated from field: string email = 1;
+   */
+  email: string;
+
+  /**
+   * @generated from field: optional string type = 2;
+   */
+  type?: string | undefined;
+};
+
+/**
+ * Describes the message messaging.v1.ContactEmail.
+ * Use `create(ContactEmailSchema)` to create a new message.
+ */
+export const ContactEmailSchema: GenMessage<ContactEmail> = /*@__PURE__*/
+  messageDesc(file_messaging_v1_messaging, 31);
+
+/**
+ * @generated from message messaging.v1.ContactUrl
+ */
+export type ContactUrl = Message<"messaging.v1.ContactUrl"> & {
+  /**
+   * @generated from field: string url = 1;
+   */
+  url: string;
+
+  /**
+   * @generated from field: optional string type = 2;
+   */
+  type?: string | undefined;
+};
+
+/**
+ * Describes the message messaging.v1.ContactUrl.
+ * Use `create(ContactUrlSchema)` to create a new message.
+ */
+export const ContactUrlSchema: GenMessage<ContactUrl> = /*@__PURE__*/
+  messageDesc(file_messaging_v1_messaging, 32);
+
+/**
+ * @generated from message messaging.v1.ContactAddress
+ */
+export type ContactAddress = Message<"messaging.v1.ContactAddress"> & {
+  /**
+   * @generated from field: optional string street = 1;
+   */
+  street?: string | undefined;
+
+  /**
+   * @generated from field: optional string city = 2;
+   */
+  city?: string | undefined;
+
+  /**
+   * @generated from field: optional string state = 3;
+   */
+  state?: string | undefined;
+
+  /**
+   * @generated from field: optional string zip = 4;
+   */
+  zip?: string | undefined;
+
+  /**
+   * @generated from field: optional string country = 5;
+   */
+  country?: string | undefined;
+
+  /**
+   * @generated from field: optional string country_code = 6;
+   */
+  countryCode?: string | undefined;
+
+  /**
+   * @generated from field: optional string type = 7;
+   */
+  type?: string | undefined;
+};
+
+/**
+ * Describes the message messaging.v1.ContactAddress.
+ * Use `create(ContactAddressSchema)` to create a new message.
+ */
+export const ContactAddressSchema: GenMessage<ContactAddress> = /*@__PURE__*/
+  messageDesc(file_messaging_v1_messaging, 33);
+
+/**
+ * @generated from message messaging.v1.ContactOrg
+ */
+export type ContactOrg = Message<"messaging.v1.ContactOrg"> & {
+  /**
+   * @generated from field: optional string company = 1;
+   */
+  company?: string | undefined;
+
+  /**
+   * @generated from field: optional string department = 2;
+   */
+  department?: string | undefined;
+
+  /**
+   * @generated from field: optional string title = 3;
+   */
+  title?: string | undefined;
+};
+
+/**
+ * Describes the message messaging.v1.ContactOrg.
+ * Use `create(ContactOrgSchema)` to create a new message.
+ */
+export const ContactOrgSchema: GenMessage<ContactOrg> = /*@__PURE__*/
+  messageDesc(file_messaging_v1_messaging, 34);
+
+/**
+ * @generated from message messaging.v1.Contact
+ */
+export type Contact = Message<"messaging.v1.Contact"> & {
+  /**
+   * @generated from field: messaging.v1.ContactName name = 1;
+   */
+  name?: ContactName | undefined;
+
+  /**
+   * @generated from field: repeated messaging.v1.ContactPhone phones = 2;
+   */
+  phones: ContactPhone[];
+
+  /**
+   * @generated from field: repeated messaging.v1.ContactEmail emails = 3;
+   */
+  emails: ContactEmail[];
+
+  /**
+   * @generated from field: repeated messaging.v1.ContactUrl urls = 4;
+   */
+  urls: ContactUrl[];
+
+  /**
+   * @generated from field: repeated messaging.v1.ContactAddress addresses = 5;
+   */
+  addresses: ContactAddress[];
+
+  /**
+   * @generated from field: optional messaging.v1.ContactOrg org = 6;
+   */
+  org?: ContactOrg | undefined;
+
+  /**
+   * YYYY-MM-DD
+   *
+   * @generated from field: optional string birthday = 7;
+   */
+  birthday?: string | undefined;
+};
+
+/**
+ * Describes the message messaging.v1.Contact.
+ * Use `create(ContactSchema)` to create a new message.
+ */
+export const ContactSchema: GenMessage<Contact> = /*@__PURE__*/
+  messageDesc(file_messaging_v1_messaging, 35);
+
+/**
+ * @generated from message messaging.v1.SendContactsRequest
+ */
+export type SendContactsRequest = Message<"messaging.v1.SendContactsRequest"> & {
+  /**
+   * @generated from field: messaging.v1.CallerContext caller = 1;
+   */
+  caller?: CallerContext | undefined;
+
+  /**
+   * @generated from field: string to = 2;
+   */
+  to: string;
+
+  /**
+   * @generated from field: optional string reply_to = 3;
+   */
+  replyTo?: string | undefined;
+
+  /**
+   * @generated from field: repeated messaging.v1.Contact contacts = 4;
+   */
+  contacts: Contact[];
+};
+
+/**
+ * Describes the message messaging.v1.SendContactsRequest.
+ * Use `create(SendContactsRequestSchema)` to create a new message.
+ */
+export const SendContactsRequestSchema: GenMessage<SendContactsRequest> = /*@__PURE__*/
+  messageDesc(file_messaging_v1_messaging, 36);
+
+/**
+ * @generated from message messaging.v1.SendContactsResponse
+ */
+export type SendContactsResponse = Message<"messaging.v1.SendContactsResponse"> & {
+  /**
+   * @generated from field: messaging.v1.SendResult result = 1;
+   */
+  result?: SendResult | undefined;
+};
+
+/**
+ * Describes the message messaging.v1.SendContactsResponse.
+ * Use `create(SendContactsResponseSchema)` to create a new message.
+ */
+export const SendContactsResponseSchema: GenMessage<SendContactsResponse> = /*@__PURE__*/
+  messageDesc(file_messaging_v1_messaging, 37);
+
+/**
  * @generated from message messaging.v1.BlockUsersRequest
  */
 export type BlockUsersRequest = Message<"messaging.v1.BlockUsersRequest"> & {
@@ -963,7 +1250,7 @@ export type BlockUsersRequest = Message<"messaging.v1.BlockUsersRequest"> & {
  * Use `create(BlockUsersRequestSchema)` to create a new message.
  */
 export const BlockUsersRequestSchema: GenMessage<BlockUsersRequest> = /*@__PURE__*/
-  messageDesc(file_messaging_v1_messaging, 29);
+  messageDesc(file_messaging_v1_messaging, 38);
 
 /**
  * @generated from message messaging.v1.BlockUsersResponse
@@ -985,7 +1272,7 @@ export type BlockUsersResponse = Message<"messaging.v1.BlockUsersResponse"> & {
  * Use `create(BlockUsersResponseSchema)` to create a new message.
  */
 export const BlockUsersResponseSchema: GenMessage<BlockUsersResponse> = /*@__PURE__*/
-  messageDesc(file_messaging_v1_messaging, 30);
+  messageDesc(file_messaging_v1_messaging, 39);
 
 /**
  * @generated from message messaging.v1.UnblockUsersRequest
@@ -1007,7 +1294,7 @@ export type UnblockUsersRequest = Message<"messaging.v1.UnblockUsersRequest"> & 
  * Use `create(UnblockUsersRequestSchema)` to create a new message.
  */
 export const UnblockUsersRequestSchema: GenMessage<UnblockUsersRequest> = /*@__PURE__*/
-  messageDesc(file_messaging_v1_messaging, 31);
+  messageDesc(file_messaging_v1_messaging, 40);
 
 /**
  * @generated from message messaging.v1.UnblockUsersResponse
@@ -1029,7 +1316,7 @@ export type UnblockUsersResponse = Message<"messaging.v1.UnblockUsersResponse"> 
  * Use `create(UnblockUsersResponseSchema)` to create a new message.
  */
 export const UnblockUsersResponseSchema: GenMessage<UnblockUsersResponse> = /*@__PURE__*/
-  messageDesc(file_messaging_v1_messaging, 32);
+  messageDesc(file_messaging_v1_messaging, 41);
 
 /**
  * @generated from message messaging.v1.IndicateTypingRequest
@@ -1051,7 +1338,7 @@ export type IndicateTypingRequest = Message<"messaging.v1.IndicateTypingRequest"
  * Use `create(IndicateTypingRequestSchema)` to create a new message.
  */
 export const IndicateTypingRequestSchema: GenMessage<IndicateTypingRequest> = /*@__PURE__*/
-  messageDesc(file_messaging_v1_messaging, 33);
+  messageDesc(file_messaging_v1_messaging, 42);
 
 /**
  * @generated from message messaging.v1.IndicateTypingResponse
@@ -1068,7 +1355,7 @@ export type IndicateTypingResponse = Message<"messaging.v1.IndicateTypingRespons
  * Use `create(IndicateTypingResponseSchema)` to create a new message.
  */
 export const IndicateTypingResponseSchema: GenMessage<IndicateTypingResponse> = /*@__PURE__*/
-  messageDesc(file_messaging_v1_messaging, 34);
+  messageDesc(file_messaging_v1_messaging, 43);
 
 /**
  * @generated from message messaging.v1.MarkReadRequest
@@ -1090,7 +1377,7 @@ export type MarkReadRequest = Message<"messaging.v1.MarkReadRequest"> & {
  * Use `create(MarkReadRequestSchema)` to create a new message.
  */
 export const MarkReadRequestSchema: GenMessage<MarkReadRequest> = /*@__PURE__*/
-  messageDesc(file_messaging_v1_messaging, 35);
+  messageDesc(file_messaging_v1_messaging, 44);
 
 /**
  * @generated from message messaging.v1.MarkReadResponse
@@ -1107,7 +1394,7 @@ export type MarkReadResponse = Message<"messaging.v1.MarkReadResponse"> & {
  * Use `create(MarkReadResponseSchema)` to create a new message.
  */
 export const MarkReadResponseSchema: GenMessage<MarkReadResponse> = /*@__PURE__*/
-  messageDesc(file_messaging_v1_messaging, 36);
+  messageDesc(file_messaging_v1_messaging, 45);
 
 /**
  * @generated from message messaging.v1.AcceptCallRequest
@@ -1134,7 +1421,7 @@ export type AcceptCallRequest = Message<"messaging.v1.AcceptCallRequest"> & {
  * Use `create(AcceptCallRequestSchema)` to create a new message.
  */
 export const AcceptCallRequestSchema: GenMessage<AcceptCallRequest> = /*@__PURE__*/
-  messageDesc(file_messaging_v1_messaging, 37);
+  messageDesc(file_messaging_v1_messaging, 46);
 
 /**
  * @generated from message messaging.v1.AcceptCallResponse
@@ -1151,7 +1438,7 @@ export type AcceptCallResponse = Message<"messaging.v1.AcceptCallResponse"> & {
  * Use `create(AcceptCallResponseSchema)` to create a new message.
  */
 export const AcceptCallResponseSchema: GenMessage<AcceptCallResponse> = /*@__PURE__*/
-  messageDesc(file_messaging_v1_messaging, 38);
+  messageDesc(file_messaging_v1_messaging, 47);
 
 /**
  * @generated from message messaging.v1.GetMessageRequest
@@ -1178,7 +1465,7 @@ export type GetMessageRequest = Message<"messaging.v1.GetMessageRequest"> & {
  * Use `create(GetMessageRequestSchema)` to create a new message.
  */
 export const GetMessageRequestSchema: GenMessage<GetMessageRequest> = /*@__PURE__*/
-  messageDesc(file_messaging_v1_messaging, 39);
+  messageDesc(file_messaging_v1_messaging, 48);
 
 /**
  * @generated from message messaging.v1.StatusChange
@@ -1207,7 +1494,7 @@ export type StatusChange = Message<"messaging.v1.StatusChange"> & {
  * Use `create(StatusChangeSchema)` to create a new message.
  */
 export const StatusChangeSchema: GenMessage<StatusChange> = /*@__PURE__*/
-  messageDesc(file_messaging_v1_messaging, 40);
+  messageDesc(file_messaging_v1_messaging, 49);
 
 /**
  * @generated from message messaging.v1.MessageRecord
@@ -1264,7 +1551,7 @@ export type MessageRecord = Message<"messaging.v1.MessageRecord"> & {
  * Use `create(MessageRecordSchema)` to create a new message.
  */
 export const MessageRecordSchema: GenMessage<MessageRecord> = /*@__PURE__*/
-  messageDesc(file_messaging_v1_messaging, 41);
+  messageDesc(file_messaging_v1_messaging, 50);
 
 /**
  * @generated from message messaging.v1.GetMessageResponse
@@ -1281,7 +1568,7 @@ export type GetMessageResponse = Message<"messaging.v1.GetMessageResponse"> & {
  * Use `create(GetMessageResponseSchema)` to create a new message.
  */
 export const GetMessageResponseSchema: GenMessage<GetMessageResponse> = /*@__PURE__*/
-  messageDesc(file_messaging_v1_messaging, 42);
+  messageDesc(file_messaging_v1_messaging, 51);
 
 /**
  * Messaging sends on behalf of a tenant's client: every call names the tenant and the client, and a client of
@@ -1379,6 +1666,14 @@ export const MessagingService: GenService<{
     methodKind: "unary";
     input: typeof SendMediaRequestSchema;
     output: typeof SendMediaResponseSchema;
+  },
+  /**
+   * @generated from rpc messaging.v1.MessagingService.SendContacts
+   */
+  sendContacts: {
+    methodKind: "unary";
+    input: typeof SendContactsRequestSchema;
+    output: typeof SendContactsResponseSchema;
   },
   /**
    * @generated from rpc messaging.v1.MessagingService.BlockUsers
