@@ -125,6 +125,14 @@ export class Messaging {
     return this.send('contacts', r, () => build.contactsPayload(r));
   }
 
+  sendCtaUrl(r: m.SendCtaUrlRequest) {
+    return this.send('cta_url', r, () => build.ctaUrlPayload(r));
+  }
+
+  requestLocation(r: m.RequestLocationRequest) {
+    return this.send('location_request', r, () => build.locationRequestPayload(r));
+  }
+
   /** Recorded as the media type itself (`image`, `document`...), like the provider's message type. */
   sendMedia(r: m.SendMediaRequest) {
     return this.send(r.type, r, () => build.mediaPayload(r));

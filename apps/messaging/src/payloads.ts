@@ -138,6 +138,22 @@ export function mediaPayload(r: messaging.SendMediaRequest): Json {
   return message(r.to, r.replyTo, r.type, media);
 }
 
+/** Supplement §1: an interactive call-to-action URL button. */
+export function ctaUrlPayload(r: messaging.SendCtaUrlRequest): Json {
+  return interactive(r.to, r.replyTo, {
+    type: 'cta_url',
+    ...headerOf(r.header),
+    body: { text: r.body },
+    ...footerOf(r.footer),
+    action: { name: 'cta_url', parameters: { display_text: r.buttonText, url: r.url } },
+  });
+}
+
+/** Supplement §1: asks the user to share a location (the answer arrives as an inbound `location` message). */
+export function locationRequestPayload(r: messaging.RequestLocationRequest): Json {
+  return interactive(r.to, r.replyTo, { type: 'location_request_message', body: { text: r.body }, action: { name: 'send_location' } });
+}
+
 /** The fields of `o` that are set, in the order given: optional proto fields become absent JSON keys. */
 function defined(o: Record<string, unknown>): Json {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));

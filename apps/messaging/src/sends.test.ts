@@ -49,6 +49,8 @@ describe('messaging operations end to end: edge → messaging → provider simul
     'send-catalog': 'catalog',
     'send-text': 'text',
     'send-contacts': 'contacts',
+    'send-cta-url': 'cta_url',
+    'send-location-request': 'location_request',
   };
   const base = { messaging_product: 'whatsapp', recipient_type: 'individual', to };
   const cases: Array<[string, () => Record<string, unknown>, () => Record<string, unknown>]> = [
@@ -188,6 +190,35 @@ describe('messaging operations end to end: edge → messaging → provider simul
           { name: { formatted_name: 'Front desk' }, phones: [{ phone: '+16505550000' }] },
         ],
       }),
+    ],
+    [
+      'send-cta-url with an image header and footer',
+      () => ({ client_id: clientId, to, body: 'Track your parcel', button_text: 'Track', url: 'https://shop.test/track/42', header: { type: 'image', url: 'https://cdn.shop.test/box.jpg' }, footer: 'Shop' }),
+      () => ({
+        ...base,
+        type: 'interactive',
+        interactive: {
+          type: 'cta_url',
+          header: { type: 'image', image: { link: 'https://cdn.shop.test/box.jpg' } },
+          body: { text: 'Track your parcel' },
+          footer: { text: 'Shop' },
+          action: { name: 'cta_url', parameters: { display_text: 'Track', url: 'https://shop.test/track/42' } },
+        },
+      }),
+    ],
+    [
+      'send-cta-url with a text header',
+      () => ({ client_id: clientId, to, body: 'See the menu', button_text: 'Menu', url: 'https://shop.test/menu', header: { type: 'text', text: 'Lunch' } }),
+      () => ({
+        ...base,
+        type: 'interactive',
+        interactive: { type: 'cta_url', header: { type: 'text', text: 'Lunch' }, body: { text: 'See the menu' }, action: { name: 'cta_url', parameters: { display_text: 'Menu', url: 'https://shop.test/menu' } } },
+      }),
+    ],
+    [
+      'send-location-request',
+      () => ({ client_id: clientId, to, body: 'Where should we deliver?' }),
+      () => ({ ...base, type: 'interactive', interactive: { type: 'location_request_message', body: { text: 'Where should we deliver?' }, action: { name: 'send_location' } } }),
     ],
   ];
 

@@ -44,6 +44,8 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
     sendText: (r) => svc.sendText(r),
     sendMedia: (r) => svc.sendMedia(r),
     sendContacts: (r) => svc.sendContacts(r),
+    sendCtaUrl: (r) => svc.sendCtaUrl(r),
+    requestLocation: (r) => svc.requestLocation(r),
     blockUsers: async (r) => {
       const res = await svc.blockUsers(r.caller, r.users, true);
       return { addedUsers: res.users, replayed: res.replayed };

@@ -160,6 +160,14 @@ describe('messaging limits are enforced at the edge, before any service or provi
     ['a contact email that is not one', '/api/messaging/send-contacts', { client_id: clientId, to, contacts: [{ name: { formatted_name: 'Ana' }, emails: [{ email: 'ana@' }] }] }, ['body', 'contacts', '0', 'emails', '0', 'email'], 'value_error.email'],
     ['a birthday that is no date', '/api/messaging/send-contacts', { client_id: clientId, to, contacts: [{ name: { formatted_name: 'Ana' }, birthday: '1990-02-30' }] }, ['body', 'contacts', '0', 'birthday'], 'date_invalid'],
     ['an unknown contact field', '/api/messaging/send-contacts', { client_id: clientId, to, contacts: [{ name: { formatted_name: 'Ana' }, nickname: 'A' }] }, ['body', 'contacts', '0', 'nickname'], 'extra_forbidden'],
+    ['a 21-character CTA button', '/api/messaging/send-cta-url', { client_id: clientId, to, body: 'Go', button_text: 'x'.repeat(21), url: 'https://shop.test' }, ['body', 'button_text'], 'too_long'],
+    ['an http CTA url', '/api/messaging/send-cta-url', { client_id: clientId, to, body: 'Go', button_text: 'Open', url: 'http://shop.test' }, ['body', 'url'], 'url_scheme'],
+    ['a 1025-character CTA body', '/api/messaging/send-cta-url', { client_id: clientId, to, body: 'x'.repeat(1025), button_text: 'Open', url: 'https://shop.test' }, ['body', 'body'], 'too_long'],
+    ['a 61-character CTA footer', '/api/messaging/send-cta-url', { client_id: clientId, to, body: 'Go', button_text: 'Open', url: 'https://shop.test', footer: 'x'.repeat(61) }, ['body', 'footer'], 'too_long'],
+    ['an http CTA image header', '/api/messaging/send-cta-url', { client_id: clientId, to, body: 'Go', button_text: 'Open', url: 'https://shop.test', header: { type: 'image', url: 'http://cdn.test/a.png' } }, ['body', 'header', 'url'], 'url_scheme'],
+    ['a CTA without url', '/api/messaging/send-cta-url', { client_id: clientId, to, body: 'Go', button_text: 'Open' }, ['body', 'url'], 'missing'],
+    ['a 1025-character location request', '/api/messaging/send-location-request', { client_id: clientId, to, body: 'x'.repeat(1025) }, ['body', 'body'], 'too_long'],
+    ['a location request without body', '/api/messaging/send-location-request', { client_id: clientId, to }, ['body', 'body'], 'missing'],
     ['an unknown field', '/api/messaging/send-catalog', { client_id: clientId, to, body: 'Browse', colour: 'red' }, ['body', 'colour'], 'extra_forbidden'],
   ];
 

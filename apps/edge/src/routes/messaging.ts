@@ -137,6 +137,15 @@ export const MESSAGING_OPERATIONS: Record<string, Operation> = {
     schema: s.sendContactsBody,
     call: async (svc, caller, b) => sent(await svc.messaging.sendContacts({ caller, ...common(b), contacts: (b.contacts as Body[]).map(contactCard) })),
   },
+  'send-cta-url': {
+    schema: s.sendCtaUrlBody,
+    call: async (svc, caller, b) =>
+      sent(await svc.messaging.sendCtaUrl({ caller, ...common(b), body: b.body, buttonText: b.button_text, url: b.url, header: header(b.header), footer: b.footer })),
+  },
+  'send-location-request': {
+    schema: s.sendLocationRequestBody,
+    call: async (svc, caller, b) => sent(await svc.messaging.requestLocation({ caller, ...common(b), body: b.body })),
+  },
   'block-users': {
     schema: s.usersBody,
     call: async (svc, caller, b) => ({ replayed: (await svc.messaging.blockUsers({ caller, users: b.users })).replayed }),

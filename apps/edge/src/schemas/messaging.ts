@@ -285,6 +285,20 @@ export const sendContactsBody = Joi.object({
   contacts: Joi.array().items(contactCard).min(1).max(5).required(),
 }).required();
 
+export const sendCtaUrlBody = Joi.object({
+  ...send,
+  body: text(1024).required(),
+  button_text: trimmed(20).required(),
+  url: httpsUrl.required(),
+  header: mediaHeader,
+  footer,
+}).required();
+
+export const sendLocationRequestBody = Joi.object({
+  ...send,
+  body: text(1024).required(),
+}).required();
+
 export const usersBody = Joi.object({
   client_id: clientId,
   users: Joi.array().items(phone.required()).min(1).max(1000).unique().required(),
