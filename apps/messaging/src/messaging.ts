@@ -117,6 +117,27 @@ export class Messaging {
     return this.send('catalog', r, () => build.catalogPayload(r));
   }
 
+  sendText(r: m.SendTextRequest) {
+    return this.send('text', r, () => build.textPayload(r));
+  }
+
+  sendContacts(r: m.SendContactsRequest) {
+    return this.send('contacts', r, () => build.contactsPayload(r));
+  }
+
+  sendCtaUrl(r: m.SendCtaUrlRequest) {
+    return this.send('cta_url', r, () => build.ctaUrlPayload(r));
+  }
+
+  requestLocation(r: m.RequestLocationRequest) {
+    return this.send('location_request', r, () => build.locationRequestPayload(r));
+  }
+
+  /** Recorded as the media type itself (`image`, `document`...), like the provider's message type. */
+  sendMedia(r: m.SendMediaRequest) {
+    return this.send(r.type, r, () => build.mediaPayload(r));
+  }
+
   /**
    * Blocks or unblocks users. A partial failure is never hidden: a 502 `block_users_partial_failure` whose
    * `failed_users` lists each user that failed and the provider's errors for it.

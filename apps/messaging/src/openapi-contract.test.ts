@@ -25,6 +25,39 @@ const messages: Array<[string, Record<string, unknown>]> = [
   ['sticker', build.stickerPayload(create(m.SendStickerRequestSchema, { to, url: 'https://x.test/s.webp' }))],
   ['catalog with thumbnail', build.catalogPayload(create(m.SendCatalogRequestSchema, { to, body: 'Browse', footer: 'f', thumbnailProductRetailerId: 'sku' }))],
   ['catalog without thumbnail', build.catalogPayload(create(m.SendCatalogRequestSchema, { to, body: 'Browse' }))],
+  ['text', build.textPayload(create(m.SendTextRequestSchema, { to, body: 'Hello https://shop.test', previewUrl: true }))],
+  ['text, reply without preview', build.textPayload(create(m.SendTextRequestSchema, { to, replyTo: 'wamid.Q', body: 'Hello' }))],
+  ['image by link with caption', build.mediaPayload(create(m.SendMediaRequestSchema, { to, type: 'image', url: 'https://x.test/a.jpg', caption: 'c' }))],
+  ['image by id', build.mediaPayload(create(m.SendMediaRequestSchema, { to, type: 'image', mediaId: '1234567890' }))],
+  ['video by id with caption', build.mediaPayload(create(m.SendMediaRequestSchema, { to, type: 'video', mediaId: '1234567890', caption: 'c' }))],
+  ['audio by link', build.mediaPayload(create(m.SendMediaRequestSchema, { to, type: 'audio', url: 'https://x.test/a.ogg' }))],
+  ['document by id with filename and caption', build.mediaPayload(create(m.SendMediaRequestSchema, { to, type: 'document', mediaId: '1234567890', filename: 'invoice.pdf', caption: 'c' }))],
+  ['sticker by id', build.mediaPayload(create(m.SendMediaRequestSchema, { to, type: 'sticker', mediaId: '1234567890' }))],
+  ['sticker by link, reply', build.mediaPayload(create(m.SendMediaRequestSchema, { to, type: 'sticker', url: 'https://x.test/s.webp', replyTo: 'wamid.Q' }))],
+  [
+    'contacts, every field',
+    build.contactsPayload(
+      create(m.SendContactsRequestSchema, {
+        to,
+        contacts: [
+          {
+            name: { formattedName: 'Ana Silva', firstName: 'Ana', lastName: 'Silva', middleName: 'M', prefix: 'Dr', suffix: 'Jr' },
+            phones: [{ phone: '+16505551234', type: 'WORK', waId: '16505551234' }],
+            emails: [{ email: 'ana@shop.test', type: 'HOME' }],
+            urls: [{ url: 'https://shop.test', type: 'WORK' }],
+            addresses: [{ street: '1 Main St', city: 'Menlo Park', state: 'CA', zip: '94025', country: 'United States', countryCode: 'us', type: 'WORK' }],
+            org: { company: 'Shop', department: 'Care', title: 'Support' },
+            birthday: '1990-02-28',
+          },
+        ],
+      }),
+    ),
+  ],
+  ['contacts, five minimal cards', build.contactsPayload(create(m.SendContactsRequestSchema, { to, contacts: Array.from({ length: 5 }, (_, i) => ({ name: { formattedName: `C${i}` } })) }))],
+  ['cta_url, text header and footer', build.ctaUrlPayload(create(m.SendCtaUrlRequestSchema, { to, body: 'Track', buttonText: 'Track', url: 'https://x.test/t', header: { type: 'text', text: 'H' }, footer: 'f' }))],
+  ['cta_url, document header', build.ctaUrlPayload(create(m.SendCtaUrlRequestSchema, { to, body: 'Invoice', buttonText: 'Pay', url: 'https://x.test/p', header: { type: 'document', url: 'https://x.test/i.pdf', filename: 'i.pdf' } }))],
+  ['cta_url, no header', build.ctaUrlPayload(create(m.SendCtaUrlRequestSchema, { to, body: 'Track', buttonText: 'Track', url: 'https://x.test/t' }))],
+  ['location_request_message', build.locationRequestPayload(create(m.RequestLocationRequestSchema, { to, body: 'Where?', replyTo: 'wamid.Q' }))],
   ['mark read', markReadBody('wamid.IN', false)],
   ['typing indicator', markReadBody('wamid.IN', true)],
 ];
@@ -55,6 +88,16 @@ const KNOWN_WRONG: Array<{ payload: RegExp; instancePath: RegExp; keyword: strin
     payload: /^catalog without thumbnail$/, instancePath: /^\/interactive\/action$/, keyword: 'oneOf', schemaPath: /^#\/oneOf$/,
     why: 'the same missing branch',
   },
+  // provider-supplement.md §1: the file has no cta_url or location_request_message branch. Only the missing
+  // enum value and the missing ActionObject branch are excused; header, body, footer and the envelope are checked.
+  {
+    payload: /^(cta_url|location_request_message)/, instancePath: /^\/interactive\/type$/, keyword: 'enum', schemaPath: /^#\/properties\/type\/enum$/,
+    why: 'supplement §1: interactive.type cta_url and location_request_message exist at the provider; the file\'s enum predates them',
+  },
+  ...(['required', 'enum', 'oneOf'] as const).map((keyword) => ({
+    payload: /^(cta_url|location_request_message)/, instancePath: /^\/interactive\/action(\/.*)?$/, keyword, schemaPath: /^#\/oneOf(\/|$)/,
+    why: `supplement §1: action {name: cta_url, parameters: {display_text, url}} and {name: send_location} have no ActionObject branch in the file (reported as ${keyword})`,
+  })),
 ];
 
 type Problem = { instancePath: string; keyword: string; schemaPath: string; message?: string };
@@ -95,6 +138,9 @@ describe("provider requests validate against the provider's OpenAPI description"
     expect(problemsOf('x', { messaging_product: 'whatsapp', to, type: 'location', location: { latitude: '1', longitude: '2' }, bogus: true })).not.toEqual([]);
     const template = messages.find(([n]) => n.startsWith('template'))![1] as { template: Record<string, unknown> };
     expect(problemsOf('template', { ...template, template: { ...template.template, name: undefined } })).not.toEqual([]);
+    // the excused cta_url branch still has its header and body checked by the file
+    const cta = build.ctaUrlPayload(create(m.SendCtaUrlRequestSchema, { to, body: 'x'.repeat(1025), buttonText: 'Go', url: 'https://x.test', header: { type: 'text', text: 'y'.repeat(61) } }));
+    expect(problemsOf('cta_url', cta).map((p) => p.instancePath).sort()).toEqual(['/interactive/body/text', '/interactive/header/text']);
   });
 
   it('mark read and typing match the shape of the file\'s own example (the file gives no schema for them)', () => {

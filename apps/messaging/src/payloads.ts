@@ -8,7 +8,7 @@ import type { messaging } from '@gateway/contracts';
 type Json = Record<string, unknown>;
 
 /** Fields of every message send (§1.1); `context.message_id` quotes an earlier message. */
-function message(to: string, replyTo: string | undefined, type: string, body: Json): Json {
+function message(to: string, replyTo: string | undefined, type: string, body: Json | Json[]): Json {
   return {
     messaging_product: 'whatsapp',
     recipient_type: 'individual',
@@ -123,6 +123,57 @@ export function locationPayload(r: messaging.SendLocationRequest): Json {
 
 export function stickerPayload(r: messaging.SendStickerRequest): Json {
   return message(r.to, r.replyTo, 'sticker', { link: r.url });
+}
+
+/** §1.12: a text; `preview_url` is always sent so the provider never guesses. */
+export function textPayload(r: messaging.SendTextRequest): Json {
+  return message(r.to, r.replyTo, 'text', { body: r.body, preview_url: r.previewUrl });
+}
+
+/** §1 image / video / audio / document / sticker: by `link` or `id`; caption and filename only where the provider takes them. */
+export function mediaPayload(r: messaging.SendMediaRequest): Json {
+  const media: Json = r.mediaId ? { id: r.mediaId } : { link: r.url };
+  if (r.caption !== undefined && r.type !== 'audio' && r.type !== 'sticker') media.caption = r.caption;
+  if (r.filename !== undefined && r.type === 'document') media.filename = r.filename;
+  return message(r.to, r.replyTo, r.type, media);
+}
+
+/** Supplement §1: an interactive call-to-action URL button. */
+export function ctaUrlPayload(r: messaging.SendCtaUrlRequest): Json {
+  return interactive(r.to, r.replyTo, {
+    type: 'cta_url',
+    ...headerOf(r.header),
+    body: { text: r.body },
+    ...footerOf(r.footer),
+    action: { name: 'cta_url', parameters: { display_text: r.buttonText, url: r.url } },
+  });
+}
+
+/** Supplement §1: asks the user to share a location (the answer arrives as an inbound `location` message). */
+export function locationRequestPayload(r: messaging.RequestLocationRequest): Json {
+  return interactive(r.to, r.replyTo, { type: 'location_request_message', body: { text: r.body }, action: { name: 'send_location' } });
+}
+
+/** The fields of `o` that are set, in the order given: optional proto fields become absent JSON keys. */
+function defined(o: Record<string, unknown>): Json {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+}
+
+/** Supplement §1 contacts: the cards as given; empty lists and unset fields are left out. */
+export function contactsPayload(r: messaging.SendContactsRequest): Json {
+  const listOf = <T>(items: T[], map: (item: T) => Json) => (items.length ? items.map(map) : undefined);
+  const cards = r.contacts.map((c) =>
+    defined({
+      name: defined({ formatted_name: c.name?.formattedName ?? '', first_name: c.name?.firstName, last_name: c.name?.lastName, middle_name: c.name?.middleName, suffix: c.name?.suffix, prefix: c.name?.prefix }),
+      phones: listOf(c.phones, (p) => defined({ phone: p.phone, type: p.type, wa_id: p.waId })),
+      emails: listOf(c.emails, (e) => defined({ email: e.email, type: e.type })),
+      urls: listOf(c.urls, (u) => defined({ url: u.url, type: u.type })),
+      addresses: listOf(c.addresses, (a) => defined({ street: a.street, city: a.city, state: a.state, zip: a.zip, country: a.country, country_code: a.countryCode, type: a.type })),
+      org: c.org ? defined({ company: c.org.company, department: c.org.department, title: c.org.title }) : undefined,
+      birthday: c.birthday,
+    }),
+  );
+  return message(r.to, r.replyTo, 'contacts', cards);
 }
 
 export function catalogPayload(r: messaging.SendCatalogRequest): Json {

@@ -36,6 +36,22 @@ describe('messaging operations end to end: edge → messaging → provider simul
     await sim('/_sim/faults', undefined, 'DELETE');
   });
 
+  /** The kind each operation's messages are recorded as (GET /api/messages/{id}). */
+  const KINDS: Record<string, string> = {
+    'send-buttons': 'buttons',
+    'send-list': 'list',
+    'send-products': 'products',
+    'send-flow': 'flow',
+    'send-reaction': 'reaction',
+    'send-template': 'template',
+    'send-location': 'location',
+    'send-sticker': 'sticker',
+    'send-catalog': 'catalog',
+    'send-text': 'text',
+    'send-contacts': 'contacts',
+    'send-cta-url': 'cta_url',
+    'send-location-request': 'location_request',
+  };
   const base = { messaging_product: 'whatsapp', recipient_type: 'individual', to };
   const cases: Array<[string, () => Record<string, unknown>, () => Record<string, unknown>]> = [
     [
@@ -121,7 +137,93 @@ describe('messaging operations end to end: edge → messaging → provider simul
       () => ({ client_id: clientId, to, body: 'Browse our catalog', thumbnail_product_retailer_id: 'sku-1' }),
       () => ({ ...base, type: 'interactive', interactive: { type: 'catalog_message', body: { text: 'Browse our catalog' }, action: { name: 'catalog_message', parameters: { thumbnail_product_retailer_id: 'sku-1' } } } }),
     ],
+    ['send-text', () => ({ client_id: clientId, to, text: 'Your order shipped: https://shop.test/o/1', preview_url: true }), () => ({ ...base, type: 'text', text: { body: 'Your order shipped: https://shop.test/o/1', preview_url: true } })],
+    ['send-text without preview_url', () => ({ client_id: clientId, to, text: 'Hello', reply_to: 'wamid.quoted' }), () => ({ ...base, context: { message_id: 'wamid.quoted' }, type: 'text', text: { body: 'Hello', preview_url: false } })],
+    [
+      'send-media image by url with a caption',
+      () => ({ client_id: clientId, to, type: 'image', url: 'https://cdn.shop.test/p.jpg', caption: 'New in' }),
+      () => ({ ...base, type: 'image', image: { link: 'https://cdn.shop.test/p.jpg', caption: 'New in' } }),
+    ],
+    [
+      'send-media document by url with filename and caption',
+      () => ({ client_id: clientId, to, type: 'document', url: 'https://cdn.shop.test/inv/42', filename: 'invoice-42.pdf', caption: 'Your invoice' }),
+      () => ({ ...base, type: 'document', document: { link: 'https://cdn.shop.test/inv/42', caption: 'Your invoice', filename: 'invoice-42.pdf' } }),
+    ],
+    ['send-media audio by url', () => ({ client_id: clientId, to, type: 'audio', url: 'https://cdn.shop.test/a.ogg' }), () => ({ ...base, type: 'audio', audio: { link: 'https://cdn.shop.test/a.ogg' } })],
+    [
+      'send-media video as a reply',
+      () => ({ client_id: clientId, to, type: 'video', url: 'https://cdn.shop.test/v.mp4', reply_to: 'wamid.quoted' }),
+      () => ({ ...base, context: { message_id: 'wamid.quoted' }, type: 'video', video: { link: 'https://cdn.shop.test/v.mp4' } }),
+    ],
+    ['send-media sticker by url', () => ({ client_id: clientId, to, type: 'sticker', url: 'https://cdn.shop.test/s.webp' }), () => ({ ...base, type: 'sticker', sticker: { link: 'https://cdn.shop.test/s.webp' } })],
+    [
+      'send-contacts with a full card and a minimal one',
+      () => ({
+        client_id: clientId,
+        to,
+        contacts: [
+          {
+            name: { formatted_name: 'Ana Silva', first_name: 'Ana', last_name: 'Silva' },
+            phones: [{ phone: '+1 (650) 555-1234', type: 'WORK', wa_id: '16505551234' }],
+            emails: [{ email: 'ana@shop.test', type: 'WORK' }],
+            urls: [{ url: 'https://shop.test', type: 'WORK' }],
+            addresses: [{ street: '1 Main St', city: 'Menlo Park', state: 'CA', zip: '94025', country: 'United States', country_code: 'us', type: 'WORK' }],
+            org: { company: 'Shop', title: 'Support' },
+            birthday: '1990-02-28',
+          },
+          { name: { formatted_name: 'Front desk' }, phones: [{ phone: '+16505550000' }] },
+        ],
+      }),
+      () => ({
+        ...base,
+        type: 'contacts',
+        contacts: [
+          {
+            name: { formatted_name: 'Ana Silva', first_name: 'Ana', last_name: 'Silva' },
+            phones: [{ phone: '+1 (650) 555-1234', type: 'WORK', wa_id: '16505551234' }],
+            emails: [{ email: 'ana@shop.test', type: 'WORK' }],
+            urls: [{ url: 'https://shop.test', type: 'WORK' }],
+            addresses: [{ street: '1 Main St', city: 'Menlo Park', state: 'CA', zip: '94025', country: 'United States', country_code: 'us', type: 'WORK' }],
+            org: { company: 'Shop', title: 'Support' },
+            birthday: '1990-02-28',
+          },
+          { name: { formatted_name: 'Front desk' }, phones: [{ phone: '+16505550000' }] },
+        ],
+      }),
+    ],
+    [
+      'send-cta-url with an image header and footer',
+      () => ({ client_id: clientId, to, body: 'Track your parcel', button_text: 'Track', url: 'https://shop.test/track/42', header: { type: 'image', url: 'https://cdn.shop.test/box.jpg' }, footer: 'Shop' }),
+      () => ({
+        ...base,
+        type: 'interactive',
+        interactive: {
+          type: 'cta_url',
+          header: { type: 'image', image: { link: 'https://cdn.shop.test/box.jpg' } },
+          body: { text: 'Track your parcel' },
+          footer: { text: 'Shop' },
+          action: { name: 'cta_url', parameters: { display_text: 'Track', url: 'https://shop.test/track/42' } },
+        },
+      }),
+    ],
+    [
+      'send-cta-url with a text header',
+      () => ({ client_id: clientId, to, body: 'See the menu', button_text: 'Menu', url: 'https://shop.test/menu', header: { type: 'text', text: 'Lunch' } }),
+      () => ({
+        ...base,
+        type: 'interactive',
+        interactive: { type: 'cta_url', header: { type: 'text', text: 'Lunch' }, body: { text: 'See the menu' }, action: { name: 'cta_url', parameters: { display_text: 'Menu', url: 'https://shop.test/menu' } } },
+      }),
+    ],
+    [
+      'send-location-request',
+      () => ({ client_id: clientId, to, body: 'Where should we deliver?' }),
+      () => ({ ...base, type: 'interactive', interactive: { type: 'location_request_message', body: { text: 'Where should we deliver?' }, action: { name: 'send_location' } } }),
+    ],
   ];
+
+  /** send-media records the media type itself; every other send its own kind. */
+  const kindOf = (name: string, request: Record<string, unknown>) => (name.startsWith('send-media') ? request.type : KINDS[name.split(' ')[0]]);
 
   it.each(cases)('%s: the provider gets exactly its payload and the tenant 200 null with X-Message-Id', async (name, request, expected) => {
     const res = await api.post(`/api/messaging/${name.split(' ')[0]}`, request());
@@ -135,7 +237,7 @@ describe('messaging operations end to end: edge → messaging → provider simul
     expect(calls[0].body).toEqual(expected());
     const record = await api.get(`/api/messages/${messageId}?client_id=${clientId}`);
     expect(record.status).toBe(200);
-    expect(record.json).toMatchObject({ id: messageId, client_id: clientId, to, status: 'accepted' });
+    expect(record.json).toMatchObject({ id: messageId, client_id: clientId, to, kind: kindOf(name, request()), status: 'accepted' });
   });
 
   it('mark-read and indicate-typing send read receipts (with the typing indicator)', async () => {

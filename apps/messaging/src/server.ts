@@ -45,6 +45,11 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
     sendLocation: (r) => svc.sendLocation(r),
     sendSticker: (r) => svc.sendSticker(r),
     sendCatalog: (r) => svc.sendCatalog(r),
+    sendText: (r) => svc.sendText(r),
+    sendMedia: (r) => svc.sendMedia(r),
+    sendContacts: (r) => svc.sendContacts(r),
+    sendCtaUrl: (r) => svc.sendCtaUrl(r),
+    requestLocation: (r) => svc.requestLocation(r),
     blockUsers: async (r) => {
       const res = await svc.blockUsers(r.caller, r.users, true);
       return { addedUsers: res.users, replayed: res.replayed };

@@ -24,7 +24,20 @@ const sent = (r: { result?: { messageId: string; replayed: boolean } }) => ({ me
 const common = (b: Body) => ({ to: b.to as string, replyTo: b.reply_to as string | undefined });
 const header = (h: Header) => (h ? { type: h.type, text: h.text, url: h.url, filename: h.filename } : undefined);
 
-/** The thirteen operations of spec 4.3, by path under /api/messaging. */
+/** A validated contact card (snake_case JSON) as the proto message. */
+function contactCard(c: Body) {
+  return {
+    name: { formattedName: c.name.formatted_name, firstName: c.name.first_name, lastName: c.name.last_name, middleName: c.name.middle_name, suffix: c.name.suffix, prefix: c.name.prefix },
+    phones: (c.phones ?? []).map((p: Body) => ({ phone: p.phone, type: p.type, waId: p.wa_id })),
+    emails: c.emails ?? [],
+    urls: c.urls ?? [],
+    addresses: (c.addresses ?? []).map((a: Body) => ({ street: a.street, city: a.city, state: a.state, zip: a.zip, country: a.country, countryCode: a.country_code, type: a.type })),
+    org: c.org,
+    birthday: c.birthday,
+  };
+}
+
+/** The thirteen operations of spec 4.3 and the everyday sends of issue 19, by path under /api/messaging. */
 export const MESSAGING_OPERATIONS: Record<string, Operation> = {
   'send-buttons': {
     schema: s.sendButtonsBody,
@@ -116,6 +129,28 @@ export const MESSAGING_OPERATIONS: Record<string, Operation> = {
     schema: s.sendCatalogBody,
     call: async (svc, caller, b) =>
       sent(await svc.messaging.sendCatalog({ caller, ...common(b), body: b.body, footer: b.footer, thumbnailProductRetailerId: b.thumbnail_product_retailer_id })),
+  },
+  'send-text': {
+    schema: s.sendTextBody,
+    call: async (svc, caller, b) => sent(await svc.messaging.sendText({ caller, ...common(b), body: b.text, previewUrl: b.preview_url })),
+  },
+  'send-media': {
+    schema: s.sendMediaBody,
+    call: async (svc, caller, b) =>
+      sent(await svc.messaging.sendMedia({ caller, ...common(b), type: b.type, url: b.url, mediaId: b.media_id, caption: b.caption, filename: b.filename })),
+  },
+  'send-contacts': {
+    schema: s.sendContactsBody,
+    call: async (svc, caller, b) => sent(await svc.messaging.sendContacts({ caller, ...common(b), contacts: (b.contacts as Body[]).map(contactCard) })),
+  },
+  'send-cta-url': {
+    schema: s.sendCtaUrlBody,
+    call: async (svc, caller, b) =>
+      sent(await svc.messaging.sendCtaUrl({ caller, ...common(b), body: b.body, buttonText: b.button_text, url: b.url, header: header(b.header), footer: b.footer })),
+  },
+  'send-location-request': {
+    schema: s.sendLocationRequestBody,
+    call: async (svc, caller, b) => sent(await svc.messaging.requestLocation({ caller, ...common(b), body: b.body })),
   },
   'block-users': {
     schema: s.usersBody,

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { clientId, phone } from './common';
+import { clientId, httpUrl, phone, providerId } from './common';
 
 /*
  * Request bodies of /api/messaging/* and /api/call/accept. Every limit of decisions.md ("Request fields the
@@ -15,6 +15,11 @@ const text = (max: number) => Joi.string().max(max);
 const trimmed = (max: number) => Joi.string().trim().max(max);
 
 const httpsUrl = Joi.string().max(2048).uri({ scheme: ['https'] });
+
+/** A sticker link: https, and its path must end in .webp (the provider takes WebP stickers only). */
+const webpUrl = httpsUrl
+  .custom((v: string, helpers) => (URL.canParse(v) && /\.webp$/i.test(new URL(v).pathname) ? v : helpers.error('custom.not_webp')))
+  .messages({ 'custom.not_webp': '{{#label}} must point to a WebP image (its path must end in .webp)' });
 
 /** joi's validation state: where the value sits, and how to report an error further down. */
 interface JoiState {
@@ -184,10 +189,7 @@ export const sendLocationBody = Joi.object({
 
 export const sendStickerBody = Joi.object({
   ...send,
-  url: httpsUrl
-    .custom((v: string, helpers) => (URL.canParse(v) && /\.webp$/i.test(new URL(v).pathname) ? v : helpers.error('custom.not_webp')))
-    .messages({ 'custom.not_webp': '{{#label}} must point to a WebP image (its path must end in .webp)' })
-    .required(),
+  url: webpUrl.required(),
 }).required();
 
 export const sendCatalogBody = Joi.object({
@@ -195,6 +197,106 @@ export const sendCatalogBody = Joi.object({
   body: text(1024).required(),
   footer,
   thumbnail_product_retailer_id: trimmed(256),
+}).required();
+
+export const sendTextBody = Joi.object({
+  ...send,
+  text: text(4096).required(),
+  preview_url: Joi.boolean().default(false),
+}).required();
+
+const MEDIA_TYPES = ['image', 'video', 'audio', 'document', 'sticker'] as const;
+
+/**
+ * Media by link or by media id: exactly one of `url` and `media_id` (each problem reported at its own field,
+ * so a request with both or neither still gets every other problem listed too).
+ */
+export const sendMediaBody = Joi.object({
+  ...send,
+  type: Joi.string()
+    .valid(...MEDIA_TYPES)
+    .required(),
+  url: Joi.when('media_id', {
+    is: Joi.exist(),
+    then: Joi.forbidden().messages({ 'any.unknown': '{{#label}} is not allowed together with media_id: give exactly one of them' }),
+    otherwise: Joi.when('type', { is: 'sticker', then: webpUrl, otherwise: httpsUrl })
+      .required()
+      .messages({ 'any.required': '{{#label}} or media_id is required' }),
+  }),
+  media_id: providerId,
+  caption: Joi.when('type', {
+    is: Joi.valid('audio', 'sticker'),
+    then: Joi.forbidden().messages({ 'any.unknown': '{{#label}} is not allowed for audio or sticker messages' }),
+    otherwise: text(1024),
+  }),
+  filename: Joi.when('type', {
+    is: 'document',
+    then: text(240),
+    otherwise: Joi.forbidden().messages({ 'any.unknown': '{{#label}} is only allowed for documents' }),
+  }),
+}).required();
+
+/**
+ * Contact cards. Where the provider's pages and its OpenAPI file disagree the file wins (issue 19): at most
+ * 5 cards (the pages say 10) and `type` HOME or WORK (the pages also show CELL, MAIN, IPHONE).
+ */
+const contactType = Joi.string().valid('HOME', 'WORK');
+const isoDate = Joi.string()
+  .pattern(/^\d{4}-\d{2}-\d{2}$/, 'YYYY-MM-DD')
+  .custom((v: string, helpers) => (new Date(`${v}T00:00:00Z`).toISOString().startsWith(v) ? v : helpers.error('custom.date_invalid')))
+  .messages({ 'custom.date_invalid': '{{#label}} is not a calendar date' });
+const contactCard = Joi.object({
+  name: Joi.object({
+    formatted_name: text(512).required(),
+    first_name: text(256),
+    last_name: text(256),
+    middle_name: text(256),
+    suffix: text(64),
+    prefix: text(64),
+  }).required(),
+  phones: Joi.array()
+    .items(Joi.object({ phone: Joi.string().max(64).required(), type: contactType, wa_id: Joi.string().pattern(/^\d{5,20}$/, 'WhatsApp id') }))
+    .max(20),
+  emails: Joi.array()
+    .items(Joi.object({ email: Joi.string().max(320).email({ tlds: { allow: false } }).required(), type: contactType }))
+    .max(20),
+  urls: Joi.array()
+    .items(Joi.object({ url: httpUrl.required(), type: contactType }))
+    .max(20),
+  addresses: Joi.array()
+    .items(
+      Joi.object({
+        street: text(512),
+        city: text(256),
+        state: text(256),
+        zip: text(64),
+        country: text(256),
+        country_code: Joi.string().pattern(/^[A-Za-z]{2}$/, 'two-letter country code'),
+        type: contactType,
+      }),
+    )
+    .max(20),
+  org: Joi.object({ company: text(256), department: text(256), title: text(256) }),
+  birthday: isoDate,
+});
+
+export const sendContactsBody = Joi.object({
+  ...send,
+  contacts: Joi.array().items(contactCard).min(1).max(5).required(),
+}).required();
+
+export const sendCtaUrlBody = Joi.object({
+  ...send,
+  body: text(1024).required(),
+  button_text: trimmed(20).required(),
+  url: httpsUrl.required(),
+  header: mediaHeader,
+  footer,
+}).required();
+
+export const sendLocationRequestBody = Joi.object({
+  ...send,
+  body: text(1024).required(),
 }).required();
 
 export const usersBody = Joi.object({

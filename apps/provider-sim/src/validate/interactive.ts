@@ -6,6 +6,8 @@ type Json = Record<string, unknown>;
 export interface InteractiveContext {
   catalogId: string | null;
   flow(id: string): { status: string } | undefined;
+  /** Whether a media id may be sent by this phone number (uploaded by it or received by it); unchecked when absent. */
+  media?(id: string): boolean;
 }
 
 function header(v: unknown, path: string, kinds: readonly string[]): void {
@@ -137,9 +139,27 @@ function flow(i: Json, ctx: InteractiveContext): void {
   }
 }
 
+function ctaUrl(i: Json): void {
+  header(i.header, 'interactive.header', ['text', 'image', 'video', 'document']);
+  body(i.body, 'interactive.body', 1024);
+  footer(i.footer, 'interactive.footer');
+  const action = obj(i.action, 'interactive.action');
+  oneOf(action.name, 'interactive.action.name', ['cta_url']);
+  const p = obj(action.parameters, 'interactive.action.parameters');
+  str(p.display_text, 'interactive.action.parameters.display_text', { max: 20 });
+  const url = str(p.url, 'interactive.action.parameters.url')!;
+  if (!/^https?:\/\//.test(url)) throw invalidParameter('interactive.action.parameters.url must be an http(s) URL');
+}
+
+function locationRequest(i: Json): void {
+  if (i.header !== undefined) throw invalidParameter('interactive.header is not allowed for location_request_message');
+  body(i.body, 'interactive.body', 1024);
+  oneOf(obj(i.action, 'interactive.action').name, 'interactive.action.name', ['send_location']);
+}
+
 export function validateInteractive(v: unknown, ctx: InteractiveContext): string {
   const i = obj(v, 'interactive');
-  const type = oneOf(i.type, 'interactive.type', ['button', 'list', 'product_list', 'product', 'catalog_message', 'flow'] as const);
+  const type = oneOf(i.type, 'interactive.type', ['button', 'list', 'product_list', 'product', 'catalog_message', 'flow', 'cta_url', 'location_request_message'] as const);
   switch (type) {
     case 'button':
       buttons(i);
@@ -155,6 +175,12 @@ export function validateInteractive(v: unknown, ctx: InteractiveContext): string
       break;
     case 'flow':
       flow(i, ctx);
+      break;
+    case 'cta_url':
+      ctaUrl(i);
+      break;
+    case 'location_request_message':
+      locationRequest(i);
       break;
     case 'product': {
       const action = obj(i.action, 'interactive.action');

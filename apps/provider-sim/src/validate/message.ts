@@ -1,10 +1,38 @@
-import { invalidParameter } from '../errors';
+import { invalidParameter, parameterValueInvalid } from '../errors';
 import { arr, num, obj, oneOf, str } from './checks';
 import { validateInteractive, type InteractiveContext } from './interactive';
 
 type Json = Record<string, unknown>;
 
 export const MESSAGE_TYPES = ['text', 'image', 'audio', 'video', 'document', 'sticker', 'location', 'contacts', 'reaction', 'interactive', 'template'] as const;
+
+const CONTACT_TYPES = ['HOME', 'WORK', 'CELL', 'MAIN', 'IPHONE'];
+
+/** Contact cards (supplement §1): `name.formatted_name` required, each list item with its key field, types from the provider's list. */
+function validateContacts(content: unknown): void {
+  arr(content, 'contacts', { min: 1, max: 5 }).forEach((c, n) => {
+    const card = obj(c, `contacts[${n}]`);
+    const path = `contacts[${n}]`;
+    for (const k of Object.keys(card)) {
+      if (!['name', 'phones', 'emails', 'urls', 'addresses', 'org', 'birthday'].includes(k)) throw invalidParameter(`${path}.${k} is not a valid parameter`);
+    }
+    str(obj(card.name, `${path}.name`).formatted_name, `${path}.name.formatted_name`);
+    const items = (key: string, field: string | null) => {
+      if (card[key] === undefined) return;
+      arr(card[key], `${path}.${key}`).forEach((item, k) => {
+        const o = obj(item, `${path}.${key}[${k}]`);
+        if (field) str(o[field], `${path}.${key}[${k}].${field}`);
+        if (o.type !== undefined) oneOf(o.type, `${path}.${key}[${k}].type`, CONTACT_TYPES);
+      });
+    };
+    items('phones', 'phone');
+    items('emails', 'email');
+    items('urls', 'url');
+    items('addresses', null);
+    if (card.org !== undefined) obj(card.org, `${path}.org`);
+    if (card.birthday !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(String(str(card.birthday, `${path}.birthday`)))) throw invalidParameter(`${path}.birthday must be YYYY-MM-DD`);
+  });
+}
 
 /** Validates a message send (§1) the way the provider does; returns the message type. */
 export function validateMessage(b: Json, ctx: InteractiveContext): string {
@@ -19,6 +47,7 @@ export function validateMessage(b: Json, ctx: InteractiveContext): string {
     case 'text': {
       const t = obj(content, 'text');
       str(t.body, 'text.body', { max: 4096 });
+      if (t.preview_url !== undefined && typeof t.preview_url !== 'boolean') throw invalidParameter('text.preview_url must be a boolean');
       break;
     }
     case 'reaction': {
@@ -47,6 +76,15 @@ export function validateMessage(b: Json, ctx: InteractiveContext): string {
         if (!/^https?:\/\//.test(link)) throw invalidParameter(`${type}.link must be an http(s) URL`);
         if (type === 'sticker' && !/\.webp$/i.test(new URL(link).pathname)) throw invalidParameter('sticker.link must point to a WebP image (.webp)');
       }
+      if (m.id !== undefined) {
+        const id = str(m.id, `${type}.id`)!;
+        if (ctx.media && !ctx.media(id)) throw parameterValueInvalid(`${type}.id ${id} is not a media id of this phone number`);
+      }
+      // supplement §1: captions on image, video and document only; filename on documents only
+      const allowed = new Set(['id', 'link', ...(type === 'audio' || type === 'sticker' ? [] : ['caption']), ...(type === 'document' ? ['filename'] : [])]);
+      for (const k of Object.keys(m)) if (!allowed.has(k)) throw invalidParameter(`${type}.${k} is not a valid parameter for ${type} messages`);
+      str(m.caption, `${type}.caption`, { required: false, max: 1024 });
+      str(m.filename, `${type}.filename`, { required: false, max: 240 });
       break;
     }
     case 'template': {
@@ -73,7 +111,7 @@ export function validateMessage(b: Json, ctx: InteractiveContext): string {
       break;
     }
     case 'contacts':
-      arr(content, 'contacts', { min: 1 });
+      validateContacts(content);
       break;
     case 'interactive':
       return `interactive.${validateInteractive(content, ctx)}`;

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file messaging/v1/messaging.proto.
  */
 export const file_messaging_v1_messaging: GenFile = /*@__PURE__*/
-  fileDesc("ChxtZXNzYWdpbmcvdjEvbWVzc2FnaW5nLnByb3RvEgxtZXNzYWdpbmcudjEiZAoNQ2FsbGVyQ29udGV4dBIRCgl0ZW5hbnRfaWQYASABKAkSEQoJY2xpZW50X2lkGAIgASgJEhcKD2lkZW1wb3RlbmN5X2tleRgDIAEoCRIUCgxyZXF1ZXN0X2hhc2gYBCABKAkiMgoKU2VuZFJlc3VsdBISCgptZXNzYWdlX2lkGAEgASgJEhAKCHJlcGxheWVkGAIgASgIInUKC01lZGlhSGVhZGVyEgwKBHR5cGUYASABKAkSEQoEdGV4dBgCIAEoCUgAiAEBEhAKA3VybBgDIAEoCUgBiAEBEhUKCGZpbGVuYW1lGAQgASgJSAKIAQFCBwoFX3RleHRCBgoEX3VybEILCglfZmlsZW5hbWUiKAoLUmVwbHlCdXR0b24SCgoCaWQYASABKAkSDQoFdGl0bGUYAiABKAkiiwIKElNlbmRCdXR0b25zUmVxdWVzdBIrCgZjYWxsZXIYASABKAsyGy5tZXNzYWdpbmcudjEuQ2FsbGVyQ29udGV4dBIKCgJ0bxgCIAEoCRIVCghyZXBseV90bxgDIAEoCUgAiAEBEi4KBmhlYWRlchgEIAEoCzIZLm1lc3NhZ2luZy52MS5NZWRpYUhlYWRlckgBiAEBEhEKCWJvZHlfdGV4dBgFIAEoCRITCgZmb290ZXIYBiABKAlIAogBARIqCgdidXR0b25zGAcgAygLMhkubWVzc2FnaW5nLnYxLlJlcGx5QnV0dG9uQgsKCV9yZXBseV90b0IJCgdfaGVhZGVyQgkKB19mb290ZXIiPwoTU2VuZEJ1dHRvbnNSZXNwb25zZRIoCgZyZXN1bHQYASABKAsyGC5tZXNzYWdpbmcudjEuU2VuZFJlc3VsdCJOCgdMaXN0Um93EgoKAmlkGAEgASgJEg0KBXRpdGxlGAIgASgJEhgKC2Rlc2NyaXB0aW9uGAMgASgJSACIAQFCDgoMX2Rlc2NyaXB0aW9uIlAKC0xpc3RTZWN0aW9uEhIKBXRpdGxlGAEgASgJSACIAQESIwoEcm93cxgCIAMoCzIVLm1lc3NhZ2luZy52MS5MaXN0Um93QggKBl90aXRsZSKIAgoPU2VuZExpc3RSZXF1ZXN0EisKBmNhbGxlchgBIAEoCzIbLm1lc3NhZ2luZy52MS5DYWxsZXJDb250ZXh0EgoKAnRvGAIgASgJEhUKCHJlcGx5X3RvGAMgASgJSACIAQESDAoEYm9keRgEIAEoCRITCgtidXR0b25fdGV4dBgFIAEoCRIYCgtoZWFkZXJfdGV4dBgGIAEoCUgBiAEBEhMKBmZvb3RlchgHIAEoCUgCiAEBEisKCHNlY3Rpb25zGAggAygLMhkubWVzc2FnaW5nLnYxLkxpc3RTZWN0aW9uQgsKCV9yZXBseV90b0IOCgxfaGVhZGVyX3RleHRCCQoHX2Zvb3RlciI8ChBTZW5kTGlzdFJlc3BvbnNlEigKBnJlc3VsdBgBIAEoCzIYLm1lc3NhZ2luZy52MS5TZW5kUmVzdWx0IjwKDlByb2R1Y3RTZWN0aW9uEhIKBXRpdGxlGAEgASgJSACIAQESDAoEc2t1cxgCIAMoCUIICgZfdGl0bGUihwIKE1NlbmRQcm9kdWN0c1JlcXVlc3QSKwoGY2FsbGVyGAEgASgLMhsubWVzc2FnaW5nLnYxLkNhbGxlckNvbnRleHQSCgoCdG8YAiABKAkSFQoIcmVwbHlfdG8YAyABKAlIAIgBARINCgV0aXRsZRgEIAEoCRIMCgRib2R5GAUgASgJEhMKBmZvb3RlchgGIAEoCUgBiAEBEhcKCmNhdGFsb2dfaWQYByABKAlIAogBARIuCghzZWN0aW9ucxgIIAMoCzIcLm1lc3NhZ2luZy52MS5Qcm9kdWN0U2VjdGlvbkILCglfcmVwbHlfdG9CCQoHX2Zvb3RlckINCgtfY2F0YWxvZ19pZCJAChRTZW5kUHJvZHVjdHNSZXNwb25zZRIoCgZyZXN1bHQYASABKAsyGC5tZXNzYWdpbmcudjEuU2VuZFJlc3VsdCK+AwoPU2VuZEZsb3dSZXF1ZXN0EisKBmNhbGxlchgBIAEoCzIbLm1lc3NhZ2luZy52MS5DYWxsZXJDb250ZXh0EgoKAnRvGAIgASgJEhUKCHJlcGx5X3RvGAMgASgJSACIAQESDAoEYm9keRgEIAEoCRITCgtidXR0b25fdGV4dBgFIAEoCRIPCgdmbG93X2lkGAYgASgJEhcKCmZsb3dfdG9rZW4YByABKAlIAYgBARITCgtmbG93X2FjdGlvbhgIIAEoCRIfChJmbG93X2FjdGlvbl9zY3JlZW4YCSABKAlIAogBARIiChVmbG93X2FjdGlvbl9kYXRhX2pzb24YCiABKAlIA4gBARIMCgRtb2RlGAsgASgJEi4KBmhlYWRlchgMIAEoCzIZLm1lc3NhZ2luZy52MS5NZWRpYUhlYWRlckgEiAEBEhMKBmZvb3RlchgNIAEoCUgFiAEBQgsKCV9yZXBseV90b0INCgtfZmxvd190b2tlbkIVChNfZmxvd19hY3Rpb25fc2NyZWVuQhgKFl9mbG93X2FjdGlvbl9kYXRhX2pzb25CCQoHX2hlYWRlckIJCgdfZm9vdGVyIlAKEFNlbmRGbG93UmVzcG9uc2USKAoGcmVzdWx0GAEgASgLMhgubWVzc2FnaW5nLnYxLlNlbmRSZXN1bHQSEgoKZmxvd190b2tlbhgCIAEoCSKVAQoTU2VuZFJlYWN0aW9uUmVxdWVzdBIrCgZjYWxsZXIYASABKAsyGy5tZXNzYWdpbmcudjEuQ2FsbGVyQ29udGV4dBIKCgJ0bxgCIAEoCRIVCghyZXBseV90bxgDIAEoCUgAiAEBEhIKCm1lc3NhZ2VfaWQYBCABKAkSDQoFZW1vamkYBSABKAlCCwoJX3JlcGx5X3RvIkAKFFNlbmRSZWFjdGlvblJlc3BvbnNlEigKBnJlc3VsdBgBIAEoCzIYLm1lc3NhZ2luZy52MS5TZW5kUmVzdWx0IrABChNTZW5kVGVtcGxhdGVSZXF1ZXN0EisKBmNhbGxlchgBIAEoCzIbLm1lc3NhZ2luZy52MS5DYWxsZXJDb250ZXh0EgoKAnRvGAIgASgJEhUKCHJlcGx5X3RvGAMgASgJSACIAQESFQoNdGVtcGxhdGVfbmFtZRgEIAEoCRIMCgRsYW5nGAUgASgJEhcKD2NvbXBvbmVudHNfanNvbhgGIAEoCUILCglfcmVwbHlfdG8iQAoUU2VuZFRlbXBsYXRlUmVzcG9uc2USKAoGcmVzdWx0GAEgASgLMhgubWVzc2FnaW5nLnYxLlNlbmRSZXN1bHQi1QEKE1NlbmRMb2NhdGlvblJlcXVlc3QSKwoGY2FsbGVyGAEgASgLMhsubWVzc2FnaW5nLnYxLkNhbGxlckNvbnRleHQSCgoCdG8YAiABKAkSFQoIcmVwbHlfdG8YAyABKAlIAIgBARIQCghsYXRpdHVkZRgEIAEoARIRCglsb25naXR1ZGUYBSABKAESEQoEbmFtZRgGIAEoCUgBiAEBEhQKB2FkZHJlc3MYByABKAlIAogBAUILCglfcmVwbHlfdG9CBwoFX25hbWVCCgoIX2FkZHJlc3MiQAoUU2VuZExvY2F0aW9uUmVzcG9uc2USKAoGcmVzdWx0GAEgASgLMhgubWVzc2FnaW5nLnYxLlNlbmRSZXN1bHQifgoSU2VuZFN0aWNrZXJSZXF1ZXN0EisKBmNhbGxlchgBIAEoCzIbLm1lc3NhZ2luZy52MS5DYWxsZXJDb250ZXh0EgoKAnRvGAIgASgJEhUKCHJlcGx5X3RvGAMgASgJSACIAQESCwoDdXJsGAQgASgJQgsKCV9yZXBseV90byI/ChNTZW5kU3RpY2tlclJlc3BvbnNlEigKBnJlc3VsdBgBIAEoCzIYLm1lc3NhZ2luZy52MS5TZW5kUmVzdWx0Iu0BChJTZW5kQ2F0YWxvZ1JlcXVlc3QSKwoGY2FsbGVyGAEgASgLMhsubWVzc2FnaW5nLnYxLkNhbGxlckNvbnRleHQSCgoCdG8YAiABKAkSFQoIcmVwbHlfdG8YAyABKAlIAIgBARIMCgRib2R5GAQgASgJEhMKBmZvb3RlchgFIAEoCUgBiAEBEioKHXRodW1ibmFpbF9wcm9kdWN0X3JldGFpbGVyX2lkGAYgASgJSAKIAQFCCwoJX3JlcGx5X3RvQgkKB19mb290ZXJCIAoeX3RodW1ibmFpbF9wcm9kdWN0X3JldGFpbGVyX2lkIj8KE1NlbmRDYXRhbG9nUmVzcG9uc2USKAoGcmVzdWx0GAEgASgLMhgubWVzc2FnaW5nLnYxLlNlbmRSZXN1bHQiTwoRQmxvY2tVc2Vyc1JlcXVlc3QSKwoGY2FsbGVyGAEgASgLMhsubWVzc2FnaW5nLnYxLkNhbGxlckNvbnRleHQSDQoFdXNlcnMYAiADKAkiOwoSQmxvY2tVc2Vyc1Jlc3BvbnNlEhMKC2FkZGVkX3VzZXJzGAEgAygJEhAKCHJlcGxheWVkGAIgASgIIlEKE1VuYmxvY2tVc2Vyc1JlcXVlc3QSKwoGY2FsbGVyGAEgASgLMhsubWVzc2FnaW5nLnYxLkNhbGxlckNvbnRleHQSDQoFdXNlcnMYAiADKAkiPwoUVW5ibG9ja1VzZXJzUmVzcG9uc2USFQoNcmVtb3ZlZF91c2VycxgBIAMoCRIQCghyZXBsYXllZBgCIAEoCCJYChVJbmRpY2F0ZVR5cGluZ1JlcXVlc3QSKwoGY2FsbGVyGAEgASgLMhsubWVzc2FnaW5nLnYxLkNhbGxlckNvbnRleHQSEgoKbWVzc2FnZV9pZBgCIAEoCSIqChZJbmRpY2F0ZVR5cGluZ1Jlc3BvbnNlEhAKCHJlcGxheWVkGAEgASgIIlIKD01hcmtSZWFkUmVxdWVzdBIrCgZjYWxsZXIYASABKAsyGy5tZXNzYWdpbmcudjEuQ2FsbGVyQ29udGV4dBISCgptZXNzYWdlX2lkGAIgASgJIiQKEE1hcmtSZWFkUmVzcG9uc2USEAoIcmVwbGF5ZWQYASABKAgiXgoRQWNjZXB0Q2FsbFJlcXVlc3QSKwoGY2FsbGVyGAEgASgLMhsubWVzc2FnaW5nLnYxLkNhbGxlckNvbnRleHQSDwoHY2FsbF9pZBgCIAEoCRILCgNzZHAYAyABKAkiJgoSQWNjZXB0Q2FsbFJlc3BvbnNlEhAKCHJlcGxheWVkGAEgASgIIk0KEUdldE1lc3NhZ2VSZXF1ZXN0EhEKCXRlbmFudF9pZBgBIAEoCRIRCgljbGllbnRfaWQYAiABKAkSEgoKbWVzc2FnZV9pZBgDIAEoCSI/CgxTdGF0dXNDaGFuZ2USDgoGc3RhdHVzGAEgASgJEgoKAmF0GAIgASgJEhMKC2Vycm9yc19qc29uGAMgASgJIscBCg1NZXNzYWdlUmVjb3JkEgoKAmlkGAEgASgJEhEKCWNsaWVudF9pZBgCIAEoCRIRCgl0ZW5hbnRfaWQYAyABKAkSCgoCdG8YBCABKAkSDAoEa2luZBgFIAEoCRIOCgZzdGF0dXMYBiABKAkSMgoOc3RhdHVzX2hpc3RvcnkYByADKAsyGi5tZXNzYWdpbmcudjEuU3RhdHVzQ2hhbmdlEhIKCmNyZWF0ZWRfYXQYCCABKAkSEgoKdXBkYXRlZF9hdBgJIAEoCSJCChJHZXRNZXNzYWdlUmVzcG9uc2USLAoHbWVzc2FnZRgBIAEoCzIbLm1lc3NhZ2luZy52MS5NZXNzYWdlUmVjb3JkMvcJChBNZXNzYWdpbmdTZXJ2aWNlElIKC1NlbmRCdXR0b25zEiAubWVzc2FnaW5nLnYxLlNlbmRCdXR0b25zUmVxdWVzdBohLm1lc3NhZ2luZy52MS5TZW5kQnV0dG9uc1Jlc3BvbnNlEkkKCFNlbmRMaXN0Eh0ubWVzc2FnaW5nLnYxLlNlbmRMaXN0UmVxdWVzdBoeLm1lc3NhZ2luZy52MS5TZW5kTGlzdFJlc3BvbnNlElUKDFNlbmRQcm9kdWN0cxIhLm1lc3NhZ2luZy52MS5TZW5kUHJvZHVjdHNSZXF1ZXN0GiIubWVzc2FnaW5nLnYxLlNlbmRQcm9kdWN0c1Jlc3BvbnNlEkkKCFNlbmRGbG93Eh0ubWVzc2FnaW5nLnYxLlNlbmRGbG93UmVxdWVzdBoeLm1lc3NhZ2luZy52MS5TZW5kRmxvd1Jlc3BvbnNlElUKDFNlbmRSZWFjdGlvbhIhLm1lc3NhZ2luZy52MS5TZW5kUmVhY3Rpb25SZXF1ZXN0GiIubWVzc2FnaW5nLnYxLlNlbmRSZWFjdGlvblJlc3BvbnNlElUKDFNlbmRUZW1wbGF0ZRIhLm1lc3NhZ2luZy52MS5TZW5kVGVtcGxhdGVSZXF1ZXN0GiIubWVzc2FnaW5nLnYxLlNlbmRUZW1wbGF0ZVJlc3BvbnNlElUKDFNlbmRMb2NhdGlvbhIhLm1lc3NhZ2luZy52MS5TZW5kTG9jYXRpb25SZXF1ZXN0GiIubWVzc2FnaW5nLnYxLlNlbmRMb2NhdGlvblJlc3BvbnNlElIKC1NlbmRTdGlja2VyEiAubWVzc2FnaW5nLnYxLlNlbmRTdGlja2VyUmVxdWVzdBohLm1lc3NhZ2luZy52MS5TZW5kU3RpY2tlclJlc3BvbnNlElIKC1NlbmRDYXRhbG9nEiAubWVzc2FnaW5nLnYxLlNlbmRDYXRhbG9nUmVxdWVzdBohLm1lc3NhZ2luZy52MS5TZW5kQ2F0YWxvZ1Jlc3BvbnNlEk8KCkJsb2NrVXNlcnMSHy5tZXNzYWdpbmcudjEuQmxvY2tVc2Vyc1JlcXVlc3QaIC5tZXNzYWdpbmcudjEuQmxvY2tVc2Vyc1Jlc3BvbnNlElUKDFVuYmxvY2tVc2VycxIhLm1lc3NhZ2luZy52MS5VbmJsb2NrVXNlcnNSZXF1ZXN0GiIubWVzc2FnaW5nLnYxLlVuYmxvY2tVc2Vyc1Jlc3BvbnNlElsKDkluZGljYXRlVHlwaW5nEiMubWVzc2FnaW5nLnYxLkluZGljYXRlVHlwaW5nUmVxdWVzdBokLm1lc3NhZ2luZy52MS5JbmRpY2F0ZVR5cGluZ1Jlc3BvbnNlEkkKCE1hcmtSZWFkEh0ubWVzc2FnaW5nLnYxLk1hcmtSZWFkUmVxdWVzdBoeLm1lc3NhZ2luZy52MS5NYXJrUmVhZFJlc3BvbnNlEk8KCkFjY2VwdENhbGwSHy5tZXNzYWdpbmcudjEuQWNjZXB0Q2FsbFJlcXVlc3QaIC5tZXNzYWdpbmcudjEuQWNjZXB0Q2FsbFJlc3BvbnNlElQKCkdldE1lc3NhZ2USHy5tZXNzYWdpbmcudjEuR2V0TWVzc2FnZVJlcXVlc3QaIC5tZXNzYWdpbmcudjEuR2V0TWVzc2FnZVJlc3BvbnNlIgOQAgFiBnByb3RvMw");
+  fileDesc("ChxtZXNzYWdpbmcvdjEvbWVzc2FnaW5nLnByb3RvEgxtZXNzYWdpbmcudjEiZAoNQ2FsbGVyQ29udGV4dBIRCgl0ZW5hbnRfaWQYASABKAkSEQoJY2xpZW50X2lkGAIgASgJEhcKD2lkZW1wb3RlbmN5X2tleRgDIAEoCRIUCgxyZXF1ZXN0X2hhc2gYBCABKAkiMgoKU2VuZFJlc3VsdBISCgptZXNzYWdlX2lkGAEgASgJEhAKCHJlcGxheWVkGAIgASgIInUKC01lZGlhSGVhZGVyEgwKBHR5cGUYASABKAkSEQoEdGV4dBgCIAEoCUgAiAEBEhAKA3VybBgDIAEoCUgBiAEBEhUKCGZpbGVuYW1lGAQgASgJSAKIAQFCBwoFX3RleHRCBgoEX3VybEILCglfZmlsZW5hbWUiKAoLUmVwbHlCdXR0b24SCgoCaWQYASABKAkSDQoFdGl0bGUYAiABKAkiiwIKElNlbmRCdXR0b25zUmVxdWVzdBIrCgZjYWxsZXIYASABKAsyGy5tZXNzYWdpbmcudjEuQ2FsbGVyQ29udGV4dBIKCgJ0bxgCIAEoCRIVCghyZXBseV90bxgDIAEoCUgAiAEBEi4KBmhlYWRlchgEIAEoCzIZLm1lc3NhZ2luZy52MS5NZWRpYUhlYWRlckgBiAEBEhEKCWJvZHlfdGV4dBgFIAEoCRITCgZmb290ZXIYBiABKAlIAogBARIqCgdidXR0b25zGAcgAygLMhkubWVzc2FnaW5nLnYxLlJlcGx5QnV0dG9uQgsKCV9yZXBseV90b0IJCgdfaGVhZGVyQgkKB19mb290ZXIiPwoTU2VuZEJ1dHRvbnNSZXNwb25zZRIoCgZyZXN1bHQYASABKAsyGC5tZXNzYWdpbmcudjEuU2VuZFJlc3VsdCJOCgdMaXN0Um93EgoKAmlkGAEgASgJEg0KBXRpdGxlGAIgASgJEhgKC2Rlc2NyaXB0aW9uGAMgASgJSACIAQFCDgoMX2Rlc2NyaXB0aW9uIlAKC0xpc3RTZWN0aW9uEhIKBXRpdGxlGAEgASgJSACIAQESIwoEcm93cxgCIAMoCzIVLm1lc3NhZ2luZy52MS5MaXN0Um93QggKBl90aXRsZSKIAgoPU2VuZExpc3RSZXF1ZXN0EisKBmNhbGxlchgBIAEoCzIbLm1lc3NhZ2luZy52MS5DYWxsZXJDb250ZXh0EgoKAnRvGAIgASgJEhUKCHJlcGx5X3RvGAMgASgJSACIAQESDAoEYm9keRgEIAEoCRITCgtidXR0b25fdGV4dBgFIAEoCRIYCgtoZWFkZXJfdGV4dBgGIAEoCUgBiAEBEhMKBmZvb3RlchgHIAEoCUgCiAEBEisKCHNlY3Rpb25zGAggAygLMhkubWVzc2FnaW5nLnYxLkxpc3RTZWN0aW9uQgsKCV9yZXBseV90b0IOCgxfaGVhZGVyX3RleHRCCQoHX2Zvb3RlciI8ChBTZW5kTGlzdFJlc3BvbnNlEigKBnJlc3VsdBgBIAEoCzIYLm1lc3NhZ2luZy52MS5TZW5kUmVzdWx0IjwKDlByb2R1Y3RTZWN0aW9uEhIKBXRpdGxlGAEgASgJSACIAQESDAoEc2t1cxgCIAMoCUIICgZfdGl0bGUihwIKE1NlbmRQcm9kdWN0c1JlcXVlc3QSKwoGY2FsbGVyGAEgASgLMhsubWVzc2FnaW5nLnYxLkNhbGxlckNvbnRleHQSCgoCdG8YAiABKAkSFQoIcmVwbHlfdG8YAyABKAlIAIgBARINCgV0aXRsZRgEIAEoCRIMCgRib2R5GAUgASgJEhMKBmZvb3RlchgGIAEoCUgBiAEBEhcKCmNhdGFsb2dfaWQYByABKAlIAogBARIuCghzZWN0aW9ucxgIIAMoCzIcLm1lc3NhZ2luZy52MS5Qcm9kdWN0U2VjdGlvbkILCglfcmVwbHlfdG9CCQoHX2Zvb3RlckINCgtfY2F0YWxvZ19pZCJAChRTZW5kUHJvZHVjdHNSZXNwb25zZRIoCgZyZXN1bHQYASABKAsyGC5tZXNzYWdpbmcudjEuU2VuZFJlc3VsdCK+AwoPU2VuZEZsb3dSZXF1ZXN0EisKBmNhbGxlchgBIAEoCzIbLm1lc3NhZ2luZy52MS5DYWxsZXJDb250ZXh0EgoKAnRvGAIgASgJEhUKCHJlcGx5X3RvGAMgASgJSACIAQESDAoEYm9keRgEIAEoCRITCgtidXR0b25fdGV4dBgFIAEoCRIPCgdmbG93X2lkGAYgASgJEhcKCmZsb3dfdG9rZW4YByABKAlIAYgBARITCgtmbG93X2FjdGlvbhgIIAEoCRIfChJmbG93X2FjdGlvbl9zY3JlZW4YCSABKAlIAogBARIiChVmbG93X2FjdGlvbl9kYXRhX2pzb24YCiABKAlIA4gBARIMCgRtb2RlGAsgASgJEi4KBmhlYWRlchgMIAEoCzIZLm1lc3NhZ2luZy52MS5NZWRpYUhlYWRlckgEiAEBEhMKBmZvb3RlchgNIAEoCUgFiAEBQgsKCV9yZXBseV90b0INCgtfZmxvd190b2tlbkIVChNfZmxvd19hY3Rpb25fc2NyZWVuQhgKFl9mbG93X2FjdGlvbl9kYXRhX2pzb25CCQoHX2hlYWRlckIJCgdfZm9vdGVyIlAKEFNlbmRGbG93UmVzcG9uc2USKAoGcmVzdWx0GAEgASgLMhgubWVzc2FnaW5nLnYxLlNlbmRSZXN1bHQSEgoKZmxvd190b2tlbhgCIAEoCSKVAQoTU2VuZFJlYWN0aW9uUmVxdWVzdBIrCgZjYWxsZXIYASABKAsyGy5tZXNzYWdpbmcudjEuQ2FsbGVyQ29udGV4dBIKCgJ0bxgCIAEoCRIVCghyZXBseV90bxgDIAEoCUgAiAEBEhIKCm1lc3NhZ2VfaWQYBCABKAkSDQoFZW1vamkYBSABKAlCCwoJX3JlcGx5X3RvIkAKFFNlbmRSZWFjdGlvblJlc3BvbnNlEigKBnJlc3VsdBgBIAEoCzIYLm1lc3NhZ2luZy52MS5TZW5kUmVzdWx0IrABChNTZW5kVGVtcGxhdGVSZXF1ZXN0EisKBmNhbGxlchgBIAEoCzIbLm1lc3NhZ2luZy52MS5DYWxsZXJDb250ZXh0EgoKAnRvGAIgASgJEhUKCHJlcGx5X3RvGAMgASgJSACIAQESFQoNdGVtcGxhdGVfbmFtZRgEIAEoCRIMCgRsYW5nGAUgASgJEhcKD2NvbXBvbmVudHNfanNvbhgGIAEoCUILCglfcmVwbHlfdG8iQAoUU2VuZFRlbXBsYXRlUmVzcG9uc2USKAoGcmVzdWx0GAEgASgLMhgubWVzc2FnaW5nLnYxLlNlbmRSZXN1bHQi1QEKE1NlbmRMb2NhdGlvblJlcXVlc3QSKwoGY2FsbGVyGAEgASgLMhsubWVzc2FnaW5nLnYxLkNhbGxlckNvbnRleHQSCgoCdG8YAiABKAkSFQoIcmVwbHlfdG8YAyABKAlIAIgBARIQCghsYXRpdHVkZRgEIAEoARIRCglsb25naXR1ZGUYBSABKAESEQoEbmFtZRgGIAEoCUgBiAEBEhQKB2FkZHJlc3MYByABKAlIAogBAUILCglfcmVwbHlfdG9CBwoFX25hbWVCCgoIX2FkZHJlc3MiQAoUU2VuZExvY2F0aW9uUmVzcG9uc2USKAoGcmVzdWx0GAEgASgLMhgubWVzc2FnaW5nLnYxLlNlbmRSZXN1bHQifgoSU2VuZFN0aWNrZXJSZXF1ZXN0EisKBmNhbGxlchgBIAEoCzIbLm1lc3NhZ2luZy52MS5DYWxsZXJDb250ZXh0EgoKAnRvGAIgASgJEhUKCHJlcGx5X3RvGAMgASgJSACIAQESCwoDdXJsGAQgASgJQgsKCV9yZXBseV90byI/ChNTZW5kU3RpY2tlclJlc3BvbnNlEigKBnJlc3VsdBgBIAEoCzIYLm1lc3NhZ2luZy52MS5TZW5kUmVzdWx0Iu0BChJTZW5kQ2F0YWxvZ1JlcXVlc3QSKwoGY2FsbGVyGAEgASgLMhsubWVzc2FnaW5nLnYxLkNhbGxlckNvbnRleHQSCgoCdG8YAiABKAkSFQoIcmVwbHlfdG8YAyABKAlIAIgBARIMCgRib2R5GAQgASgJEhMKBmZvb3RlchgFIAEoCUgBiAEBEioKHXRodW1ibmFpbF9wcm9kdWN0X3JldGFpbGVyX2lkGAYgASgJSAKIAQFCCwoJX3JlcGx5X3RvQgkKB19mb290ZXJCIAoeX3RodW1ibmFpbF9wcm9kdWN0X3JldGFpbGVyX2lkIj8KE1NlbmRDYXRhbG9nUmVzcG9uc2USKAoGcmVzdWx0GAEgASgLMhgubWVzc2FnaW5nLnYxLlNlbmRSZXN1bHQikQEKD1NlbmRUZXh0UmVxdWVzdBIrCgZjYWxsZXIYASABKAsyGy5tZXNzYWdpbmcudjEuQ2FsbGVyQ29udGV4dBIKCgJ0bxgCIAEoCRIVCghyZXBseV90bxgDIAEoCUgAiAEBEgwKBGJvZHkYBCABKAkSEwoLcHJldmlld191cmwYBSABKAhCCwoJX3JlcGx5X3RvIjwKEFNlbmRUZXh0UmVzcG9uc2USKAoGcmVzdWx0GAEgASgLMhgubWVzc2FnaW5nLnYxLlNlbmRSZXN1bHQigQIKEFNlbmRNZWRpYVJlcXVlc3QSKwoGY2FsbGVyGAEgASgLMhsubWVzc2FnaW5nLnYxLkNhbGxlckNvbnRleHQSCgoCdG8YAiABKAkSFQoIcmVwbHlfdG8YAyABKAlIAIgBARIMCgR0eXBlGAQgASgJEhAKA3VybBgFIAEoCUgBiAEBEhUKCG1lZGlhX2lkGAYgASgJSAKIAQESFAoHY2FwdGlvbhgHIAEoCUgDiAEBEhUKCGZpbGVuYW1lGAggASgJSASIAQFCCwoJX3JlcGx5X3RvQgYKBF91cmxCCwoJX21lZGlhX2lkQgoKCF9jYXB0aW9uQgsKCV9maWxlbmFtZSI9ChFTZW5kTWVkaWFSZXNwb25zZRIoCgZyZXN1bHQYASABKAsyGC5tZXNzYWdpbmcudjEuU2VuZFJlc3VsdCLdAQoLQ29udGFjdE5hbWUSFgoOZm9ybWF0dGVkX25hbWUYASABKAkSFwoKZmlyc3RfbmFtZRgCIAEoCUgAiAEBEhYKCWxhc3RfbmFtZRgDIAEoCUgBiAEBEhgKC21pZGRsZV9uYW1lGAQgASgJSAKIAQESEwoGc3VmZml4GAUgASgJSAOIAQESEwoGcHJlZml4GAYgASgJSASIAQFCDQoLX2ZpcnN0X25hbWVCDAoKX2xhc3RfbmFtZUIOCgxfbWlkZGxlX25hbWVCCQoHX3N1ZmZpeEIJCgdfcHJlZml4IlcKDENvbnRhY3RQaG9uZRINCgVwaG9uZRgBIAEoCRIRCgR0eXBlGAIgASgJSACIAQESEgoFd2FfaWQYAyABKAlIAYgBAUIHCgVfdHlwZUIICgZfd2FfaWQiOQoMQ29udGFjdEVtYWlsEg0KBWVtYWlsGAEgASgJEhEKBHR5cGUYAiABKAlIAIgBAUIHCgVfdHlwZSI1CgpDb250YWN0VXJsEgsKA3VybBgBIAEoCRIRCgR0eXBlGAIgASgJSACIAQFCBwoFX3R5cGUi7gEKDkNvbnRhY3RBZGRyZXNzEhMKBnN0cmVldBgBIAEoCUgAiAEBEhEKBGNpdHkYAiABKAlIAYgBARISCgVzdGF0ZRgDIAEoCUgCiAEBEhAKA3ppcBgEIAEoCUgDiAEBEhQKB2NvdW50cnkYBSABKAlIBIgBARIZCgxjb3VudHJ5X2NvZGUYBiABKAlIBYgBARIRCgR0eXBlGAcgASgJSAaIAQFCCQoHX3N0cmVldEIHCgVfY2l0eUIICgZfc3RhdGVCBgoEX3ppcEIKCghfY291bnRyeUIPCg1fY291bnRyeV9jb2RlQgcKBV90eXBlInQKCkNvbnRhY3RPcmcSFAoHY29tcGFueRgBIAEoCUgAiAEBEhcKCmRlcGFydG1lbnQYAiABKAlIAYgBARISCgV0aXRsZRgDIAEoCUgCiAEBQgoKCF9jb21wYW55Qg0KC19kZXBhcnRtZW50QggKBl90aXRsZSK7AgoHQ29udGFjdBInCgRuYW1lGAEgASgLMhkubWVzc2FnaW5nLnYxLkNvbnRhY3ROYW1lEioKBnBob25lcxgCIAMoCzIaLm1lc3NhZ2luZy52MS5Db250YWN0UGhvbmUSKgoGZW1haWxzGAMgAygLMhoubWVzc2FnaW5nLnYxLkNvbnRhY3RFbWFpbBImCgR1cmxzGAQgAygLMhgubWVzc2FnaW5nLnYxLkNvbnRhY3RVcmwSLwoJYWRkcmVzc2VzGAUgAygLMhwubWVzc2FnaW5nLnYxLkNvbnRhY3RBZGRyZXNzEioKA29yZxgGIAEoCzIYLm1lc3NhZ2luZy52MS5Db250YWN0T3JnSACIAQESFQoIYmlydGhkYXkYByABKAlIAYgBAUIGCgRfb3JnQgsKCV9iaXJ0aGRheSKbAQoTU2VuZENvbnRhY3RzUmVxdWVzdBIrCgZjYWxsZXIYASABKAsyGy5tZXNzYWdpbmcudjEuQ2FsbGVyQ29udGV4dBIKCgJ0bxgCIAEoCRIVCghyZXBseV90bxgDIAEoCUgAiAEBEicKCGNvbnRhY3RzGAQgAygLMhUubWVzc2FnaW5nLnYxLkNvbnRhY3RCCwoJX3JlcGx5X3RvIkAKFFNlbmRDb250YWN0c1Jlc3BvbnNlEigKBnJlc3VsdBgBIAEoCzIYLm1lc3NhZ2luZy52MS5TZW5kUmVzdWx0IvsBChFTZW5kQ3RhVXJsUmVxdWVzdBIrCgZjYWxsZXIYASABKAsyGy5tZXNzYWdpbmcudjEuQ2FsbGVyQ29udGV4dBIKCgJ0bxgCIAEoCRIVCghyZXBseV90bxgDIAEoCUgAiAEBEgwKBGJvZHkYBCABKAkSEwoLYnV0dG9uX3RleHQYBSABKAkSCwoDdXJsGAYgASgJEi4KBmhlYWRlchgHIAEoCzIZLm1lc3NhZ2luZy52MS5NZWRpYUhlYWRlckgBiAEBEhMKBmZvb3RlchgIIAEoCUgCiAEBQgsKCV9yZXBseV90b0IJCgdfaGVhZGVyQgkKB19mb290ZXIiPgoSU2VuZEN0YVVybFJlc3BvbnNlEigKBnJlc3VsdBgBIAEoCzIYLm1lc3NhZ2luZy52MS5TZW5kUmVzdWx0IoMBChZSZXF1ZXN0TG9jYXRpb25SZXF1ZXN0EisKBmNhbGxlchgBIAEoCzIbLm1lc3NhZ2luZy52MS5DYWxsZXJDb250ZXh0EgoKAnRvGAIgASgJEhUKCHJlcGx5X3RvGAMgASgJSACIAQESDAoEYm9keRgEIAEoCUILCglfcmVwbHlfdG8iQwoXUmVxdWVzdExvY2F0aW9uUmVzcG9uc2USKAoGcmVzdWx0GAEgASgLMhgubWVzc2FnaW5nLnYxLlNlbmRSZXN1bHQiTwoRQmxvY2tVc2Vyc1JlcXVlc3QSKwoGY2FsbGVyGAEgASgLMhsubWVzc2FnaW5nLnYxLkNhbGxlckNvbnRleHQSDQoFdXNlcnMYAiADKAkiOwoSQmxvY2tVc2Vyc1Jlc3BvbnNlEhMKC2FkZGVkX3VzZXJzGAEgAygJEhAKCHJlcGxheWVkGAIgASgIIlEKE1VuYmxvY2tVc2Vyc1JlcXVlc3QSKwoGY2FsbGVyGAEgASgLMhsubWVzc2FnaW5nLnYxLkNhbGxlckNvbnRleHQSDQoFdXNlcnMYAiADKAkiPwoUVW5ibG9ja1VzZXJzUmVzcG9uc2USFQoNcmVtb3ZlZF91c2VycxgBIAMoCRIQCghyZXBsYXllZBgCIAEoCCJYChVJbmRpY2F0ZVR5cGluZ1JlcXVlc3QSKwoGY2FsbGVyGAEgASgLMhsubWVzc2FnaW5nLnYxLkNhbGxlckNvbnRleHQSEgoKbWVzc2FnZV9pZBgCIAEoCSIqChZJbmRpY2F0ZVR5cGluZ1Jlc3BvbnNlEhAKCHJlcGxheWVkGAEgASgIIlIKD01hcmtSZWFkUmVxdWVzdBIrCgZjYWxsZXIYASABKAsyGy5tZXNzYWdpbmcudjEuQ2FsbGVyQ29udGV4dBISCgptZXNzYWdlX2lkGAIgASgJIiQKEE1hcmtSZWFkUmVzcG9uc2USEAoIcmVwbGF5ZWQYASABKAgiXgoRQWNjZXB0Q2FsbFJlcXVlc3QSKwoGY2FsbGVyGAEgASgLMhsubWVzc2FnaW5nLnYxLkNhbGxlckNvbnRleHQSDwoHY2FsbF9pZBgCIAEoCRILCgNzZHAYAyABKAkiJgoSQWNjZXB0Q2FsbFJlc3BvbnNlEhAKCHJlcGxheWVkGAEgASgIIk0KEUdldE1lc3NhZ2VSZXF1ZXN0EhEKCXRlbmFudF9pZBgBIAEoCRIRCgljbGllbnRfaWQYAiABKAkSEgoKbWVzc2FnZV9pZBgDIAEoCSI/CgxTdGF0dXNDaGFuZ2USDgoGc3RhdHVzGAEgASgJEgoKAmF0GAIgASgJEhMKC2Vycm9yc19qc29uGAMgASgJIscBCg1NZXNzYWdlUmVjb3JkEgoKAmlkGAEgASgJEhEKCWNsaWVudF9pZBgCIAEoCRIRCgl0ZW5hbnRfaWQYAyABKAkSCgoCdG8YBCABKAkSDAoEa2luZBgFIAEoCRIOCgZzdGF0dXMYBiABKAkSMgoOc3RhdHVzX2hpc3RvcnkYByADKAsyGi5tZXNzYWdpbmcudjEuU3RhdHVzQ2hhbmdlEhIKCmNyZWF0ZWRfYXQYCCABKAkSEgoKdXBkYXRlZF9hdBgJIAEoCSJCChJHZXRNZXNzYWdlUmVzcG9uc2USLAoHbWVzc2FnZRgBIAEoCzIbLm1lc3NhZ2luZy52MS5NZXNzYWdlUmVjb3JkMpgNChBNZXNzYWdpbmdTZXJ2aWNlElIKC1NlbmRCdXR0b25zEiAubWVzc2FnaW5nLnYxLlNlbmRCdXR0b25zUmVxdWVzdBohLm1lc3NhZ2luZy52MS5TZW5kQnV0dG9uc1Jlc3BvbnNlEkkKCFNlbmRMaXN0Eh0ubWVzc2FnaW5nLnYxLlNlbmRMaXN0UmVxdWVzdBoeLm1lc3NhZ2luZy52MS5TZW5kTGlzdFJlc3BvbnNlElUKDFNlbmRQcm9kdWN0cxIhLm1lc3NhZ2luZy52MS5TZW5kUHJvZHVjdHNSZXF1ZXN0GiIubWVzc2FnaW5nLnYxLlNlbmRQcm9kdWN0c1Jlc3BvbnNlEkkKCFNlbmRGbG93Eh0ubWVzc2FnaW5nLnYxLlNlbmRGbG93UmVxdWVzdBoeLm1lc3NhZ2luZy52MS5TZW5kRmxvd1Jlc3BvbnNlElUKDFNlbmRSZWFjdGlvbhIhLm1lc3NhZ2luZy52MS5TZW5kUmVhY3Rpb25SZXF1ZXN0GiIubWVzc2FnaW5nLnYxLlNlbmRSZWFjdGlvblJlc3BvbnNlElUKDFNlbmRUZW1wbGF0ZRIhLm1lc3NhZ2luZy52MS5TZW5kVGVtcGxhdGVSZXF1ZXN0GiIubWVzc2FnaW5nLnYxLlNlbmRUZW1wbGF0ZVJlc3BvbnNlElUKDFNlbmRMb2NhdGlvbhIhLm1lc3NhZ2luZy52MS5TZW5kTG9jYXRpb25SZXF1ZXN0GiIubWVzc2FnaW5nLnYxLlNlbmRMb2NhdGlvblJlc3BvbnNlElIKC1NlbmRTdGlja2VyEiAubWVzc2FnaW5nLnYxLlNlbmRTdGlja2VyUmVxdWVzdBohLm1lc3NhZ2luZy52MS5TZW5kU3RpY2tlclJlc3BvbnNlElIKC1NlbmRDYXRhbG9nEiAubWVzc2FnaW5nLnYxLlNlbmRDYXRhbG9nUmVxdWVzdBohLm1lc3NhZ2luZy52MS5TZW5kQ2F0YWxvZ1Jlc3BvbnNlEkkKCFNlbmRUZXh0Eh0ubWVzc2FnaW5nLnYxLlNlbmRUZXh0UmVxdWVzdBoeLm1lc3NhZ2luZy52MS5TZW5kVGV4dFJlc3BvbnNlEkwKCVNlbmRNZWRpYRIeLm1lc3NhZ2luZy52MS5TZW5kTWVkaWFSZXF1ZXN0Gh8ubWVzc2FnaW5nLnYxLlNlbmRNZWRpYVJlc3BvbnNlElUKDFNlbmRDb250YWN0cxIhLm1lc3NhZ2luZy52MS5TZW5kQ29udGFjdHNSZXF1ZXN0GiIubWVzc2FnaW5nLnYxLlNlbmRDb250YWN0c1Jlc3BvbnNlEk8KClNlbmRDdGFVcmwSHy5tZXNzYWdpbmcudjEuU2VuZEN0YVVybFJlcXVlc3QaIC5tZXNzYWdpbmcudjEuU2VuZEN0YVVybFJlc3BvbnNlEl4KD1JlcXVlc3RMb2NhdGlvbhIkLm1lc3NhZ2luZy52MS5SZXF1ZXN0TG9jYXRpb25SZXF1ZXN0GiUubWVzc2FnaW5nLnYxLlJlcXVlc3RMb2NhdGlvblJlc3BvbnNlEk8KCkJsb2NrVXNlcnMSHy5tZXNzYWdpbmcudjEuQmxvY2tVc2Vyc1JlcXVlc3QaIC5tZXNzYWdpbmcudjEuQmxvY2tVc2Vyc1Jlc3BvbnNlElUKDFVuYmxvY2tVc2VycxIhLm1lc3NhZ2luZy52MS5VbmJsb2NrVXNlcnNSZXF1ZXN0GiIubWVzc2FnaW5nLnYxLlVuYmxvY2tVc2Vyc1Jlc3BvbnNlElsKDkluZGljYXRlVHlwaW5nEiMubWVzc2FnaW5nLnYxLkluZGljYXRlVHlwaW5nUmVxdWVzdBokLm1lc3NhZ2luZy52MS5JbmRpY2F0ZVR5cGluZ1Jlc3BvbnNlEkkKCE1hcmtSZWFkEh0ubWVzc2FnaW5nLnYxLk1hcmtSZWFkUmVxdWVzdBoeLm1lc3NhZ2luZy52MS5NYXJrUmVhZFJlc3BvbnNlEk8KCkFjY2VwdENhbGwSHy5tZXNzYWdpbmcudjEuQWNjZXB0Q2FsbFJlcXVlc3QaIC5tZXNzYWdpbmcudjEuQWNjZXB0Q2FsbFJlc3BvbnNlElQKCkdldE1lc3NhZ2USHy5tZXNzYWdpbmcudjEuR2V0TWVzc2FnZVJlcXVlc3QaIC5tZXNzYWdpbmcudjEuR2V0TWVzc2FnZVJlc3BvbnNlIgOQAgFiBnByb3RvMw");
 
 /**
  * Who asks, for which client, and the idempotency key of the request if it has one.
@@ -809,6 +809,550 @@ export const SendCatalogResponseSchema: GenMessage<SendCatalogResponse> = /*@__P
   messageDesc(file_messaging_v1_messaging, 24);
 
 /**
+ * @generated from message messaging.v1.SendTextRequest
+ */
+export type SendTextRequest = Message<"messaging.v1.SendTextRequest"> & {
+  /**
+   * @generated from field: messaging.v1.CallerContext caller = 1;
+   */
+  caller?: CallerContext | undefined;
+
+  /**
+   * @generated from field: string to = 2;
+   */
+  to: string;
+
+  /**
+   * @generated from field: optional string reply_to = 3;
+   */
+  replyTo?: string | undefined;
+
+  /**
+   * @generated from field: string body = 4;
+   */
+  body: string;
+
+  /**
+   * Whether the provider renders a preview of the first URL in the body.
+   *
+   * @generated from field: bool preview_url = 5;
+   */
+  previewUrl: boolean;
+};
+
+/**
+ * Describes the message messaging.v1.SendTextRequest.
+ * Use `create(SendTextRequestSchema)` to create a new message.
+ */
+export const SendTextRequestSchema: GenMessage<SendTextRequest> = /*@__PURE__*/
+  messageDesc(file_messaging_v1_messaging, 25);
+
+/**
+ * @generated from message messaging.v1.SendTextResponse
+ */
+export type SendTextResponse = Message<"messaging.v1.SendTextResponse"> & {
+  /**
+   * @generated from field: messaging.v1.SendResult result = 1;
+   */
+  result?: SendResult | undefined;
+};
+
+/**
+ * Describes the message messaging.v1.SendTextResponse.
+ * Use `create(SendTextResponseSchema)` to create a new message.
+ */
+export const SendTextResponseSchema: GenMessage<SendTextResponse> = /*@__PURE__*/
+  messageDesc(file_messaging_v1_messaging, 26);
+
+/**
+ * An image, video, audio, document or sticker, by link (https) or by media id (uploaded or received).
+ *
+ * @generated from message messaging.v1.SendMediaRequest
+ */
+export type SendMediaRequest = Message<"messaging.v1.SendMediaRequest"> & {
+  /**
+   * @generated from field: messaging.v1.CallerContext caller = 1;
+   */
+  caller?: CallerContext | undefined;
+
+  /**
+   * @generated from field: string to = 2;
+   */
+  to: string;
+
+  /**
+   * @generated from field: optional string reply_to = 3;
+   */
+  replyTo?: string | undefined;
+
+  /**
+   * "image", "video", "audio", "document" or "sticker".
+   *
+   * @generated from field: string type = 4;
+   */
+  type: string;
+
+  /**
+   * Exactly one of url and media_id.
+   *
+   * @generated from field: optional string url = 5;
+   */
+  url?: string | undefined;
+
+  /**
+   * @generated from field: optional string media_id = 6;
+   */
+  mediaId?: string | undefined;
+
+  /**
+   * Not for audio or sticker.
+   *
+   * @generated from field: optional string caption = 7;
+   */
+  caption?: string | undefined;
+
+  /**
+   * Documents only: the name (and extension) the recipient sees.
+   *
+   * @generated from field: optional string filename = 8;
+   */
+  filename?: string | undefined;
+};
+
+/**
+ * Describes the message messaging.v1.SendMediaRequest.
+ * Use `create(SendMediaRequestSchema)` to create a new message.
+ */
+export const SendMediaRequestSchema: GenMessage<SendMediaRequest> = /*@__PURE__*/
+  messageDesc(file_messaging_v1_messaging, 27);
+
+/**
+ * @generated from message messaging.v1.SendMediaResponse
+ */
+export type SendMediaResponse = Message<"messaging.v1.SendMediaResponse"> & {
+  /**
+   * @generated from field: messaging.v1.SendResult result = 1;
+   */
+  result?: SendResult | undefined;
+};
+
+/**
+ * Describes the message messaging.v1.SendMediaResponse.
+ * Use `create(SendMediaResponseSchema)` to create a new message.
+ */
+export const SendMediaResponseSchema: GenMessage<SendMediaResponse> = /*@__PURE__*/
+  messageDesc(file_messaging_v1_messaging, 28);
+
+/**
+ * A contact card as the provider documents it (supplement §1); `type` values are the provider's (HOME, WORK).
+ *
+ * @generated from message messaging.v1.ContactName
+ */
+export type ContactName = Message<"messaging.v1.ContactName"> & {
+  /**
+   * @generated from field: string formatted_name = 1;
+   */
+  formattedName: string;
+
+  /**
+   * @generated from field: optional string first_name = 2;
+   */
+  firstName?: string | undefined;
+
+  /**
+   * @generated from field: optional string last_name = 3;
+   */
+  lastName?: string | undefined;
+
+  /**
+   * @generated from field: optional string middle_name = 4;
+   */
+  middleName?: string | undefined;
+
+  /**
+   * @generated from field: optional string suffix = 5;
+   */
+  suffix?: string | undefined;
+
+  /**
+   * @generated from field: optional string prefix = 6;
+   */
+  prefix?: string | undefined;
+};
+
+/**
+ * Describes the message messaging.v1.ContactName.
+ * Use `create(ContactNameSchema)` to create a new message.
+ */
+export const ContactNameSchema: GenMessage<ContactName> = /*@__PURE__*/
+  messageDesc(file_messaging_v1_messaging, 29);
+
+/**
+ * @generated from message messaging.v1.ContactPhone
+ */
+export type ContactPhone = Message<"messaging.v1.ContactPhone"> & {
+  /**
+   * @generated from field: string phone = 1;
+   */
+  phone: string;
+
+  /**
+   * @generated from field: optional string type = 2;
+   */
+  type?: string | undefined;
+
+  /**
+   * @generated from field: optional string wa_id = 3;
+   */
+  waId?: string | undefined;
+};
+
+/**
+ * Describes the message messaging.v1.ContactPhone.
+ * Use `create(ContactPhoneSchema)` to create a new message.
+ */
+export const ContactPhoneSchema: GenMessage<ContactPhone> = /*@__PURE__*/
+  messageDesc(file_messaging_v1_messaging, 30);
+
+/**
+ * @generated from message messaging.v1.ContactEmail
+ */
+export type ContactEmail = Message<"messaging.v1.ContactEmail"> & {
+  /**
+   * @generated from field: string email = 1;
+   */
+  email: string;
+
+  /**
+   * @generated from field: optional string type = 2;
+   */
+  type?: string | undefined;
+};
+
+/**
+ * Describes the message messaging.v1.ContactEmail.
+ * Use `create(ContactEmailSchema)` to create a new message.
+ */
+export const ContactEmailSchema: GenMessage<ContactEmail> = /*@__PURE__*/
+  messageDesc(file_messaging_v1_messaging, 31);
+
+/**
+ * @generated from message messaging.v1.ContactUrl
+ */
+export type ContactUrl = Message<"messaging.v1.ContactUrl"> & {
+  /**
+   * @generated from field: string url = 1;
+   */
+  url: string;
+
+  /**
+   * @generated from field: optional string type = 2;
+   */
+  type?: string | undefined;
+};
+
+/**
+ * Describes the message messaging.v1.ContactUrl.
+ * Use `create(ContactUrlSchema)` to create a new message.
+ */
+export const ContactUrlSchema: GenMessage<ContactUrl> = /*@__PURE__*/
+  messageDesc(file_messaging_v1_messaging, 32);
+
+/**
+ * @generated from message messaging.v1.ContactAddress
+ */
+export type ContactAddress = Message<"messaging.v1.ContactAddress"> & {
+  /**
+   * @generated from field: optional string street = 1;
+   */
+  street?: string | undefined;
+
+  /**
+   * @generated from field: optional string city = 2;
+   */
+  city?: string | undefined;
+
+  /**
+   * @generated from field: optional string state = 3;
+   */
+  state?: string | undefined;
+
+  /**
+   * @generated from field: optional string zip = 4;
+   */
+  zip?: string | undefined;
+
+  /**
+   * @generated from field: optional string country = 5;
+   */
+  country?: string | undefined;
+
+  /**
+   * @generated from field: optional string country_code = 6;
+   */
+  countryCode?: string | undefined;
+
+  /**
+   * @generated from field: optional string type = 7;
+   */
+  type?: string | undefined;
+};
+
+/**
+ * Describes the message messaging.v1.ContactAddress.
+ * Use `create(ContactAddressSchema)` to create a new message.
+ */
+export const ContactAddressSchema: GenMessage<ContactAddress> = /*@__PURE__*/
+  messageDesc(file_messaging_v1_messaging, 33);
+
+/**
+ * @generated from message messaging.v1.ContactOrg
+ */
+export type ContactOrg = Message<"messaging.v1.ContactOrg"> & {
+  /**
+   * @generated from field: optional string company = 1;
+   */
+  company?: string | undefined;
+
+  /**
+   * @generated from field: optional string department = 2;
+   */
+  department?: string | undefined;
+
+  /**
+   * @generated from field: optional string title = 3;
+   */
+  title?: string | undefined;
+};
+
+/**
+ * Describes the message messaging.v1.ContactOrg.
+ * Use `create(ContactOrgSchema)` to create a new message.
+ */
+export const ContactOrgSchema: GenMessage<ContactOrg> = /*@__PURE__*/
+  messageDesc(file_messaging_v1_messaging, 34);
+
+/**
+ * @generated from message messaging.v1.Contact
+ */
+export type Contact = Message<"messaging.v1.Contact"> & {
+  /**
+   * @generated from field: messaging.v1.ContactName name = 1;
+   */
+  name?: ContactName | undefined;
+
+  /**
+   * @generated from field: repeated messaging.v1.ContactPhone phones = 2;
+   */
+  phones: ContactPhone[];
+
+  /**
+   * @generated from field: repeated messaging.v1.ContactEmail emails = 3;
+   */
+  emails: ContactEmail[];
+
+  /**
+   * @generated from field: repeated messaging.v1.ContactUrl urls = 4;
+   */
+  urls: ContactUrl[];
+
+  /**
+   * @generated from field: repeated messaging.v1.ContactAddress addresses = 5;
+   */
+  addresses: ContactAddress[];
+
+  /**
+   * @generated from field: optional messaging.v1.ContactOrg org = 6;
+   */
+  org?: ContactOrg | undefined;
+
+  /**
+   * YYYY-MM-DD
+   *
+   * @generated from field: optional string birthday = 7;
+   */
+  birthday?: string | undefined;
+};
+
+/**
+ * Describes the message messaging.v1.Contact.
+ * Use `create(ContactSchema)` to create a new message.
+ */
+export const ContactSchema: GenMessage<Contact> = /*@__PURE__*/
+  messageDesc(file_messaging_v1_messaging, 35);
+
+/**
+ * @generated from message messaging.v1.SendContactsRequest
+ */
+export type SendContactsRequest = Message<"messaging.v1.SendContactsRequest"> & {
+  /**
+   * @generated from field: messaging.v1.CallerContext caller = 1;
+   */
+  caller?: CallerContext | undefined;
+
+  /**
+   * @generated from field: string to = 2;
+   */
+  to: string;
+
+  /**
+   * @generated from field: optional string reply_to = 3;
+   */
+  replyTo?: string | undefined;
+
+  /**
+   * @generated from field: repeated messaging.v1.Contact contacts = 4;
+   */
+  contacts: Contact[];
+};
+
+/**
+ * Describes the message messaging.v1.SendContactsRequest.
+ * Use `create(SendContactsRequestSchema)` to create a new message.
+ */
+export const SendContactsRequestSchema: GenMessage<SendContactsRequest> = /*@__PURE__*/
+  messageDesc(file_messaging_v1_messaging, 36);
+
+/**
+ * @generated from message messaging.v1.SendContactsResponse
+ */
+export type SendContactsResponse = Message<"messaging.v1.SendContactsResponse"> & {
+  /**
+   * @generated from field: messaging.v1.SendResult result = 1;
+   */
+  result?: SendResult | undefined;
+};
+
+/**
+ * Describes the message messaging.v1.SendContactsResponse.
+ * Use `create(SendContactsResponseSchema)` to create a new message.
+ */
+export const SendContactsResponseSchema: GenMessage<SendContactsResponse> = /*@__PURE__*/
+  messageDesc(file_messaging_v1_messaging, 37);
+
+/**
+ * An interactive call-to-action button that opens a URL.
+ *
+ * @generated from message messaging.v1.SendCtaUrlRequest
+ */
+export type SendCtaUrlRequest = Message<"messaging.v1.SendCtaUrlRequest"> & {
+  /**
+   * @generated from field: messaging.v1.CallerContext caller = 1;
+   */
+  caller?: CallerContext | undefined;
+
+  /**
+   * @generated from field: string to = 2;
+   */
+  to: string;
+
+  /**
+   * @generated from field: optional string reply_to = 3;
+   */
+  replyTo?: string | undefined;
+
+  /**
+   * @generated from field: string body = 4;
+   */
+  body: string;
+
+  /**
+   * @generated from field: string button_text = 5;
+   */
+  buttonText: string;
+
+  /**
+   * https only.
+   *
+   * @generated from field: string url = 6;
+   */
+  url: string;
+
+  /**
+   * @generated from field: optional messaging.v1.MediaHeader header = 7;
+   */
+  header?: MediaHeader | undefined;
+
+  /**
+   * @generated from field: optional string footer = 8;
+   */
+  footer?: string | undefined;
+};
+
+/**
+ * Describes the message messaging.v1.SendCtaUrlRequest.
+ * Use `create(SendCtaUrlRequestSchema)` to create a new message.
+ */
+export const SendCtaUrlRequestSchema: GenMessage<SendCtaUrlRequest> = /*@__PURE__*/
+  messageDesc(file_messaging_v1_messaging, 38);
+
+/**
+ * @generated from message messaging.v1.SendCtaUrlResponse
+ */
+export type SendCtaUrlResponse = Message<"messaging.v1.SendCtaUrlResponse"> & {
+  /**
+   * @generated from field: messaging.v1.SendResult result = 1;
+   */
+  result?: SendResult | undefined;
+};
+
+/**
+ * Describes the message messaging.v1.SendCtaUrlResponse.
+ * Use `create(SendCtaUrlResponseSchema)` to create a new message.
+ */
+export const SendCtaUrlResponseSchema: GenMessage<SendCtaUrlResponse> = /*@__PURE__*/
+  messageDesc(file_messaging_v1_messaging, 39);
+
+/**
+ * @generated from message messaging.v1.RequestLocationRequest
+ */
+export type RequestLocationRequest = Message<"messaging.v1.RequestLocationRequest"> & {
+  /**
+   * @generated from field: messaging.v1.CallerContext caller = 1;
+   */
+  caller?: CallerContext | undefined;
+
+  /**
+   * @generated from field: string to = 2;
+   */
+  to: string;
+
+  /**
+   * @generated from field: optional string reply_to = 3;
+   */
+  replyTo?: string | undefined;
+
+  /**
+   * @generated from field: string body = 4;
+   */
+  body: string;
+};
+
+/**
+ * Describes the message messaging.v1.RequestLocationRequest.
+ * Use `create(RequestLocationRequestSchema)` to create a new message.
+ */
+export const RequestLocationRequestSchema: GenMessage<RequestLocationRequest> = /*@__PURE__*/
+  messageDesc(file_messaging_v1_messaging, 40);
+
+/**
+ * @generated from message messaging.v1.RequestLocationResponse
+ */
+export type RequestLocationResponse = Message<"messaging.v1.RequestLocationResponse"> & {
+  /**
+   * @generated from field: messaging.v1.SendResult result = 1;
+   */
+  result?: SendResult | undefined;
+};
+
+/**
+ * Describes the message messaging.v1.RequestLocationResponse.
+ * Use `create(RequestLocationResponseSchema)` to create a new message.
+ */
+export const RequestLocationResponseSchema: GenMessage<RequestLocationResponse> = /*@__PURE__*/
+  messageDesc(file_messaging_v1_messaging, 41);
+
+/**
  * @generated from message messaging.v1.BlockUsersRequest
  */
 export type BlockUsersRequest = Message<"messaging.v1.BlockUsersRequest"> & {
@@ -828,7 +1372,7 @@ export type BlockUsersRequest = Message<"messaging.v1.BlockUsersRequest"> & {
  * Use `create(BlockUsersRequestSchema)` to create a new message.
  */
 export const BlockUsersRequestSchema: GenMessage<BlockUsersRequest> = /*@__PURE__*/
-  messageDesc(file_messaging_v1_messaging, 25);
+  messageDesc(file_messaging_v1_messaging, 42);
 
 /**
  * @generated from message messaging.v1.BlockUsersResponse
@@ -850,7 +1394,7 @@ export type BlockUsersResponse = Message<"messaging.v1.BlockUsersResponse"> & {
  * Use `create(BlockUsersResponseSchema)` to create a new message.
  */
 export const BlockUsersResponseSchema: GenMessage<BlockUsersResponse> = /*@__PURE__*/
-  messageDesc(file_messaging_v1_messaging, 26);
+  messageDesc(file_messaging_v1_messaging, 43);
 
 /**
  * @generated from message messaging.v1.UnblockUsersRequest
@@ -872,7 +1416,7 @@ export type UnblockUsersRequest = Message<"messaging.v1.UnblockUsersRequest"> & 
  * Use `create(UnblockUsersRequestSchema)` to create a new message.
  */
 export const UnblockUsersRequestSchema: GenMessage<UnblockUsersRequest> = /*@__PURE__*/
-  messageDesc(file_messaging_v1_messaging, 27);
+  messageDesc(file_messaging_v1_messaging, 44);
 
 /**
  * @generated from message messaging.v1.UnblockUsersResponse
@@ -894,7 +1438,7 @@ export type UnblockUsersResponse = Message<"messaging.v1.UnblockUsersResponse"> 
  * Use `create(UnblockUsersResponseSchema)` to create a new message.
  */
 export const UnblockUsersResponseSchema: GenMessage<UnblockUsersResponse> = /*@__PURE__*/
-  messageDesc(file_messaging_v1_messaging, 28);
+  messageDesc(file_messaging_v1_messaging, 45);
 
 /**
  * @generated from message messaging.v1.IndicateTypingRequest
@@ -916,7 +1460,7 @@ export type IndicateTypingRequest = Message<"messaging.v1.IndicateTypingRequest"
  * Use `create(IndicateTypingRequestSchema)` to create a new message.
  */
 export const IndicateTypingRequestSchema: GenMessage<IndicateTypingRequest> = /*@__PURE__*/
-  messageDesc(file_messaging_v1_messaging, 29);
+  messageDesc(file_messaging_v1_messaging, 46);
 
 /**
  * @generated from message messaging.v1.IndicateTypingResponse
@@ -933,7 +1477,7 @@ export type IndicateTypingResponse = Message<"messaging.v1.IndicateTypingRespons
  * Use `create(IndicateTypingResponseSchema)` to create a new message.
  */
 export const IndicateTypingResponseSchema: GenMessage<IndicateTypingResponse> = /*@__PURE__*/
-  messageDesc(file_messaging_v1_messaging, 30);
+  messageDesc(file_messaging_v1_messaging, 47);
 
 /**
  * @generated from message messaging.v1.MarkReadRequest
@@ -955,7 +1499,7 @@ export type MarkReadRequest = Message<"messaging.v1.MarkReadRequest"> & {
  * Use `create(MarkReadRequestSchema)` to create a new message.
  */
 export const MarkReadRequestSchema: GenMessage<MarkReadRequest> = /*@__PURE__*/
-  messageDesc(file_messaging_v1_messaging, 31);
+  messageDesc(file_messaging_v1_messaging, 48);
 
 /**
  * @generated from message messaging.v1.MarkReadResponse
@@ -972,7 +1516,7 @@ export type MarkReadResponse = Message<"messaging.v1.MarkReadResponse"> & {
  * Use `create(MarkReadResponseSchema)` to create a new message.
  */
 export const MarkReadResponseSchema: GenMessage<MarkReadResponse> = /*@__PURE__*/
-  messageDesc(file_messaging_v1_messaging, 32);
+  messageDesc(file_messaging_v1_messaging, 49);
 
 /**
  * @generated from message messaging.v1.AcceptCallRequest
@@ -999,7 +1543,7 @@ export type AcceptCallRequest = Message<"messaging.v1.AcceptCallRequest"> & {
  * Use `create(AcceptCallRequestSchema)` to create a new message.
  */
 export const AcceptCallRequestSchema: GenMessage<AcceptCallRequest> = /*@__PURE__*/
-  messageDesc(file_messaging_v1_messaging, 33);
+  messageDesc(file_messaging_v1_messaging, 50);
 
 /**
  * @generated from message messaging.v1.AcceptCallResponse
@@ -1016,7 +1560,7 @@ export type AcceptCallResponse = Message<"messaging.v1.AcceptCallResponse"> & {
  * Use `create(AcceptCallResponseSchema)` to create a new message.
  */
 export const AcceptCallResponseSchema: GenMessage<AcceptCallResponse> = /*@__PURE__*/
-  messageDesc(file_messaging_v1_messaging, 34);
+  messageDesc(file_messaging_v1_messaging, 51);
 
 /**
  * @generated from message messaging.v1.GetMessageRequest
@@ -1043,7 +1587,7 @@ export type GetMessageRequest = Message<"messaging.v1.GetMessageRequest"> & {
  * Use `create(GetMessageRequestSchema)` to create a new message.
  */
 export const GetMessageRequestSchema: GenMessage<GetMessageRequest> = /*@__PURE__*/
-  messageDesc(file_messaging_v1_messaging, 35);
+  messageDesc(file_messaging_v1_messaging, 52);
 
 /**
  * @generated from message messaging.v1.StatusChange
@@ -1072,7 +1616,7 @@ export type StatusChange = Message<"messaging.v1.StatusChange"> & {
  * Use `create(StatusChangeSchema)` to create a new message.
  */
 export const StatusChangeSchema: GenMessage<StatusChange> = /*@__PURE__*/
-  messageDesc(file_messaging_v1_messaging, 36);
+  messageDesc(file_messaging_v1_messaging, 53);
 
 /**
  * @generated from message messaging.v1.MessageRecord
@@ -1129,7 +1673,7 @@ export type MessageRecord = Message<"messaging.v1.MessageRecord"> & {
  * Use `create(MessageRecordSchema)` to create a new message.
  */
 export const MessageRecordSchema: GenMessage<MessageRecord> = /*@__PURE__*/
-  messageDesc(file_messaging_v1_messaging, 37);
+  messageDesc(file_messaging_v1_messaging, 54);
 
 /**
  * @generated from message messaging.v1.GetMessageResponse
@@ -1146,7 +1690,7 @@ export type GetMessageResponse = Message<"messaging.v1.GetMessageResponse"> & {
  * Use `create(GetMessageResponseSchema)` to create a new message.
  */
 export const GetMessageResponseSchema: GenMessage<GetMessageResponse> = /*@__PURE__*/
-  messageDesc(file_messaging_v1_messaging, 38);
+  messageDesc(file_messaging_v1_messaging, 55);
 
 /**
  * Messaging sends on behalf of a tenant's client: every call names the tenant and the client, and a client of
@@ -1228,6 +1772,48 @@ export const MessagingService: GenService<{
     methodKind: "unary";
     input: typeof SendCatalogRequestSchema;
     output: typeof SendCatalogResponseSchema;
+  },
+  /**
+   * @generated from rpc messaging.v1.MessagingService.SendText
+   */
+  sendText: {
+    methodKind: "unary";
+    input: typeof SendTextRequestSchema;
+    output: typeof SendTextResponseSchema;
+  },
+  /**
+   * @generated from rpc messaging.v1.MessagingService.SendMedia
+   */
+  sendMedia: {
+    methodKind: "unary";
+    input: typeof SendMediaRequestSchema;
+    output: typeof SendMediaResponseSchema;
+  },
+  /**
+   * @generated from rpc messaging.v1.MessagingService.SendContacts
+   */
+  sendContacts: {
+    methodKind: "unary";
+    input: typeof SendContactsRequestSchema;
+    output: typeof SendContactsResponseSchema;
+  },
+  /**
+   * @generated from rpc messaging.v1.MessagingService.SendCtaUrl
+   */
+  sendCtaUrl: {
+    methodKind: "unary";
+    input: typeof SendCtaUrlRequestSchema;
+    output: typeof SendCtaUrlResponseSchema;
+  },
+  /**
+   * Asks the user to share their location; the answer arrives as an inbound location message.
+   *
+   * @generated from rpc messaging.v1.MessagingService.RequestLocation
+   */
+  requestLocation: {
+    methodKind: "unary";
+    input: typeof RequestLocationRequestSchema;
+    output: typeof RequestLocationResponseSchema;
   },
   /**
    * @generated from rpc messaging.v1.MessagingService.BlockUsers
