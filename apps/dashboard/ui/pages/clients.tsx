@@ -86,7 +86,7 @@ function EditClient({ client, onSaved, onCancel }: { client: Client; onSaved: (c
         <div class="field">
           <label for="edit-webhook-url">Webhook URL (empty: the tenant's)</label>
           <input id="edit-webhook-url" name="webhook_url" type="url" defaultValue={client.webhook_url ?? ''} aria-describedby="edit-webhook-hint" />
-          <span id="edit-webhook-hint" class="muted">New deliveries use a changed URL within a few seconds.</span>
+          <span id="edit-webhook-hint" class="muted">The next delivery uses a changed URL.</span>
         </div>
       </div>
       {error && <p class="error-text" role="alert">{error}</p>}
