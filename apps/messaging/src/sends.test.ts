@@ -178,29 +178,54 @@ describe('messaging operations end to end: edge → messaging → provider simul
   const buttons = () => ({ client_id: clientId, to, body: { type: 'text', text: 'Pick' }, buttons: [{ id: 'a', title: 'A' }] });
 
   it.each([
-    ['130429 (throughput)', { code: 130429, message: '(#130429) Rate limit hit' }, 429, 'provider_rate_limited'],
-    ['131056 (pair rate)', { code: 131056, message: '(#131056) pair rate limit hit' }, 429, 'provider_rate_limited'],
+    ['130429 (throughput)', { code: 130429, message: '(#130429) Rate limit hit' }, 429, 'provider_throughput_limited'],
+    ['131056 (pair rate)', { code: 131056, message: '(#131056) pair rate limit hit' }, 429, 'pair_rate_limited'],
     ['190 (token)', { code: 190, message: 'Invalid OAuth access token' }, 502, 'provider_token_invalid'],
-    ['100 (invalid parameter)', { code: 100, message: '(#100) Invalid parameter' }, 502, 'provider_error'],
-  ])('maps provider error %s by code', async (_name, error, status, code) => {
+    ['100 (invalid parameter)', { code: 100, message: '(#100) Invalid parameter' }, 422, 'provider_invalid_parameter'],
+  ])('maps provider error %s by code (the whole table: provider-errors.test.ts)', async (_name, error, status, code) => {
     await sim('/_sim/faults', { match: { path_contains: '/messages' }, status: 400, error });
     const res = await api.post('/api/messaging/send-buttons', buttons());
     expect(res.status).toBe(status);
-    expect(res.json).toMatchObject({ code });
+    expect(res.json).toMatchObject({ code, provider_error: { code: error.code, message: error.message } });
     if (status === 429) expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-    if (code === 'provider_error') expect((res.json as any).provider_error).toMatchObject({ code: 100, message: '(#100) Invalid parameter' });
   });
 
-  it('answers 504 when the provider hangs and 503 when it drops the connection, never hanging', async () => {
+  it('answers 504 provider_outcome_unknown when the provider hangs or drops the connection after the send, never hanging', async () => {
     await sim('/_sim/faults', { match: { path_contains: '/messages' }, delay_ms: 4000 });
     const started = Date.now();
     const slow = await api.post('/api/messaging/send-buttons', buttons());
     expect(slow.status).toBe(504);
+    expect(slow.json).toMatchObject({ code: 'provider_outcome_unknown', outcome: 'unknown' });
     expect(Date.now() - started).toBeLessThan(4000);
     await sim('/_sim/faults', undefined, 'DELETE');
     await sim('/_sim/faults', { match: { path_contains: '/messages' }, drop: true });
     const dropped = await api.post('/api/messaging/send-buttons', buttons());
-    expect(dropped.status).toBe(503);
+    expect(dropped.status).toBe(504);
+    expect(dropped.json).toMatchObject({ code: 'provider_outcome_unknown' });
+    expect(await recorded('/messages')).toHaveLength(2);
+  });
+
+  it('never sends twice after a timeout: the same Idempotency-Key replays the same 504 without calling the provider', async () => {
+    await sim('/_sim/faults', { match: { path_contains: '/messages' }, delay_ms: 3000, times: 5 });
+    const headers = { 'idempotency-key': 'unknown-outcome-1' };
+    const first = await api.post('/api/messaging/send-buttons', buttons(), headers);
+    expect(first.status).toBe(504);
+    const again = await api.post('/api/messaging/send-buttons', buttons(), headers);
+    const concurrent = await Promise.all(Array.from({ length: 5 }, () => api.post('/api/messaging/send-buttons', buttons(), headers)));
+    for (const r of [again, ...concurrent]) {
+      expect(r.status).toBe(504);
+      expect(r.json).toEqual(first.json);
+    }
+    expect((first.json as any).detail).toMatch(/new Idempotency-Key/);
+    expect(await recorded('/messages')).toHaveLength(1);
+  });
+
+  it('retries a transient provider error inside the request and answers with the outcome of the retry', async () => {
+    await sim('/_sim/faults', { match: { path_contains: '/messages' }, status: 500, error: { code: 131000, message: 'Something went wrong' }, times: 1 });
+    const res = await api.post('/api/messaging/send-buttons', buttons(), { 'idempotency-key': 'transient-1' });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-message-id')).toMatch(/^wamid\./);
+    expect(await recorded('/messages')).toHaveLength(2);
   });
 
   it('replays an idempotent send without a second provider call, and refuses the key with another body', async () => {

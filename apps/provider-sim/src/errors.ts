@@ -6,7 +6,7 @@ export class GraphError extends Error {
     readonly status: number,
     readonly code: number,
     message: string,
-    readonly opts: { type?: string; subcode?: number; details?: string; userTitle?: string; userMsg?: string } = {},
+    readonly opts: { type?: string; subcode?: number; details?: string; userTitle?: string; userMsg?: string; traceId?: string; isTransient?: boolean } = {},
   ) {
     super(message);
   }
@@ -19,8 +19,10 @@ export class GraphError extends Error {
         code: this.code,
         ...(this.opts.subcode !== undefined ? { error_subcode: this.opts.subcode } : {}),
         ...(this.opts.details !== undefined ? { error_data: { messaging_product: 'whatsapp', details: this.opts.details } } : {}),
-        ...(this.opts.userTitle ? { error_user_title: this.opts.userTitle, error_user_msg: this.opts.userMsg ?? '' } : {}),
-        fbtrace_id: randomBytes(9).toString('base64url'),
+        ...(this.opts.userTitle ? { error_user_title: this.opts.userTitle } : {}),
+        ...(this.opts.userMsg ? { error_user_msg: this.opts.userMsg } : {}),
+        ...(this.opts.isTransient !== undefined ? { is_transient: this.opts.isTransient } : {}),
+        fbtrace_id: this.opts.traceId ?? randomBytes(9).toString('base64url'),
       },
     };
   }

@@ -139,7 +139,15 @@ export async function startProviderSim(opts: ProviderSimOptions): Promise<Runnin
         return;
       }
       if (fault.error || fault.status) {
-        const e = new GraphError(fault.status ?? 400, fault.error?.code ?? 1, fault.error?.message ?? 'An unknown error occurred', { type: fault.error?.type, subcode: fault.error?.error_subcode });
+        const fe = fault.error;
+        const e = new GraphError(fault.status ?? 400, fe?.code ?? 1, fe?.message ?? 'An unknown error occurred', {
+          type: fe?.type,
+          subcode: fe?.error_subcode,
+          details: fe?.error_data?.details,
+          userTitle: fe?.error_user_title,
+          userMsg: fe?.error_user_msg,
+          traceId: fe?.fbtrace_id,
+        });
         ctx.status = e.status;
         ctx.body = e.body();
         return;

@@ -47,7 +47,16 @@ export interface Fault {
   match: { method?: string; path_contains: string };
   remaining: number;
   status?: number;
-  error?: { code: number; message: string; type?: string; error_subcode?: number };
+  error?: {
+    code: number;
+    message: string;
+    type?: string;
+    error_subcode?: number;
+    error_data?: { details?: string };
+    error_user_title?: string;
+    error_user_msg?: string;
+    fbtrace_id?: string;
+  };
   delay_ms?: number;
   drop?: boolean;
 }

@@ -74,6 +74,7 @@ export class ProviderClient {
       token,
       json: payload,
       idempotent: false,
+      pair: typeof payload.to === 'string' ? `${phoneNumberId}:${payload.to.replace(/^\+/, '')}` : undefined,
     });
     const messageId = res.messages?.[0]?.id;
     if (!messageId) throw new AppError('unavailable', 'provider_bad_response', 'The provider accepted the message but returned no message id');
@@ -243,6 +244,6 @@ export class ProviderClient {
 /** Graph answers some writes with HTTP 200 and `{"success": false}`: that is a refusal, not a success. */
 function confirmed(res: { success?: boolean }, what: string): void {
   if (res.success !== false) return;
-  const info = { code: null, subcode: null, message: `The provider answered success: false (${what})`, type: null, trace_id: null };
+  const info = { code: null, subcode: null, message: `The provider answered success: false (${what})`, type: null, trace_id: null, details: null, user_title: null, user_message: null };
   throw new AppError('provider_rejected', 'provider_error', `The provider did not ${what}`, { details: { provider_error: info } });
 }
