@@ -46,11 +46,24 @@ export function flowJson(f: fl.Flow | undefined) {
   return { ...flow, flow_json: f.flowJson ? parsed(f.flowJson) : null, validation_errors: f.validationErrorsJson ? parsed(f.validationErrorsJson) : [] };
 }
 
-/** Message record of decisions.md "Message status": errors of a status only where it has some. */
+/** Message record of decisions.md "Message status": errors, conversation and pricing of a status only where it has some. */
 export function messageJson(r: m.MessageRecord | undefined) {
   if (!r) return null;
-  const { tenant_id: _tenant, ...message } = recordJson(m.MessageRecordSchema, r);
-  return { ...message, status_history: r.statusHistory.map((h) => ({ status: h.status, at: h.at, ...(h.errorsJson ? { errors: parsed(h.errorsJson) } : {}) })) };
+  const { tenant_id: _tenant, errors_json: _e, conversation_json: _c, pricing_json: _p, ...message } = recordJson(m.MessageRecordSchema, r);
+  return {
+    ...message,
+    status_history: r.statusHistory.map((h) => ({
+      status: h.status,
+      at: h.at,
+      ...(h.errorsJson ? { errors: parsed(h.errorsJson) } : {}),
+      ...(h.conversationJson ? { conversation: parsed(h.conversationJson) } : {}),
+      ...(h.pricingJson ? { pricing: parsed(h.pricingJson) } : {}),
+    })),
+    // what the provider's status updates said: the errors of a failure, the latest conversation and pricing
+    errors: r.errorsJson ? parsed(r.errorsJson) : null,
+    conversation: r.conversationJson ? parsed(r.conversationJson) : null,
+    pricing: r.pricingJson ? parsed(r.pricingJson) : null,
+  };
 }
 
 /** The delivery record of decisions.md ("Events and delivery"), attempts included. */

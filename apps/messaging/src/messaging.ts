@@ -133,7 +133,7 @@ export class Messaging {
             'provider_rejected',
             'block_users_partial_failure',
             `${outcome.failed.length} of ${users.length} users could not be ${block ? 'blocked' : 'unblocked'}`,
-            { details: { failed_users: outcome.failed, [block ? 'added_users' : 'removed_users']: outcome.done } },
+            { details: { failed_users: outcome.failed.map(failedUser), [block ? 'added_users' : 'removed_users']: outcome.done } },
           );
         }
         return { response: { users: outcome.done } };
@@ -173,6 +173,14 @@ export class Messaging {
   }
 }
 
+/** A user the provider could not block or unblock: its first error's code and reason, and every error as sent. */
+function failedUser(f: { user: string; errors: unknown[] }) {
+  const first = (f.errors[0] ?? {}) as { code?: unknown; message?: unknown; title?: unknown; error_data?: { details?: unknown } };
+  const message = typeof first.message === 'string' ? first.message : typeof first.title === 'string' ? first.title : 'Failed';
+  const details = typeof first.error_data?.details === 'string' ? first.error_data.details : undefined;
+  return { user: f.user, code: typeof first.code === 'number' ? first.code : null, reason: details ? `${message}: ${details}` : message, errors: f.errors };
+}
+
 function markReplayed<R extends object>(response: R, replayed: boolean): R {
   const result = (response as { result?: SendResult }).result;
   return result ? ({ ...response, result: { ...result, replayed } } as R) : response;
@@ -186,8 +194,17 @@ function present(r: MessageRecord): MessageInitShape<typeof m.MessageRecordSchem
     to: r.to,
     kind: r.kind,
     status: r.status,
-    statusHistory: r.status_history.map((h) => ({ status: h.status, at: h.at, errorsJson: h.errors?.length ? JSON.stringify(h.errors) : '' })),
+    statusHistory: r.status_history.map((h) => ({
+      status: h.status,
+      at: h.at,
+      errorsJson: h.errors?.length ? JSON.stringify(h.errors) : '',
+      conversationJson: h.conversation ? JSON.stringify(h.conversation) : '',
+      pricingJson: h.pricing ? JSON.stringify(h.pricing) : '',
+    })),
     createdAt: r.created_at.toISOString(),
     updatedAt: r.updated_at.toISOString(),
+    errorsJson: r.errors?.length ? JSON.stringify(r.errors) : '',
+    conversationJson: r.conversation ? JSON.stringify(r.conversation) : '',
+    pricingJson: r.pricing ? JSON.stringify(r.pricing) : '',
   };
 }

@@ -156,12 +156,22 @@ describe('messaging operations end to end: edge → messaging → provider simul
     expect(ok.text).toBe('null');
     const partial = await api.post('/api/messaging/block-users', { client_id: clientId, users: ['+16505550200', '+16505550299'] });
     expect(partial.status).toBe(502);
-    expect(JSON.stringify(partial.json)).toContain('+16505550299');
+    expect(partial.json).toMatchObject({
+      code: 'block_users_partial_failure',
+      added_users: ['+16505550200'],
+      failed_users: [{ user: '+16505550299', code: 131047, reason: expect.stringMatching(/last 24 hours/), errors: [expect.objectContaining({ code: 131047 })] }],
+    });
+    // every user failing is the provider's error 139100 carrying the list: still each user and reason
+    const all = await api.post('/api/messaging/block-users', { client_id: clientId, users: ['+16505550298', '+16505550299'] });
+    expect(all.status).toBe(502);
+    expect(all.json).toMatchObject({ code: 'block_users_partial_failure', added_users: [] });
+    expect((all.json as any).failed_users.map((f: any) => [f.user, f.code])).toEqual([['+16505550298', 131047], ['+16505550299', 131047]]);
     expect((await api.post('/api/messaging/unblock-users', { client_id: clientId, users: ['+16505550200'] })).status).toBe(200);
     const calls = await recorded('/block_users');
     expect(calls.map((c) => [c.method, c.body])).toEqual([
       ['POST', { messaging_product: 'whatsapp', block_users: [{ user: '+16505550200' }] }],
       ['POST', { messaging_product: 'whatsapp', block_users: [{ user: '+16505550200' }, { user: '+16505550299' }] }],
+      ['POST', { messaging_product: 'whatsapp', block_users: [{ user: '+16505550298' }, { user: '+16505550299' }] }],
       ['DELETE', { messaging_product: 'whatsapp', block_users: [{ user: '+16505550200' }] }],
     ]);
   });

@@ -92,7 +92,10 @@ export class ProviderClient {
     });
   }
 
-  /** POST (block) or DELETE (unblock) /{phone_number_id}/block_users (§3); partial failures come back as data. */
+  /**
+   * POST (block) or DELETE (unblock) /{phone_number_id}/block_users (§3). Failed users come back as data,
+   * also when every user failed (the provider then answers error 139100 with `block_users.failed_users`).
+   */
   async blockUsers(token: string, phoneNumberId: string, users: string[], block: boolean): Promise<BlockResult> {
     const res = await this.http.call<{
       block_users?: { added_users?: BlockResult['done']; removed_users?: BlockResult['done']; failed_users?: Array<{ input: string; errors?: unknown[] }> };
@@ -102,6 +105,7 @@ export class ProviderClient {
       token,
       json: blockUsersBody(users),
       idempotent: true,
+      dataOnError: (body) => Array.isArray((body as { block_users?: { failed_users?: unknown } }).block_users?.failed_users),
     });
     const b = res.block_users ?? {};
     return {

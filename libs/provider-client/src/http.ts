@@ -33,6 +33,11 @@ export interface CallOptions {
    * the connection was refused (nothing was sent).
    */
   idempotent: boolean;
+  /**
+   * An error answer that is data for this operation (block users: 139100 with the `failed_users` of a request
+   * where every user failed): returned like a success instead of thrown.
+   */
+  dataOnError?: (body: unknown) => boolean;
   /** `phone_number_id:recipient` of a send: 131056 (pair rate limit) backs off 4^n seconds per pair. */
   pair?: string;
 }
@@ -135,6 +140,7 @@ export class ProviderHttp {
       parsed = undefined;
     }
     if (res.statusCode >= 200 && res.statusCode < 300 && parsed !== undefined && !(parsed as { error?: unknown }).error) return parsed as T;
+    if (parsed !== undefined && o.dataOnError?.(parsed)) return parsed as T;
     const retryAfter = res.headers['retry-after'];
     const pairFailures = o.pair ? (this.pairFailures.get(o.pair) ?? 0) : 0;
     const err = classifyProviderError(res.statusCode, parsed, Array.isArray(retryAfter) ? retryAfter[0] : retryAfter, { pairFailures });

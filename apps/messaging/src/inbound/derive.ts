@@ -1,3 +1,4 @@
+import type { Conversation, Pricing } from '../store/messages';
 import type { WebhookChange } from './webhook-body';
 
 export interface FlowCompletion {
@@ -20,6 +21,8 @@ export interface StatusUpdate {
   status: 'sent' | 'delivered' | 'read' | 'failed';
   at: Date;
   errors?: unknown[];
+  conversation?: Conversation;
+  pricing?: Pricing;
 }
 
 type Obj = Record<string, unknown>;
@@ -73,7 +76,35 @@ export function statusUpdates(change: WebhookChange): StatusUpdate[] {
     if (!isObj(s) || typeof s.id !== 'string' || typeof s.status !== 'string' || !STATUSES.has(s.status)) continue;
     const seconds = Number(s.timestamp);
     const at = Number.isFinite(seconds) && seconds > 0 ? new Date(seconds * 1000) : new Date();
-    out.push({ messageId: s.id, status: s.status as StatusUpdate['status'], at, ...(Array.isArray(s.errors) && s.errors.length ? { errors: s.errors } : {}) });
+    const conversation = conversationOf(s.conversation);
+    const pricing = pricingOf(s.pricing);
+    out.push({
+      messageId: s.id,
+      status: s.status as StatusUpdate['status'],
+      at,
+      ...(Array.isArray(s.errors) && s.errors.length ? { errors: s.errors } : {}),
+      ...(conversation ? { conversation } : {}),
+      ...(pricing ? { pricing } : {}),
+    });
   }
   return out;
+}
+
+const text = (v: unknown): string | null => (typeof v === 'string' && v ? v : typeof v === 'number' ? String(v) : null);
+
+/** `conversation {id, expiration_timestamp, origin {type}}` of a status; the expiry as ISO 8601. */
+function conversationOf(c: unknown): Conversation | undefined {
+  if (!isObj(c) || !text(c.id)) return undefined;
+  const expiry = Number(c.expiration_timestamp);
+  return {
+    id: text(c.id)!,
+    origin_type: isObj(c.origin) ? text(c.origin.type) : null,
+    expires_at: Number.isFinite(expiry) && expiry > 0 ? new Date(expiry * 1000).toISOString() : null,
+  };
+}
+
+/** `pricing {billable, pricing_model, category, type}` of a status. */
+function pricingOf(p: unknown): Pricing | undefined {
+  if (!isObj(p)) return undefined;
+  return { category: text(p.category), billable: typeof p.billable === 'boolean' ? p.billable : null, pricing_model: text(p.pricing_model), type: text(p.type) };
 }

@@ -36,7 +36,7 @@ export async function startInboundConsumer(deps: { bus: Bus; lookup: ClientLooku
         await bus.publish(e.subject, e.body, { msgId: e.id, headers: e.headers });
         emitted.inc({ type: e.type });
       }
-      for (const s of routed.statuses) await messages.recordStatus(s.messageId, s.status, s.at, s.errors);
+      for (const s of routed.statuses) await messages.recordStatus(s.messageId, s.status, s.at, s.errors, { conversation: s.conversation, pricing: s.pricing });
       if (routed.unrouted) {
         updates.inc({ outcome: 'unknown_client' }, routed.unrouted);
         logger.warn({ seq: m.seq, changes: routed.unrouted }, 'inbound changes for a phone number or business account of no client; skipped');

@@ -52,4 +52,17 @@ export const migrations: Migration[] = [
       CREATE INDEX early_statuses_received ON early_statuses (received_at);
     `,
   },
+  {
+    version: 3,
+    name: 'status_details',
+    // What the provider's status updates say besides the status: the errors of a failure, the conversation
+    // (id, origin, expiry) and the pricing (category, billable); each history entry keeps its own as well.
+    sql: `
+      ALTER TABLE messages ADD COLUMN errors jsonb;
+      ALTER TABLE messages ADD COLUMN conversation jsonb;
+      ALTER TABLE messages ADD COLUMN pricing jsonb;
+      ALTER TABLE early_statuses ADD COLUMN conversation jsonb;
+      ALTER TABLE early_statuses ADD COLUMN pricing jsonb;
+    `,
+  },
 ];
