@@ -29,6 +29,9 @@ describe('messaging operations end to end: edge → messaging → provider simul
     phone = await sim('/_sim/phone-numbers', { with_catalog: true });
     const client = await api.post('/api/clients/', { display_name: 'Shop', business_account_id: phone.waba_id, phone_number_id: phone.phone_number_id, access_token: phone.access_token, catalog_id: phone.catalog_id });
     clientId = (client.json as { id: string }).id;
+    // the recipient wrote in (the 24-hour window is open), and the business account has the template sent below
+    await sim('/_sim/inbound/message', { phone_number_id: phone.phone_number_id, from: to });
+    await sim('/_sim/templates', { waba_id: phone.waba_id, name: 'order_confirmation', language: 'en_US', category: 'UTILITY', components: [{ type: 'BODY', text: 'Thanks {{1}}', example: { body_text: [['Ann']] } }] });
   });
   afterAll(() => stack.stop());
   beforeEach(async () => {

@@ -34,7 +34,8 @@ describe('Prometheus metrics of every service', () => {
     expect(client.status).toBe(200);
     clientId = (client.json as { id: string }).id;
 
-    // one send that the provider accepts, one it rejects with its error code
+    // one send that the provider accepts (the user wrote in: the window is open), one it rejects with its error code
+    await sim('/_sim/inbound/message', { phone_number_id: phone!.phone_number_id, from: '16505551234' });
     const send = () => api.post('/api/messaging/send-location', { client_id: clientId, to: '+16505551234', latitude: 37.44, longitude: -122.16 });
     expect((await send()).status).toBe(200);
     await sim('/_sim/faults', { match: { path_contains: '/messages' }, status: 400, error: { code: 131026, message: 'Message undeliverable' } });

@@ -31,6 +31,8 @@ describe('inbound provider updates become events: simulator → edge → JetStre
     phone = await sim('/_sim/phone-numbers', {});
     const c = await api.post('/api/clients/', { display_name: 'Shop', external_id: 'shop-1', business_account_id: phone.waba_id, phone_number_id: phone.phone_number_id, access_token: phone.access_token });
     clientId = (c.json as { id: string }).id;
+    // the recipient wrote in: free-form sends go (the 24-hour window)
+    await sim('/_sim/inbound/message', { phone_number_id: phone.phone_number_id, from: to });
   }, 60_000);
   afterAll(async () => {
     await receiver?.close();
