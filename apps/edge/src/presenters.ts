@@ -1,5 +1,5 @@
 import { toJson, type DescMessage, type JsonObject, type MessageShape } from '@bufbuild/protobuf';
-import { dispatcher as d, flows as fl, messaging as m, tenantDirectory as td } from '@gateway/contracts';
+import { dispatcher as d, flows as fl, messaging as m, templates as tp, tenantDirectory as td } from '@gateway/contracts';
 
 /*
  * Every response body the edge writes, from the services' records. The contracts name their fields as the
@@ -69,4 +69,11 @@ export function messageJson(r: m.MessageRecord | undefined) {
 /** The delivery record of decisions.md ("Events and delivery"), attempts included. */
 export function deliveryJson(r: d.Delivery | undefined) {
   return r ? recordJson(d.DeliverySchema, r) : null;
+}
+
+/** Template record (issue 12): the local copy of a provider template; its components travel serialized. */
+export function templateJson(t: tp.Template | undefined) {
+  if (!t) return null;
+  const { components_json: _components, ...template } = recordJson(tp.TemplateSchema, t);
+  return { ...template, components: t.componentsJson ? parsed(t.componentsJson) : [] };
 }

@@ -9,6 +9,11 @@ import * as build from './payloads';
 import type { Credentials, MessagingProvider } from './provider';
 import type { MessageRepository, MessageRecord } from './store/messages';
 
+/** The send-template check against the local template copy (templates/templates.ts). */
+export interface TemplateSendCheck {
+  checkSend(k: { tenantId: string; clientId: string }, name: string, language: string, components: unknown): Promise<void>;
+}
+
 type Json = Record<string, unknown>;
 type SendResult = MessageInitShape<typeof m.SendResultSchema>;
 
@@ -29,6 +34,7 @@ export class Messaging {
     private readonly runner: IdempotentRunner,
     private readonly messages: MessageRepository,
     private readonly credentials = new ClientCredentialsCache(directory),
+    private readonly templates?: TemplateSendCheck,
   ) {}
 
   async resolve(caller: m.CallerContext | undefined): Promise<ResolvedClient> {
@@ -47,13 +53,13 @@ export class Messaging {
   async send<R extends object>(
     kind: string,
     req: { caller?: m.CallerContext; to: string },
-    payload: (client: td.Client) => Json,
+    payload: (client: td.Client) => Json | Promise<Json>,
     respond: (result: SendResult) => R = (result) => ({ result }) as R,
   ): Promise<R> {
     const caller = req.caller;
     const { response, replayed } = await this.runner.run<R>(caller, `send:${kind}`, async () => {
       const { client, credentials } = await this.resolve(caller);
-      const body = payload(client);
+      const body = await payload(client);
       return async (): Promise<Executed<R>> => {
         const { messageId } = await this.provider.sendMessage(credentials.accessToken, credentials.phoneNumberId, body);
         return {
@@ -102,7 +108,12 @@ export class Messaging {
   }
 
   sendTemplate(r: m.SendTemplateRequest) {
-    return this.send('template', r, () => build.templatePayload(r));
+    return this.send('template', r, async (client) => {
+      const payload = build.templatePayload(r);
+      const components = (payload.template as { components?: unknown }).components;
+      await this.templates?.checkSend({ tenantId: client.tenantId, clientId: client.id }, r.templateName, r.lang, components);
+      return payload;
+    });
   }
 
   sendLocation(r: m.SendLocationRequest) {

@@ -1,5 +1,5 @@
 import { startStack, type ApiClient, type Stack } from '@gateway/test-stack';
-import { SimControl } from '@gateway/testing';
+import { SimControl, waitFor } from '@gateway/testing';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- tests read arbitrary provider JSON */
 
@@ -239,6 +239,31 @@ describe('messaging operations end to end: edge → messaging → provider simul
     expect(res.status).toBe(200);
     expect(res.headers.get('x-message-id')).toMatch(/^wamid\./);
     expect(await recorded('/messages')).toHaveLength(2);
+  });
+
+  it('a send to a number outside the 24-hour window is a 409 customer_service_window_closed; after the user writes in it goes', async () => {
+    const closed = await api.post('/api/messaging/send-buttons', { ...buttons(), to: '+16505559001' });
+    expect(closed.status).toBe(409);
+    expect(closed.json).toMatchObject({ code: 'customer_service_window_closed', retryable: false, provider_error: { code: 131047, details: expect.stringMatching(/24 hours/) } });
+    await sim('/_sim/inbound/message', { phone_number_id: phone.phone_number_id, from: '16505559001' });
+    expect((await api.post('/api/messaging/send-buttons', { ...buttons(), to: '+16505559001' })).status).toBe(200);
+  });
+
+  it('a failure the provider reports later (window closed, undeliverable) reaches the message record with its errors', async () => {
+    await sim('/_sim/window', { mode: 'async' }, 'PUT');
+    try {
+      const res = await api.post('/api/messaging/send-buttons', { ...buttons(), to: '+16505559002' });
+      expect(res.status).toBe(200);
+      const id = res.headers.get('x-message-id')!;
+      const rec = await waitFor(async () => {
+        const r = (await api.get(`/api/messages/${id}?client_id=${clientId}`)).json as any;
+        return r.status === 'failed' ? r : undefined;
+      }, { what: 'failed status recorded' });
+      expect(rec.errors).toEqual([expect.objectContaining({ code: 131047, title: 'Re-engagement message' })]);
+      expect(rec.status_history.map((h: any) => [h.status, h.errors?.[0]?.code])).toEqual([['accepted', undefined], ['failed', 131047]]);
+    } finally {
+      await sim('/_sim/window', { mode: 'sync' }, 'PUT');
+    }
   });
 
   it('replays an idempotent send without a second provider call, and refuses the key with another body', async () => {

@@ -3,6 +3,7 @@ import { AppError } from '@gateway/errors';
 import type { Logger } from '@gateway/logger';
 import { acceptCallBody, blockUsersBody, markReadBody } from './bodies';
 import { ProviderHttp, type ProviderCallObserver } from './http';
+import { TemplateCalls } from './templates';
 
 export interface ProviderClientOptions {
   baseUrl: string;
@@ -61,9 +62,12 @@ const MAX_LIST_PAGES = 50;
  */
 export class ProviderClient {
   private readonly http: ProviderHttp;
+  /** The template management API (templates.ts). */
+  readonly templates: TemplateCalls;
 
   constructor(private readonly opts: ProviderClientOptions) {
     this.http = new ProviderHttp(opts);
+    this.templates = new TemplateCalls(this.http);
   }
 
   /** POST /{phone_number_id}/messages with a message (§1); never retried once it may have been sent. */

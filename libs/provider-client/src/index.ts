@@ -10,3 +10,4 @@ export type { ErrorRule } from './error-table';
 export type { ProviderErrorBody } from './errors';
 export { parseErrorTableDoc } from './error-table-doc';
 export type { DocumentedRule } from './error-table-doc';
+export type { ProviderTemplate, NewTemplate } from './templates';

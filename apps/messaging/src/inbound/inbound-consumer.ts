@@ -2,6 +2,7 @@ import { runConsumer, ACK, STREAMS, type Bus, type RunningConsumer } from '@gate
 import type { Logger } from '@gateway/logger';
 import type { Metrics } from '@gateway/runtime';
 import type { MessageRepository } from '../store/messages';
+import type { Templates } from '../templates/templates';
 import type { ClientLookup } from './client-lookup';
 import { routeInbound } from './inbound-router';
 
@@ -13,8 +14,15 @@ export const INBOUND_DURABLE = 'messaging-inbound-router';
  * applied; only then is it acked. A failure (directory or bus down) naks it for a later try. Bodies that
  * concern no client are acked and counted: they stay in the stream (limits retention) for inspection.
  */
-export async function startInboundConsumer(deps: { bus: Bus; lookup: ClientLookup; messages: MessageRepository; logger: Logger; metrics: Metrics }): Promise<RunningConsumer> {
-  const { bus, lookup, messages, logger, metrics } = deps;
+export async function startInboundConsumer(deps: {
+  bus: Bus;
+  lookup: ClientLookup;
+  messages: MessageRepository;
+  templates?: Pick<Templates, 'applyStatus'>;
+  logger: Logger;
+  metrics: Metrics;
+}): Promise<RunningConsumer> {
+  const { bus, lookup, messages, templates, logger, metrics } = deps;
   const updates = metrics.counter('inbound_updates_total', 'Provider webhook changes by outcome', ['outcome']);
   const emitted = metrics.counter('events_emitted_total', 'Events published from provider webhooks, by type', ['type']);
   return runConsumer({
@@ -32,6 +40,8 @@ export async function startInboundConsumer(deps: { bus: Bus; lookup: ClientLooku
         logger.warn({ seq: m.seq }, 'inbound body is not a provider webhook envelope; skipped');
         return ACK;
       }
+      // the local template copy first: a tenant told by template_status finds the record already changed
+      for (const t of routed.templateStatuses) await templates?.applyStatus(t.businessAccountId, t.template_id, t.status, t.reason);
       for (const e of routed.events) {
         await bus.publish(e.subject, e.body, { msgId: e.id, headers: e.headers });
         emitted.inc({ type: e.type });

@@ -1,13 +1,15 @@
 import { deterministicUuid, sha256Hex } from '@gateway/crypto';
 import { buildEvent, type EventInput, type GatewayEvent } from '@gateway/events';
 import { ClientLookup, type RoutedClient } from './client-lookup';
-import { flowCompletions, statusUpdates, templateStatus, type StatusUpdate } from './derive';
+import { flowCompletions, statusUpdates, templateStatus, type StatusUpdate, type TemplateStatus } from './derive';
 import { splitByClient, targetOf, type ChangeTarget } from './split';
 import { parseWebhookBody } from './webhook-body';
 
 export interface RoutedUpdate {
   events: GatewayEvent[];
   statuses: StatusUpdate[];
+  /** Template status changes, with the business account they belong to (the local template copy follows them). */
+  templateStatuses: Array<TemplateStatus & { businessAccountId: string }>;
   /** Changes whose phone number or business account belongs to no client. */
   unrouted: number;
   /** The body is not a webhook envelope. */
@@ -31,7 +33,7 @@ export function derivedEventId(bodyDigest: string, ...parts: string[]): string {
  */
 export async function routeInbound(raw: string, lookup: ClientLookup): Promise<RoutedUpdate> {
   const body = parseWebhookBody(raw);
-  if (!body) return { events: [], statuses: [], unrouted: 0, malformed: true };
+  if (!body) return { events: [], statuses: [], templateStatuses: [], unrouted: 0, malformed: true };
   const digest = sha256Hex(raw);
 
   const targets: ChangeTarget[] = [];
@@ -57,5 +59,12 @@ export async function routeInbound(raw: string, lookup: ClientLookup): Promise<R
   }
   // status updates concern message records, once per change whoever else receives it
   for (const entry of body.entry) for (const change of entry.changes ?? []) statuses.push(...statusUpdates(change));
-  return { events, statuses, unrouted: unrouted.length, malformed: false };
+  const templateStatuses: RoutedUpdate['templateStatuses'] = [];
+  for (const entry of body.entry) {
+    for (const change of entry.changes ?? []) {
+      const ts = templateStatus(change);
+      if (ts && typeof entry.id === 'string' && ts.template_id) templateStatuses.push({ ...ts, businessAccountId: entry.id });
+    }
+  }
+  return { events, statuses, templateStatuses, unrouted: unrouted.length, malformed: false };
 }
