@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseErrorTableDoc } from '@gateway/provider-client';
 import { startStack, type ApiClient, type Stack } from '@gateway/test-stack';
+import { SimControl } from '@gateway/testing';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- tests read arbitrary JSON */
 
@@ -17,10 +18,7 @@ describe('every classified provider error, as the tenant gets it (docs/provider-
   let api: ApiClient;
   let clientId: string;
   let phoneNumberId: string;
-  const sim = (path: string, body?: unknown, method = 'POST') =>
-    fetch(`${stack.sim!.url}${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) }).then(async (r) =>
-      r.status === 204 ? undefined : ((await r.json()) as any),
-    );
+  const sim = async (path: string, body?: unknown, method = 'POST') => (await new SimControl(stack.sim!.url).request(method, path, body)).json;
 
   beforeAll(async () => {
     stack = await startStack({ services: ['tenant-directory', 'messaging', 'edge'], env: { PROVIDER_TIMEOUT_MS: '1500' } });

@@ -102,7 +102,7 @@ describe('embedded signup end to end in Chromium: hosted page, provider SDK stan
     });
 
     // the number works: once the user has written in, a send goes through the provider with the token from the signup
-    await fetch(`${stack.sim!.url}/_sim/inbound/message`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ phone_number_id: c.phone_number_id, from: '16505551234' }) });
+    await sim.send('POST', '/_sim/inbound/message', { phone_number_id: c.phone_number_id, from: '16505551234' });
     const send = await api.post('/api/messaging/send-location', { client_id: client.id, to: '+16505551234', latitude: 52.52, longitude: 13.405 });
     expect(send.status).toBe(200);
 

@@ -1,6 +1,6 @@
 import { signatureHeader } from '@gateway/crypto';
 import { startStack, type ApiClient, type Stack } from '@gateway/test-stack';
-import { startWebhookReceiver, waitFor, type WebhookReceiver } from '@gateway/testing';
+import { SimControl, startWebhookReceiver, waitFor, type WebhookReceiver } from '@gateway/testing';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- tests read arbitrary JSON */
 
@@ -15,10 +15,7 @@ describe('template management through real HTTP: edge → messaging → provider
   let otherClientId: string;
   const to = '+16505551234';
 
-  const sim = (path: string, body?: unknown, method = 'POST') =>
-    fetch(`${stack.sim!.url}${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) }).then(async (r) =>
-      r.status === 204 ? undefined : ((await r.json()) as any),
-    );
+  const sim = async (path: string, body?: unknown, method = 'POST') => (await new SimControl(stack.sim!.url).request(method, path, body)).json;
   const recorded = (part: string): Promise<any[]> => sim(`/_sim/requests?path_contains=${encodeURIComponent(part)}`, undefined, 'GET');
   const statusEvents = (id: string) => receiver.byType('template_status').filter((r) => (r.body as any).payload.template_id === id);
 
