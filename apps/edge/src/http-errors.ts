@@ -28,7 +28,15 @@ export interface HttpErrorResponse {
 export function toHttpError(e: AppError): HttpErrorResponse {
   const status = STATUS_BY_KIND[e.kind];
   const headers: Record<string, string> = {};
-  if (e.kind === 'validation') return { status, headers, body: { detail: safeIssues(e.issues) } };
+  if (e.kind === 'validation') {
+    // the validation form; a provider's refusal of an input (a 422 of docs/provider-errors.md) adds its code and provider_error
+    const body: Record<string, unknown> = { detail: safeIssues(e.issues) };
+    if (e.code !== 'validation_failed' && e.code !== 'invalid_argument') {
+      body.code = e.code;
+      for (const [k, v] of Object.entries(e.details)) if (k !== 'detail') body[k] = v;
+    }
+    return { status, headers, body };
+  }
   if (e.kind === 'unauthenticated') headers['WWW-Authenticate'] = 'Bearer';
   if (e.retryAfterSeconds !== undefined) headers['Retry-After'] = String(Math.max(1, Math.ceil(e.retryAfterSeconds)));
   const body: Record<string, unknown> = {

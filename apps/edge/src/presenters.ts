@@ -1,6 +1,6 @@
 import type { DeadLetter } from '@gateway/bus';
 import { toJson, type DescMessage, type JsonObject, type MessageShape } from '@bufbuild/protobuf';
-import { dispatcher as d, flows as fl, messaging as m, tenantDirectory as td } from '@gateway/contracts';
+import { dispatcher as d, flows as fl, messaging as m, templates as tp, tenantDirectory as td } from '@gateway/contracts';
 
 /*
  * Every response body the edge writes, from the services' records. The contracts name their fields as the
@@ -52,11 +52,24 @@ export function flowJson(f: fl.Flow | undefined) {
   return { ...flow, flow_json: f.flowJson ? parsed(f.flowJson) : null, validation_errors: f.validationErrorsJson ? parsed(f.validationErrorsJson) : [] };
 }
 
-/** Message record of decisions.md "Message status": errors of a status only where it has some. */
+/** Message record of decisions.md "Message status": errors, conversation and pricing of a status only where it has some. */
 export function messageJson(r: m.MessageRecord | undefined) {
   if (!r) return null;
-  const { tenant_id: _tenant, ...message } = recordJson(m.MessageRecordSchema, r);
-  return { ...message, status_history: r.statusHistory.map((h) => ({ status: h.status, at: h.at, ...(h.errorsJson ? { errors: parsed(h.errorsJson) } : {}) })) };
+  const { tenant_id: _tenant, errors_json: _e, conversation_json: _c, pricing_json: _p, ...message } = recordJson(m.MessageRecordSchema, r);
+  return {
+    ...message,
+    status_history: r.statusHistory.map((h) => ({
+      status: h.status,
+      at: h.at,
+      ...(h.errorsJson ? { errors: parsed(h.errorsJson) } : {}),
+      ...(h.conversationJson ? { conversation: parsed(h.conversationJson) } : {}),
+      ...(h.pricingJson ? { pricing: parsed(h.pricingJson) } : {}),
+    })),
+    // what the provider's status updates said: the errors of a failure, the latest conversation and pricing
+    errors: r.errorsJson ? parsed(r.errorsJson) : null,
+    conversation: r.conversationJson ? parsed(r.conversationJson) : null,
+    pricing: r.pricingJson ? parsed(r.pricingJson) : null,
+  };
 }
 
 /** The delivery record of decisions.md ("Events and delivery"), attempts included. */
@@ -87,4 +100,11 @@ export function sessionJson(s: td.Session | undefined) {
 /** An API key as its tenant sees it: never the key, only its prefix; `current` marks the caller's own. */
 export function apiKeyJson(k: td.ApiKeyInfo, currentPrefix: string | undefined) {
   return { ...recordJson(td.ApiKeyInfoSchema, k), current: k.prefix === currentPrefix };
+}
+
+/** Template record (issue 12): the local copy of a provider template; its components travel serialized. */
+export function templateJson(t: tp.Template | undefined) {
+  if (!t) return null;
+  const { components_json: _components, ...template } = recordJson(tp.TemplateSchema, t);
+  return { ...template, components: t.componentsJson ? parsed(t.componentsJson) : [] };
 }

@@ -1,4 +1,4 @@
-import { dispatcher, flows, messaging, signup, tenantDirectory } from '@gateway/contracts';
+import { dispatcher, flows, messaging, signup, templates, tenantDirectory } from '@gateway/contracts';
 import { createServiceClient, type ServiceClient } from '@gateway/rpc';
 import type { EdgeConfig } from './config';
 
@@ -9,6 +9,8 @@ export interface Services {
   dispatcher: ServiceClient<typeof dispatcher.DispatcherService>;
   signup: ServiceClient<typeof signup.SignupService>;
   flows: ServiceClient<typeof flows.FlowsService>;
+  /** Served by the messaging process, which owns the template copy. */
+  templates: ServiceClient<typeof templates.TemplatesService>;
 }
 
 export function connectServices(config: EdgeConfig): Services {
@@ -23,6 +25,8 @@ export function connectServices(config: EdgeConfig): Services {
     // a flow operation makes a few provider calls (refresh, the change, a refresh after a refusal), each
     // bounded by PROVIDER_TIMEOUT_MS
     flows: createServiceClient(flows.FlowsService, config.flowsAddr, { defaultDeadlineMs: 60_000 }),
+    // a sync pages through the provider's list (each page PROVIDER_TIMEOUT_MS)
+    templates: createServiceClient(templates.TemplatesService, config.messagingAddr, { defaultDeadlineMs: 60_000 }),
   };
 }
 

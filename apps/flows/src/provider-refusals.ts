@@ -8,8 +8,9 @@ import type { Needed } from './flow-state';
  */
 export const STATE_REFUSALS: Record<number, Needed> = { 139001: 'draft', 139002: 'draft', 139003: 'published', 139004: 'draft' };
 
+/** The provider's error behind an AppError of the provider client (whatever status it maps to), if any. */
 export function providerInfo(e: AppError): ProviderErrorInfo | undefined {
-  return e.kind === 'provider_rejected' ? (e.details.provider_error as ProviderErrorInfo | undefined) : undefined;
+  return e.details.provider_error as ProviderErrorInfo | undefined;
 }
 
 /** Graph's "Object with ID … does not exist, cannot be loaded due to missing permissions" (100, subcode 33). */

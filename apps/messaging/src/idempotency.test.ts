@@ -96,6 +96,24 @@ describe('idempotent runner', () => {
     expect(calls).toBe(2);
   });
 
+  it('keeps an unknown outcome: a repeat replays the same 504 and never runs again', async () => {
+    const unknown = new AppError('timeout', 'provider_outcome_unknown', 'may have been sent', { details: { outcome: 'unknown' } });
+    await expect(runner.run(caller('u'), 'op', op(fail(unknown)))).rejects.toBe(unknown);
+    const replayed = await runner.run(caller('u'), 'op', op(ok('wamid.u'))).catch((e: AppError) => e);
+    expect(replayed).toMatchObject({ kind: 'timeout', code: 'provider_outcome_unknown', details: { outcome: 'unknown' } });
+    expect(calls).toBe(1);
+  });
+
+  it('releases the key after a retryable provider refusal (maintenance), keeps it after a final one', async () => {
+    const maintenance = new AppError('unavailable', 'provider_maintenance', 'maintenance', { details: { provider_error: { code: 131057 }, retryable: true }, retryAfterSeconds: 60 });
+    await expect(runner.run(caller('m'), 'op', op(fail(maintenance)))).rejects.toBe(maintenance);
+    expect((await runner.run(caller('m'), 'op', op(ok('wamid.m')))).replayed).toBe(false);
+    const window = new AppError('conflict', 'customer_service_window_closed', 'closed', { details: { provider_error: { code: 131047 }, retryable: false } });
+    await expect(runner.run(caller('w'), 'op', op(fail(window)))).rejects.toBe(window);
+    await expect(runner.run(caller('w'), 'op', op(ok('wamid.w')))).rejects.toMatchObject({ code: 'customer_service_window_closed' });
+    expect(calls).toBe(3);
+  });
+
   it('records nothing when the request fails before the provider call', async () => {
     const notActive = AppError.conflict('client_not_active', 'Client is not active');
     await expect(runner.run(caller('f'), 'op', async () => Promise.reject(notActive))).rejects.toBe(notActive);

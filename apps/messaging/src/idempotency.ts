@@ -1,6 +1,7 @@
 import { AppError, toAppError, type ErrorKind } from '@gateway/errors';
 import type { Logger } from '@gateway/logger';
 import type { Db } from '@gateway/store';
+import { isRetryableProviderError } from '@gateway/provider-client';
 import type { messaging } from '@gateway/contracts';
 import { SqlIdempotencyRepository, type IdempotencyTimes, type StoredOutcome } from './store/idempotency';
 import type { MessageStore } from './store/message-store';
@@ -21,6 +22,16 @@ export type Operation<R> = () => Promise<() => Promise<Executed<R>>>;
 /** Errors a retry may cure: the key is released so the retry runs. Everything else is recorded and replayed. */
 const TRANSIENT: ReadonlySet<ErrorKind> = new Set(['rate_limited', 'unavailable', 'timeout', 'internal']);
 
+/**
+ * Whether a failure of the provider call leaves the key free for a retry. Never when the outcome is unknown
+ * (the provider may have acted: a second run could send twice); always when retrying can help (throttling,
+ * maintenance, a provider hiccup, our own failure before the call).
+ */
+function releasesKey(err: AppError): boolean {
+  if (err.code === 'provider_outcome_unknown') return false;
+  return TRANSIENT.has(err.kind) || isRetryableProviderError(err);
+}
+
 export const MAX_KEY_LENGTH = 255;
 
 /**
@@ -28,6 +39,8 @@ export const MAX_KEY_LENGTH = 255;
  * with a key claims it; a repeat with the same request hash replays the stored outcome without running
  * again; another hash is a 409 `idempotency_key_reused`; a repeat while the first runs is a 409
  * `idempotency_in_progress`. The outcome is stored in the same transaction as the message record.
+ * A call whose outcome is unknown (`provider_outcome_unknown`) is stored as such and replayed: the tenant
+ * checks the message status before sending again under a new key (docs/provider-errors.md).
  */
 export class IdempotentRunner {
   private readonly keys: SqlIdempotencyRepository;
@@ -77,7 +90,7 @@ export class IdempotentRunner {
       executed = await execute();
     } catch (e) {
       const err = toAppError(e);
-      if (TRANSIENT.has(err.kind)) await release();
+      if (releasesKey(err)) await release();
       else {
         const outcome: StoredOutcome = { error: { kind: err.kind, code: err.code, message: err.message, details: err.details } };
         await this.keys.complete(caller.tenantId, key, claim.token, outcome).catch((ce: unknown) => this.logger.error({ err: ce }, 'could not store a rejected outcome'));

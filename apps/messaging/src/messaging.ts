@@ -9,6 +9,11 @@ import * as build from './payloads';
 import type { Credentials, MessagingProvider } from './provider';
 import type { MessageRepository, MessageRecord } from './store/messages';
 
+/** The send-template check against the local template copy (templates/templates.ts). */
+export interface TemplateSendCheck {
+  checkSend(k: { tenantId: string; clientId: string }, name: string, language: string, components: unknown): Promise<void>;
+}
+
 type Json = Record<string, unknown>;
 type SendResult = MessageInitShape<typeof m.SendResultSchema>;
 
@@ -29,6 +34,7 @@ export class Messaging {
     private readonly runner: IdempotentRunner,
     private readonly messages: MessageRepository,
     private readonly credentials = new ClientCredentialsCache(directory),
+    private readonly templates?: TemplateSendCheck,
   ) {}
 
   async resolve(caller: m.CallerContext | undefined): Promise<ResolvedClient> {
@@ -47,13 +53,13 @@ export class Messaging {
   async send<R extends object>(
     kind: string,
     req: { caller?: m.CallerContext; to: string },
-    payload: (client: td.Client) => Json,
+    payload: (client: td.Client) => Json | Promise<Json>,
     respond: (result: SendResult) => R = (result) => ({ result }) as R,
   ): Promise<R> {
     const caller = req.caller;
     const { response, replayed } = await this.runner.run<R>(caller, `send:${kind}`, async () => {
       const { client, credentials } = await this.resolve(caller);
-      const body = payload(client);
+      const body = await payload(client);
       return async (): Promise<Executed<R>> => {
         const { messageId } = await this.provider.sendMessage(credentials.accessToken, credentials.phoneNumberId, body);
         return {
@@ -102,7 +108,12 @@ export class Messaging {
   }
 
   sendTemplate(r: m.SendTemplateRequest) {
-    return this.send('template', r, () => build.templatePayload(r));
+    return this.send('template', r, async (client) => {
+      const payload = build.templatePayload(r);
+      const components = (payload.template as { components?: unknown }).components;
+      await this.templates?.checkSend({ tenantId: client.tenantId, clientId: client.id }, r.templateName, r.lang, components);
+      return payload;
+    });
   }
 
   sendLocation(r: m.SendLocationRequest) {
@@ -154,7 +165,7 @@ export class Messaging {
             'provider_rejected',
             'block_users_partial_failure',
             `${outcome.failed.length} of ${users.length} users could not be ${block ? 'blocked' : 'unblocked'}`,
-            { details: { failed_users: outcome.failed, [block ? 'added_users' : 'removed_users']: outcome.done } },
+            { details: { failed_users: outcome.failed.map(failedUser), [block ? 'added_users' : 'removed_users']: outcome.done } },
           );
         }
         return { response: { users: outcome.done } };
@@ -194,6 +205,14 @@ export class Messaging {
   }
 }
 
+/** A user the provider could not block or unblock: its first error's code and reason, and every error as sent. */
+function failedUser(f: { user: string; errors: unknown[] }) {
+  const first = (f.errors[0] ?? {}) as { code?: unknown; message?: unknown; title?: unknown; error_data?: { details?: unknown } };
+  const message = typeof first.message === 'string' ? first.message : typeof first.title === 'string' ? first.title : 'Failed';
+  const details = typeof first.error_data?.details === 'string' ? first.error_data.details : undefined;
+  return { user: f.user, code: typeof first.code === 'number' ? first.code : null, reason: details ? `${message}: ${details}` : message, errors: f.errors };
+}
+
 function markReplayed<R extends object>(response: R, replayed: boolean): R {
   const result = (response as { result?: SendResult }).result;
   return result ? ({ ...response, result: { ...result, replayed } } as R) : response;
@@ -207,8 +226,17 @@ function present(r: MessageRecord): MessageInitShape<typeof m.MessageRecordSchem
     to: r.to,
     kind: r.kind,
     status: r.status,
-    statusHistory: r.status_history.map((h) => ({ status: h.status, at: h.at, errorsJson: h.errors?.length ? JSON.stringify(h.errors) : '' })),
+    statusHistory: r.status_history.map((h) => ({
+      status: h.status,
+      at: h.at,
+      errorsJson: h.errors?.length ? JSON.stringify(h.errors) : '',
+      conversationJson: h.conversation ? JSON.stringify(h.conversation) : '',
+      pricingJson: h.pricing ? JSON.stringify(h.pricing) : '',
+    })),
     createdAt: r.created_at.toISOString(),
     updatedAt: r.updated_at.toISOString(),
+    errorsJson: r.errors?.length ? JSON.stringify(r.errors) : '',
+    conversationJson: r.conversation ? JSON.stringify(r.conversation) : '',
+    pricingJson: r.pricing ? JSON.stringify(r.pricing) : '',
   };
 }

@@ -1,5 +1,5 @@
 import { startStack, type ApiClient, type Stack } from '@gateway/test-stack';
-import { SimControl } from '@gateway/testing';
+import { SimControl, waitFor } from '@gateway/testing';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- tests read arbitrary provider JSON */
 
@@ -29,6 +29,9 @@ describe('messaging operations end to end: edge → messaging → provider simul
     phone = await sim('/_sim/phone-numbers', { with_catalog: true });
     const client = await api.post('/api/clients/', { display_name: 'Shop', business_account_id: phone.waba_id, phone_number_id: phone.phone_number_id, access_token: phone.access_token, catalog_id: phone.catalog_id });
     clientId = (client.json as { id: string }).id;
+    // the recipient wrote in (the 24-hour window is open), and the business account has the template sent below
+    await sim('/_sim/inbound/message', { phone_number_id: phone.phone_number_id, from: to });
+    await sim('/_sim/templates', { waba_id: phone.waba_id, name: 'order_confirmation', language: 'en_US', category: 'UTILITY', components: [{ type: 'BODY', text: 'Thanks {{1}}', example: { body_text: [['Ann']] } }] });
   });
   afterAll(() => stack.stop());
   beforeEach(async () => {
@@ -258,12 +261,22 @@ describe('messaging operations end to end: edge → messaging → provider simul
     expect(ok.text).toBe('null');
     const partial = await api.post('/api/messaging/block-users', { client_id: clientId, users: ['+16505550200', '+16505550299'] });
     expect(partial.status).toBe(502);
-    expect(JSON.stringify(partial.json)).toContain('+16505550299');
+    expect(partial.json).toMatchObject({
+      code: 'block_users_partial_failure',
+      added_users: ['+16505550200'],
+      failed_users: [{ user: '+16505550299', code: 131047, reason: expect.stringMatching(/last 24 hours/), errors: [expect.objectContaining({ code: 131047 })] }],
+    });
+    // every user failing is the provider's error 139100 carrying the list: still each user and reason
+    const all = await api.post('/api/messaging/block-users', { client_id: clientId, users: ['+16505550298', '+16505550299'] });
+    expect(all.status).toBe(502);
+    expect(all.json).toMatchObject({ code: 'block_users_partial_failure', added_users: [] });
+    expect((all.json as any).failed_users.map((f: any) => [f.user, f.code])).toEqual([['+16505550298', 131047], ['+16505550299', 131047]]);
     expect((await api.post('/api/messaging/unblock-users', { client_id: clientId, users: ['+16505550200'] })).status).toBe(200);
     const calls = await recorded('/block_users');
     expect(calls.map((c) => [c.method, c.body])).toEqual([
       ['POST', { messaging_product: 'whatsapp', block_users: [{ user: '+16505550200' }] }],
       ['POST', { messaging_product: 'whatsapp', block_users: [{ user: '+16505550200' }, { user: '+16505550299' }] }],
+      ['POST', { messaging_product: 'whatsapp', block_users: [{ user: '+16505550298' }, { user: '+16505550299' }] }],
       ['DELETE', { messaging_product: 'whatsapp', block_users: [{ user: '+16505550200' }] }],
     ]);
   });
@@ -280,29 +293,79 @@ describe('messaging operations end to end: edge → messaging → provider simul
   const buttons = () => ({ client_id: clientId, to, body: { type: 'text', text: 'Pick' }, buttons: [{ id: 'a', title: 'A' }] });
 
   it.each([
-    ['130429 (throughput)', { code: 130429, message: '(#130429) Rate limit hit' }, 429, 'provider_rate_limited'],
-    ['131056 (pair rate)', { code: 131056, message: '(#131056) pair rate limit hit' }, 429, 'provider_rate_limited'],
+    ['130429 (throughput)', { code: 130429, message: '(#130429) Rate limit hit' }, 429, 'provider_throughput_limited'],
+    ['131056 (pair rate)', { code: 131056, message: '(#131056) pair rate limit hit' }, 429, 'pair_rate_limited'],
     ['190 (token)', { code: 190, message: 'Invalid OAuth access token' }, 502, 'provider_token_invalid'],
-    ['100 (invalid parameter)', { code: 100, message: '(#100) Invalid parameter' }, 502, 'provider_error'],
-  ])('maps provider error %s by code', async (_name, error, status, code) => {
+    ['100 (invalid parameter)', { code: 100, message: '(#100) Invalid parameter' }, 422, 'provider_invalid_parameter'],
+  ])('maps provider error %s by code (the whole table: provider-errors.test.ts)', async (_name, error, status, code) => {
     await sim('/_sim/faults', { match: { path_contains: '/messages' }, status: 400, error });
     const res = await api.post('/api/messaging/send-buttons', buttons());
     expect(res.status).toBe(status);
-    expect(res.json).toMatchObject({ code });
+    expect(res.json).toMatchObject({ code, provider_error: { code: error.code, message: error.message } });
     if (status === 429) expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-    if (code === 'provider_error') expect((res.json as any).provider_error).toMatchObject({ code: 100, message: '(#100) Invalid parameter' });
   });
 
-  it('answers 504 when the provider hangs and 503 when it drops the connection, never hanging', async () => {
+  it('answers 504 provider_outcome_unknown when the provider hangs or drops the connection after the send, never hanging', async () => {
     await sim('/_sim/faults', { match: { path_contains: '/messages' }, delay_ms: 4000 });
     const started = Date.now();
     const slow = await api.post('/api/messaging/send-buttons', buttons());
     expect(slow.status).toBe(504);
+    expect(slow.json).toMatchObject({ code: 'provider_outcome_unknown', outcome: 'unknown' });
     expect(Date.now() - started).toBeLessThan(4000);
     await sim('/_sim/faults', undefined, 'DELETE');
     await sim('/_sim/faults', { match: { path_contains: '/messages' }, drop: true });
     const dropped = await api.post('/api/messaging/send-buttons', buttons());
-    expect(dropped.status).toBe(503);
+    expect(dropped.status).toBe(504);
+    expect(dropped.json).toMatchObject({ code: 'provider_outcome_unknown' });
+    expect(await recorded('/messages')).toHaveLength(2);
+  });
+
+  it('never sends twice after a timeout: the same Idempotency-Key replays the same 504 without calling the provider', async () => {
+    await sim('/_sim/faults', { match: { path_contains: '/messages' }, delay_ms: 3000, times: 5 });
+    const headers = { 'idempotency-key': 'unknown-outcome-1' };
+    const first = await api.post('/api/messaging/send-buttons', buttons(), headers);
+    expect(first.status).toBe(504);
+    const again = await api.post('/api/messaging/send-buttons', buttons(), headers);
+    const concurrent = await Promise.all(Array.from({ length: 5 }, () => api.post('/api/messaging/send-buttons', buttons(), headers)));
+    for (const r of [again, ...concurrent]) {
+      expect(r.status).toBe(504);
+      expect(r.json).toEqual(first.json);
+    }
+    expect((first.json as any).detail).toMatch(/new Idempotency-Key/);
+    expect(await recorded('/messages')).toHaveLength(1);
+  });
+
+  it('retries a transient provider error inside the request and answers with the outcome of the retry', async () => {
+    await sim('/_sim/faults', { match: { path_contains: '/messages' }, status: 500, error: { code: 131000, message: 'Something went wrong' }, times: 1 });
+    const res = await api.post('/api/messaging/send-buttons', buttons(), { 'idempotency-key': 'transient-1' });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-message-id')).toMatch(/^wamid\./);
+    expect(await recorded('/messages')).toHaveLength(2);
+  });
+
+  it('a send to a number outside the 24-hour window is a 409 customer_service_window_closed; after the user writes in it goes', async () => {
+    const closed = await api.post('/api/messaging/send-buttons', { ...buttons(), to: '+16505559001' });
+    expect(closed.status).toBe(409);
+    expect(closed.json).toMatchObject({ code: 'customer_service_window_closed', retryable: false, provider_error: { code: 131047, details: expect.stringMatching(/24 hours/) } });
+    await sim('/_sim/inbound/message', { phone_number_id: phone.phone_number_id, from: '16505559001' });
+    expect((await api.post('/api/messaging/send-buttons', { ...buttons(), to: '+16505559001' })).status).toBe(200);
+  });
+
+  it('a failure the provider reports later (window closed, undeliverable) reaches the message record with its errors', async () => {
+    await sim('/_sim/window', { mode: 'async' }, 'PUT');
+    try {
+      const res = await api.post('/api/messaging/send-buttons', { ...buttons(), to: '+16505559002' });
+      expect(res.status).toBe(200);
+      const id = res.headers.get('x-message-id')!;
+      const rec = await waitFor(async () => {
+        const r = (await api.get(`/api/messages/${id}?client_id=${clientId}`)).json as any;
+        return r.status === 'failed' ? r : undefined;
+      }, { what: 'failed status recorded' });
+      expect(rec.errors).toEqual([expect.objectContaining({ code: 131047, title: 'Re-engagement message' })]);
+      expect(rec.status_history.map((h: any) => [h.status, h.errors?.[0]?.code])).toEqual([['accepted', undefined], ['failed', 131047]]);
+    } finally {
+      await sim('/_sim/window', { mode: 'sync' }, 'PUT');
+    }
   });
 
   it('replays an idempotent send without a second provider call, and refuses the key with another body', async () => {

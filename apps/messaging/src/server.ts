@@ -12,6 +12,10 @@ import { IdempotentRunner } from './idempotency';
 import { ClientLookup } from './inbound/client-lookup';
 import { startInboundConsumer } from './inbound/inbound-consumer';
 import { Messaging } from './messaging';
+import { ClientCredentialsCache } from './client-cache';
+import { defineTemplatesService } from './templates/service';
+import { SqlTemplateRepository } from './templates/store';
+import { Templates } from './templates/templates';
 import { migrations } from './store/migrations';
 import { MessageStore } from './store/message-store';
 
@@ -33,7 +37,8 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
   const runner = new IdempotentRunner(db, { ttlMs: DAY_MS, leaseMs: Math.max(60_000, config.providerTimeoutMs * 6) }, store, logger);
   const credentials = new ClientCredentialsCache(directory);
   const routes = new ClientLookup(directory);
-  const svc = new Messaging(directory, provider, runner, messages, credentials);
+  const templates = new Templates(credentials, provider, new SqlTemplateRepository(db));
+  const svc = new Messaging(directory, provider, runner, messages, credentials, templates);
 
   const service = defineService(m.MessagingService, {
     sendButtons: (r) => svc.sendButtons(r),
@@ -79,9 +84,9 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
       routes.clear();
     },
   });
-  const inbound = await startInboundConsumer({ bus, lookup: routes, messages, logger, metrics });
+  const inbound = await startInboundConsumer({ bus, lookup: routes, messages, templates, logger, metrics });
 
-  const grpc = await startGrpcServer({ host: config.grpcHost, port: config.grpcPort, logger, services: [service], observer: metrics.grpcObserver });
+  const grpc = await startGrpcServer({ host: config.grpcHost, port: config.grpcPort, logger, services: [service, defineTemplatesService(templates)], observer: metrics.grpcObserver });
   const metricsServer = await startMetricsServer(metrics, config.metricsPort);
   // expired idempotency keys are deleted hourly (a key is also taken over once expired, so this only bounds the table)
   const purge = setInterval(() => {

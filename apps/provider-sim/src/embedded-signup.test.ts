@@ -35,6 +35,8 @@ describe('provider simulator: embedded signup', () => {
     expect((await call('POST', `/v21.0/${o.waba_id}/subscribed_apps`, { token })).json).toEqual({ success: true });
     expect((await call('GET', `/v21.0/${o.waba_id}/subscribed_apps`, { token })).json.data[0].whatsapp_business_api_data.id).toBe('app');
     expect((await call('GET', `/v21.0/${o.waba_id}/product_catalogs`, { token })).json).toEqual({ data: [{ id: o.catalog_id, name: expect.any(String) }] });
+    expect((await send()).json.error.code).toBe(131047); // nobody has written to the new number yet
+    await call('POST', '/_sim/inbound/message', { body: { phone_number_id: o.phone_number_id, from: '16505551234' } });
     expect((await send()).status).toBe(200);
     expect(sim.state.phones.get(o.phone_number_id)).toMatchObject({ registered: true, pin: '123456' });
   });

@@ -1,4 +1,4 @@
-import { bool, common, int, loadConfig, optStr, str } from '@gateway/config';
+import { bool, common, int, loadConfig, oneOf, optStr, str } from '@gateway/config';
 import { runMain } from '@gateway/runtime';
 import { startProviderSim } from './server';
 
@@ -16,6 +16,10 @@ function readConfig(env = process.env) {
       autoStatuses: bool('SIM_AUTO_STATUSES', true),
       // newer provider behaviour: editing a published flow moves it back to draft instead of error 139001
       publishedFlowsEditable: bool('SIM_PUBLISHED_FLOWS_EDITABLE', false),
+      // production failure modes, on by default (the control API switches them at run time)
+      window: oneOf('SIM_WINDOW', ['sync', 'async', 'off'] as const, 'sync'),
+      rateLimits: bool('SIM_RATE_LIMITS', true),
+      templateReviewMs: int('SIM_TEMPLATE_REVIEW_MS', 2000, { min: 0, max: 3_600_000 }),
     },
     env,
   );

@@ -13,6 +13,9 @@ import { registerFlowControl } from './routes/flow-control';
 import { registerFlows } from './routes/flows';
 import { registerMessages } from './routes/messages';
 import { registerOnboarding } from './routes/onboarding';
+import { registerTemplates } from './routes/templates';
+import { registerWindowControl } from './routes/window-control';
+import { TemplateRegistry } from './templates/registry';
 import { SimState, type RecordedRequest } from './state';
 import { WebhookSender } from './webhooks';
 
@@ -28,6 +31,12 @@ export interface ProviderSimOptions {
   autoStatuses?: boolean;
   /** Editing a published flow moves it back to draft (newer provider behaviour) instead of error 139001. */
   publishedFlowsEditable?: boolean;
+  /** How long the automatic review of a new template takes (default 2 s); `PUT /_sim/templates/review` changes it. */
+  templateReviewMs?: number;
+  /** The 24-hour customer-service window: `sync` (default) refuses free-form sends with 131047, `async` reports them failed. */
+  window?: 'sync' | 'async' | 'off';
+  /** `false` turns the throughput and pair-rate limits off (load tests); on by default like the provider. */
+  rateLimits?: boolean;
   logger?: Logger;
 }
 
@@ -35,6 +44,7 @@ export interface RunningProviderSim {
   url: string;
   port: number;
   state: SimState;
+  templates: TemplateRegistry;
   stop(): Promise<void>;
 }
 
@@ -76,11 +86,16 @@ export async function startProviderSim(opts: ProviderSimOptions): Promise<Runnin
   state.webhookUrl = opts.webhookUrl;
   const webhooks = new WebhookSender(state, opts.appSecret, opts.logger);
   const limits = new RateLimiter(state);
+  const templates = new TemplateRegistry(state, webhooks);
+  if (opts.templateReviewMs !== undefined) templates.review.delayMs = opts.templateReviewMs;
+  if (opts.window) state.window = opts.window;
+  if (opts.rateLimits === false) state.rateLimits = { throughputPerSecond: null, pairRate: false };
   let autoStatuses = opts.autoStatuses ?? false;
 
   const control = new Router();
   registerControl(control, state, webhooks, limits);
   registerFlowControl(control, state);
+  registerWindowControl(control, state);
   // the provider's web side (SDK, signup dialog): outside the Graph API, so neither recorded nor faulted
   registerEmbeddedSignup(control, { state, appId: opts.appId, configId: opts.configId });
   control.put('/_sim/auto-statuses', (ctx) => {
@@ -89,11 +104,13 @@ export async function startProviderSim(opts: ProviderSimOptions): Promise<Runnin
   });
 
   const graph = new Router();
-  registerMessages(graph, { state, limits, webhooks, autoStatuses: () => autoStatuses });
+  registerMessages(graph, { state, limits, webhooks, autoStatuses: () => autoStatuses, templates });
   registerBlockUsers(graph, state);
   registerCalls(graph, state);
   registerFlows(graph, { state, publishedFlowsEditable: () => opts.publishedFlowsEditable ?? false });
   registerOnboarding(graph, { state, appId: opts.appId, appSecret: opts.appSecret });
+  // after the flows: GET /{id} of a template is reached when the id is no flow's
+  registerTemplates(graph, control, state, templates);
 
   const app = new Koa();
   app.use(async (ctx: Context, next: Next) => {
@@ -139,7 +156,15 @@ export async function startProviderSim(opts: ProviderSimOptions): Promise<Runnin
         return;
       }
       if (fault.error || fault.status) {
-        const e = new GraphError(fault.status ?? 400, fault.error?.code ?? 1, fault.error?.message ?? 'An unknown error occurred', { type: fault.error?.type, subcode: fault.error?.error_subcode });
+        const fe = fault.error;
+        const e = new GraphError(fault.status ?? 400, fe?.code ?? 1, fe?.message ?? 'An unknown error occurred', {
+          type: fe?.type,
+          subcode: fe?.error_subcode,
+          details: fe?.error_data?.details,
+          userTitle: fe?.error_user_title,
+          userMsg: fe?.error_user_msg,
+          traceId: fe?.fbtrace_id,
+        });
         ctx.status = e.status;
         ctx.body = e.body();
         return;
@@ -164,8 +189,10 @@ export async function startProviderSim(opts: ProviderSimOptions): Promise<Runnin
     url: `http://127.0.0.1:${port}`,
     port,
     state,
+    templates,
     stop: () =>
       new Promise<void>((resolve) => {
+        templates.stop();
         server.close(() => resolve());
         server.closeAllConnections();
       }),

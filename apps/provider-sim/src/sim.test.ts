@@ -29,6 +29,8 @@ describe('provider simulator', () => {
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
     sim = await startProviderSim({ port: 0, appId: 'app', appSecret: 'app-secret', verifyToken: 'v', configId: 'c', webhookUrl: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/` });
     phone = (await control('/_sim/phone-numbers', { with_catalog: true })) as typeof phone;
+    // the users these tests send free-form messages to have written in (the 24-hour window is open)
+    for (const from of ['16505551234', '16505551000', '16505551001', '16505551002', '16505551003']) await control('/_sim/inbound/message', { phone_number_id: phone.phone_number_id, from });
   });
   afterAll(async () => {
     await sim.stop();
@@ -85,6 +87,76 @@ describe('provider simulator', () => {
     expect(again.status).toBe(400);
   });
 
+  it('refuses free-form messages outside the 24-hour window with 131047 (templates still go); an inbound message opens it', async () => {
+    const text = { to: '+16505557777', type: 'text', text: { body: 'hello?' } };
+    const closed = await send(text);
+    expect([closed.status, closed.json.error.code]).toEqual([400, 131047]);
+    expect(closed.json.error.error_data.details).toMatch(/24 hours/);
+    await control('/_sim/templates', { waba_id: phone.waba_id, name: 'hello_world', language: 'en_US', category: 'UTILITY', components: [{ type: 'BODY', text: 'Hello' }] });
+    expect((await send({ to: '+16505557777', type: 'template', template: { name: 'hello_world', language: { code: 'en_US' } } })).status).toBe(200);
+    await control('/_sim/inbound/message', { phone_number_id: phone.phone_number_id, from: '16505557777' });
+    expect((await send(text)).status).toBe(200);
+  });
+
+  it('in async window mode accepts the send, then reports it failed with 131047; undeliverable numbers fail with 131026', async () => {
+    await control('/_sim/window', { mode: 'async' }, 'PUT');
+    await control('/_sim/undeliverable', { numbers: ['+16505551000'] }, 'PUT');
+    received.length = 0;
+    const outside = await send({ to: '+16505557778', type: 'text', text: { body: 'x' } });
+    const undeliverable = await send({ to: '+16505551000', type: 'text', text: { body: 'x' } });
+    expect([outside.status, undeliverable.status]).toEqual([200, 200]);
+    await new Promise((r) => setTimeout(r, 500));
+    const failed = received.map((r) => JSON.parse(r.raw).entry[0].changes[0].value.statuses?.[0]).filter((st) => st?.status === 'failed');
+    expect(failed.find((f) => f.id === outside.json.messages[0].id).errors[0]).toMatchObject({ code: 131047, title: 'Re-engagement message', error_data: { details: expect.any(String) } });
+    expect(failed.find((f) => f.id === undeliverable.json.messages[0].id).errors[0]).toMatchObject({ code: 131026, title: 'Message undeliverable' });
+    await control('/_sim/window', { mode: 'sync' }, 'PUT');
+    await control('/_sim/undeliverable', { numbers: ['+16505551000'], code: 0 }, 'PUT');
+  });
+
+  it('answers 131057 while a number is in maintenance, and 190/463 once its token expired', async () => {
+    await control('/_sim/maintenance', { phone_number_id: phone.phone_number_id, seconds: 60 }, 'PUT');
+    expect((await send({ type: 'text', text: { body: 'x' } })).json.error.code).toBe(131057);
+    await control('/_sim/maintenance', { phone_number_id: phone.phone_number_id, seconds: 0 }, 'PUT');
+    const other = await control('/_sim/phone-numbers');
+    await control('/_sim/tokens/expire', { access_token: other.access_token });
+    const res = await graph(`${other.phone_number_id}/messages`, { messaging_product: 'whatsapp', to: '1555', type: 'text', text: { body: 'x' } }, other.access_token);
+    expect([res.status, res.json.error.code, res.json.error.error_subcode]).toEqual([401, 190, 463]);
+  });
+
+  it('manages templates like the provider: validation, review with signed status webhooks, and send-time checks', async () => {
+    const create = (body: Record<string, unknown>) => graph(`${phone.waba_id}/message_templates`, { name: 'order_update', language: 'en_US', category: 'UTILITY', ...body });
+    const bodyWithVar = { type: 'BODY', text: 'Order {{1}} shipped', example: { body_text: [['A-1']] } };
+    expect((await create({ components: [{ type: 'BODY', text: 'Order {{1}} shipped' }] })).json.error).toMatchObject({ code: 100, error_data: expect.stringMatching(/example/) });
+    expect((await create({ components: [{ type: 'FOOTER', text: 'x' }] })).json.error.code).toBe(100);
+    expect((await create({ name: 'Bad Name', components: [bodyWithVar] })).json.error.code).toBe(100);
+    await control('/_sim/templates/review', { mode: 'manual' }, 'PUT');
+    const created = await create({ components: [bodyWithVar, { type: 'BUTTONS', buttons: [{ type: 'URL', text: 'Track', url: 'https://x.test/t/{{1}}', example: ['https://x.test/t/1'] }] }] });
+    expect(created.json).toEqual({ id: expect.stringMatching(/^\d+$/), status: 'PENDING', category: 'UTILITY' });
+    expect((await create({ components: [bodyWithVar] })).json.error).toMatchObject({ code: 100, error_subcode: 2388024 });
+    const tpl = { name: 'order_update', language: { code: 'en_US' } };
+    const params = [{ type: 'body', parameters: [{ type: 'text', text: 'A-9' }] }, { type: 'button', sub_type: 'url', index: '0', parameters: [{ type: 'text', text: '9' }] }];
+    expect((await send({ type: 'template', template: { ...tpl, components: params } })).json.error.code).toBe(132001);
+    received.length = 0;
+    await control(`/_sim/templates/${created.json.id}/status`, { status: 'APPROVED' });
+    const hook = JSON.parse(received[0].raw);
+    expect(received[0].signature).toBe(`sha256=${createHmac('sha256', 'app-secret').update(received[0].raw).digest('hex')}`);
+    expect(hook.entry[0]).toMatchObject({ id: phone.waba_id, changes: [{ field: 'message_template_status_update', value: { event: 'APPROVED', message_template_id: Number(created.json.id), message_template_name: 'order_update', message_template_language: 'en_US', reason: 'NONE' } }] });
+    expect((await send({ type: 'template', template: { ...tpl, components: params } })).status).toBe(200);
+    expect((await send({ type: 'template', template: { ...tpl, components: params.slice(0, 1) } })).json.error).toMatchObject({ code: 132000, error_data: { details: expect.stringMatching(/button 0/) } });
+    await control(`/_sim/templates/${created.json.id}/status`, { status: 'PAUSED' });
+    expect((await send({ type: 'template', template: { ...tpl, components: params } })).json.error.code).toBe(132015);
+    const listed = await fetch(`${sim.url}/v21.0/${phone.waba_id}/message_templates?name=order_update`, { headers: { authorization: `Bearer ${phone.access_token}` } }).then((r) => r.json() as Promise<Loose>);
+    expect(listed.data).toEqual([expect.objectContaining({ id: created.json.id, name: 'order_update', status: 'PAUSED', components: expect.any(Array) })]);
+    const gone = await fetch(`${sim.url}/v21.0/${phone.waba_id}/message_templates?name=order_update`, { method: 'DELETE', headers: { authorization: `Bearer ${phone.access_token}` } });
+    expect(await gone.json()).toEqual({ success: true });
+    expect((await send({ type: 'template', template: { ...tpl, components: params } })).json.error.code).toBe(132001);
+    await control('/_sim/templates/review', { mode: 'auto', delay_ms: 50 }, 'PUT');
+    const auto = await create({ name: 'auto_reviewed', components: [{ type: 'BODY', text: 'Hi' }] });
+    await new Promise((r) => setTimeout(r, 300));
+    const got = await fetch(`${sim.url}/v21.0/${auto.json.id}`, { headers: { authorization: `Bearer ${phone.access_token}` } }).then((r) => r.json() as Promise<Loose>);
+    expect(got).toMatchObject({ id: auto.json.id, status: 'APPROVED' });
+  });
+
   it('throttles with 130429 and 131056 when switched on', async () => {
     await control('/_sim/rate-limits', { throughput_per_second: 2 }, 'PUT');
     const codes = [];
@@ -96,6 +168,13 @@ describe('provider simulator', () => {
     expect(pair.filter((c) => c === 'ok')).toHaveLength(45);
     expect(pair[45]).toBe(131056);
     await control('/_sim/rate-limits', { pair_rate: false }, 'PUT');
+  });
+
+  it('limits throughput and the pair rate by default, like the provider', async () => {
+    const fresh = await startProviderSim({ port: 0, appId: 'app', appSecret: 'app-secret', verifyToken: 'v', configId: 'c' });
+    expect(fresh.state.rateLimits).toEqual({ throughputPerSecond: 80, pairRate: true });
+    expect(fresh.state.window).toBe('sync');
+    await fresh.stop();
   });
 
   it('sends status webhooks signed over the raw bytes', async () => {

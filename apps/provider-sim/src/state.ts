@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FlowValidationError } from './flows/validate-flow-json';
+import type { SimTemplate } from './templates/model';
 
 export interface PhoneNumber {
   id: string;
@@ -47,7 +48,16 @@ export interface Fault {
   match: { method?: string; path_contains: string };
   remaining: number;
   status?: number;
-  error?: { code: number; message: string; type?: string; error_subcode?: number };
+  error?: {
+    code: number;
+    message: string;
+    type?: string;
+    error_subcode?: number;
+    error_data?: { details?: string };
+    error_user_title?: string;
+    error_user_msg?: string;
+    fbtrace_id?: string;
+  };
   delay_ms?: number;
   drop?: boolean;
 }
@@ -94,11 +104,27 @@ export class SimState {
   readonly blocked = new Map<string, Set<string>>();
   readonly calls = new Map<string, Call>();
   readonly flows = new Map<string, Flow>();
+  /** Message templates by id (kept by the TemplateRegistry). */
+  readonly templates = new Map<string, SimTemplate>();
   readonly codes = new Map<string, SignupCode>();
   readonly requests: RecordedRequest[] = [];
   faults: Fault[] = [];
   webhookUrl: string | undefined;
-  rateLimits: { throughputPerSecond: number | null; pairRate: boolean } = { throughputPerSecond: null, pairRate: false };
+  /** Throughput per business number (130429) and the pair rate (131056): on by default, like the provider. */
+  rateLimits: { throughputPerSecond: number | null; pairRate: boolean } = { throughputPerSecond: 80, pairRate: true };
+  /**
+   * The 24-hour customer-service window (131047) for free-form messages: `sync` refuses the send, `async`
+   * accepts it and reports a `failed` status, `off` sends anyway.
+   */
+  window: 'sync' | 'async' | 'off' = 'sync';
+  /** Recipients whose messages are accepted, then fail asynchronously with this error code (e.g. 131026). */
+  readonly undeliverable = new Map<string, number>();
+  /** Business numbers in maintenance (131057) until this time (ms). */
+  readonly maintenance = new Map<string, number>();
+  /** access token → expiry (ms); an expired token is refused with 190/463. */
+  readonly tokenExpiry = new Map<string, number>();
+  /** Lifetime of newly issued tokens; business integration tokens live about 60 days. */
+  tokenTtlMs = 60 * 24 * 3600_000;
   private requestSeq = 0;
 
   nextRequestId(): number {
@@ -141,7 +167,13 @@ export class SimState {
   issueToken(wabaId: string): string {
     const t = this.token();
     this.tokens.set(t, new Set([wabaId]));
+    this.tokenExpiry.set(t, Date.now() + this.tokenTtlMs);
     return t;
+  }
+
+  tokenExpired(token: string): boolean {
+    const at = this.tokenExpiry.get(token);
+    return at !== undefined && at <= Date.now();
   }
 
   tokenAllows(token: string, wabaId: string): boolean {

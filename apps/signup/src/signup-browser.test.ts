@@ -101,7 +101,8 @@ describe('embedded signup end to end in Chromium: hosted page, provider SDK stan
       payload: { business_account_id: c.business_account_id, phone_number_id: c.phone_number_id, catalog_id: c.catalog_id, provider_business_id: c.provider_business_id, signup_status: 'completed' },
     });
 
-    // the number works: a send goes through the provider with the token from the signup
+    // the number works: once the user has written in, a send goes through the provider with the token from the signup
+    await sim.send('POST', '/_sim/inbound/message', { phone_number_id: c.phone_number_id, from: '16505551234' });
     const send = await api.post('/api/messaging/send-location', { client_id: client.id, to: '+16505551234', latitude: 52.52, longitude: 13.405 });
     expect(send.status).toBe(200);
 

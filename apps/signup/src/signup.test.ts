@@ -109,6 +109,8 @@ describe('signup service over gRPC, with the tenant directory and the provider s
     });
     // the business's token is stored (encrypted) for later sends and works against the provider
     const { accessToken } = await dir.getClientCredentials({ tenantId: c.tenantId, clientId: c.id });
+    // (the user wrote in first: free-form messages need the 24-hour window open)
+    await fetch(`${stack.sim!.url}/_sim/inbound/message`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ phone_number_id: o.phone_number_id, from: '16505551234' }) });
     const send = await fetch(`${stack.sim!.url}/v21.0/${o.phone_number_id}/messages`, {
       method: 'POST',
       headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' },

@@ -31,6 +31,11 @@ export interface ProviderErrorInfo {
   message: string;
   type: string | null;
   trace_id: string | null;
+  /** The provider's `error_data.details` (or `error_data` when it is a plain string). */
+  details?: string | null;
+  /** The provider's `error_user_title` / `error_user_msg`: text meant for the business's user. */
+  user_title?: string | null;
+  user_message?: string | null;
 }
 
 export interface AppErrorOptions {

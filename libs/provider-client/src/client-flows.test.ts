@@ -97,7 +97,7 @@ describe('ProviderClient Flows API calls over real HTTP', () => {
     expect(seen.map((s) => `${s.method} ${s.url}`)).toEqual(['POST /v21.0/991/publish', 'POST /v21.0/991/deprecate', 'DELETE /v21.0/991']);
     seen.length = 0;
     handler = (_req, res) => json(res, 400, { error: { message: "(#139004) Can't delete published Flow", type: 'OAuthException', code: 139004, fbtrace_id: 'T' } });
-    await expect(client.deleteFlow('tok', '991')).rejects.toMatchObject({ kind: 'provider_rejected', details: { provider_error: { code: 139004, trace_id: 'T' } } });
+    await expect(client.deleteFlow('tok', '991')).rejects.toMatchObject({ kind: 'conflict', code: 'flow_not_draft', details: { provider_error: { code: 139004, trace_id: 'T' } } });
     expect(seen).toHaveLength(1);
   });
 });

@@ -45,21 +45,36 @@ describe('ProviderClient over real HTTP', () => {
     expect(seen[0]).toMatchObject({ method: 'POST', url: '/v21.0/123/messages', auth: 'Bearer tok', type: 'application/json' });
   });
 
-  it('never retries a send after a server error, but retries a read receipt', async () => {
+  it('retries a transient error answer (the provider did not act), a send included, a bounded number of times', async () => {
     handler = reply(500, { error: { message: 'Something went wrong', type: 'OAuthException', code: 131000 } });
-    await expect(client.sendMessage('tok', '123', {})).rejects.toMatchObject({ kind: 'provider_rejected' });
-    expect(seen).toHaveLength(1);
+    await expect(client.sendMessage('tok', '123', {})).rejects.toMatchObject({ kind: 'provider_rejected', code: 'provider_internal_error' });
+    expect(seen).toHaveLength(3);
     seen.length = 0;
     await expect(client.markRead('tok', '123', 'wamid.in')).rejects.toBeInstanceOf(AppError);
     expect(seen).toHaveLength(3);
     expect(JSON.parse(seen[0].body)).toEqual({ messaging_product: 'whatsapp', status: 'read', message_id: 'wamid.in' });
+    seen.length = 0;
+    handler = reply(400, { error: { message: '(#131047) Re-engagement message', type: 'OAuthException', code: 131047 } });
+    await expect(client.sendMessage('tok', '123', {})).rejects.toMatchObject({ kind: 'conflict', code: 'customer_service_window_closed' });
+    expect(seen).toHaveLength(1);
   });
 
-  it('gives up after the timeout with provider_timeout, never hangs', async () => {
+  it('never repeats a send that timed out: its outcome is unknown (504 provider_outcome_unknown), never hangs', async () => {
     handler = () => undefined; // never answers
     const started = Date.now();
-    await expect(client.sendMessage('tok', '123', {})).rejects.toMatchObject({ kind: 'timeout', code: 'provider_timeout' });
+    await expect(client.sendMessage('tok', '123', {})).rejects.toMatchObject({ kind: 'timeout', code: 'provider_outcome_unknown', details: { outcome: 'unknown' } });
     expect(Date.now() - started).toBeLessThan(2000);
+    expect(seen).toHaveLength(1);
+  });
+
+  it('backs the pair rate limit off 4^n seconds per recipient, and a success resets it', async () => {
+    handler = reply(400, { error: { message: '(#131056) pair rate limit hit', type: 'OAuthException', code: 131056 } });
+    const after = async (to: string) => (await client.sendMessage('tok', '123', { to }).catch((e: AppError) => e)) as AppError;
+    expect([(await after('+1')).retryAfterSeconds, (await after('+1')).retryAfterSeconds, (await after('1')).retryAfterSeconds, (await after('+2')).retryAfterSeconds]).toEqual([1, 4, 16, 1]);
+    handler = reply(200, { messages: [{ id: 'wamid.ok' }] });
+    await client.sendMessage('tok', '123', { to: '+1' });
+    handler = reply(400, { error: { message: '(#131056) pair rate limit hit', type: 'OAuthException', code: 131056 } });
+    expect((await after('+1')).retryAfterSeconds).toBe(1);
   });
 
   it('reports an unreachable provider as unavailable', async () => {

@@ -3,6 +3,7 @@ import { AppError } from '@gateway/errors';
 import type { Logger } from '@gateway/logger';
 import { acceptCallBody, blockUsersBody, markReadBody } from './bodies';
 import { ProviderHttp, type ProviderCallObserver } from './http';
+import { TemplateCalls } from './templates';
 
 export interface ProviderClientOptions {
   baseUrl: string;
@@ -61,9 +62,12 @@ const MAX_LIST_PAGES = 50;
  */
 export class ProviderClient {
   private readonly http: ProviderHttp;
+  /** The template management API (templates.ts). */
+  readonly templates: TemplateCalls;
 
   constructor(private readonly opts: ProviderClientOptions) {
     this.http = new ProviderHttp(opts);
+    this.templates = new TemplateCalls(this.http);
   }
 
   /** POST /{phone_number_id}/messages with a message (§1); never retried once it may have been sent. */
@@ -74,6 +78,7 @@ export class ProviderClient {
       token,
       json: payload,
       idempotent: false,
+      pair: typeof payload.to === 'string' ? `${phoneNumberId}:${payload.to.replace(/^\+/, '')}` : undefined,
     });
     const messageId = res.messages?.[0]?.id;
     if (!messageId) throw new AppError('unavailable', 'provider_bad_response', 'The provider accepted the message but returned no message id');
@@ -91,7 +96,10 @@ export class ProviderClient {
     });
   }
 
-  /** POST (block) or DELETE (unblock) /{phone_number_id}/block_users (§3); partial failures come back as data. */
+  /**
+   * POST (block) or DELETE (unblock) /{phone_number_id}/block_users (§3). Failed users come back as data,
+   * also when every user failed (the provider then answers error 139100 with `block_users.failed_users`).
+   */
   async blockUsers(token: string, phoneNumberId: string, users: string[], block: boolean): Promise<BlockResult> {
     const res = await this.http.call<{
       block_users?: { added_users?: BlockResult['done']; removed_users?: BlockResult['done']; failed_users?: Array<{ input: string; errors?: unknown[] }> };
@@ -101,6 +109,7 @@ export class ProviderClient {
       token,
       json: blockUsersBody(users),
       idempotent: true,
+      dataOnError: (body) => Array.isArray((body as { block_users?: { failed_users?: unknown } }).block_users?.failed_users),
     });
     const b = res.block_users ?? {};
     return {
@@ -243,6 +252,6 @@ export class ProviderClient {
 /** Graph answers some writes with HTTP 200 and `{"success": false}`: that is a refusal, not a success. */
 function confirmed(res: { success?: boolean }, what: string): void {
   if (res.success !== false) return;
-  const info = { code: null, subcode: null, message: `The provider answered success: false (${what})`, type: null, trace_id: null };
+  const info = { code: null, subcode: null, message: `The provider answered success: false (${what})`, type: null, trace_id: null, details: null, user_title: null, user_message: null };
   throw new AppError('provider_rejected', 'provider_error', `The provider did not ${what}`, { details: { provider_error: info } });
 }

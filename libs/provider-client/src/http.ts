@@ -1,7 +1,7 @@
 import { Agent, FormData, errors as undiciErrors, request, type Dispatcher } from 'undici';
 import { AppError } from '@gateway/errors';
 import { currentRequestId, type Logger } from '@gateway/logger';
-import { classifyProviderError, isTransientProviderError } from './errors';
+import { classifyProviderError, isTransientProviderError, providerCodeOf } from './errors';
 
 export interface ProviderHttpOptions {
   /** e.g. https://graph.facebook.com (no version segment). */
@@ -33,7 +33,17 @@ export interface CallOptions {
    * the connection was refused (nothing was sent).
    */
   idempotent: boolean;
+  /**
+   * An error answer that is data for this operation (block users: 139100 with the `failed_users` of a request
+   * where every user failed): returned like a success instead of thrown.
+   */
+  dataOnError?: (body: unknown) => boolean;
+  /** `phone_number_id:recipient` of a send: 131056 (pair rate limit) backs off 4^n seconds per pair. */
+  pair?: string;
 }
+
+/** Pairs remembered for the 131056 backoff; beyond this the oldest is forgotten. */
+const MAX_PAIRS = 10_000;
 
 const RETRY_DELAYS = [100, 300];
 
@@ -41,6 +51,8 @@ const RETRY_DELAYS = [100, 300];
 export class ProviderHttp {
   private readonly agent: Agent;
   private readonly base: string;
+  /** Consecutive 131056 answers per pair (reset by a success): the n of its 4^n seconds Retry-After. */
+  private readonly pairFailures = new Map<string, number>();
 
   constructor(private readonly opts: ProviderHttpOptions) {
     this.base = opts.baseUrl.replace(/\/+$/, '');
@@ -59,14 +71,18 @@ export class ProviderHttp {
     for (let attempt = 0; ; attempt++) {
       try {
         const res = await this.once<T>(o);
+        if (o.pair) this.pairFailures.delete(o.pair);
         this.report(o, started);
         return res;
       } catch (e) {
         const err = e as AppError & { notSent?: boolean };
-        const retryable = err.notSent || (o.idempotent && isTransientProviderError(err));
+        // an error answer (a provider code) means the provider did not act: safe to repeat whatever the call
+        const answered = providerCodeOf(err) !== null;
+        const retryable = err.notSent || (isTransientProviderError(err) && (answered || o.idempotent));
         if (!retryable || attempt >= delays.length) {
-          this.report(o, started, err);
-          throw err;
+          const final = !o.idempotent && !err.notSent && !answered && (err.kind === 'timeout' || err.kind === 'unavailable') ? outcomeUnknown(err) : err;
+          this.report(o, started, final);
+          throw final;
         }
         this.opts.logger?.warn({ path: o.path, attempt: attempt + 1, code: err.code }, 'retrying provider call');
         await new Promise((r) => setTimeout(r, delays[attempt]));
@@ -124,8 +140,12 @@ export class ProviderHttp {
       parsed = undefined;
     }
     if (res.statusCode >= 200 && res.statusCode < 300 && parsed !== undefined && !(parsed as { error?: unknown }).error) return parsed as T;
+    if (parsed !== undefined && o.dataOnError?.(parsed)) return parsed as T;
     const retryAfter = res.headers['retry-after'];
-    throw classifyProviderError(res.statusCode, parsed, Array.isArray(retryAfter) ? retryAfter[0] : retryAfter);
+    const pairFailures = o.pair ? (this.pairFailures.get(o.pair) ?? 0) : 0;
+    const err = classifyProviderError(res.statusCode, parsed, Array.isArray(retryAfter) ? retryAfter[0] : retryAfter, { pairFailures });
+    if (o.pair && providerCodeOf(err) === 131056) this.notePairFailure(o.pair, pairFailures + 1);
+    throw err;
   }
 
   /**
@@ -162,6 +182,26 @@ export class ProviderHttp {
   close(): Promise<void> {
     return this.agent.close();
   }
+
+  private notePairFailure(pair: string, n: number): void {
+    this.pairFailures.delete(pair);
+    this.pairFailures.set(pair, n);
+    if (this.pairFailures.size > MAX_PAIRS) this.pairFailures.delete(this.pairFailures.keys().next().value as string);
+  }
+}
+
+/**
+ * A send or call action that may have reached the provider without an answer (timeout, connection broken
+ * after the request was written): whether it acted is unknown. Never repeated; the idempotency key keeps
+ * this outcome so a retry under the same key cannot send twice.
+ */
+function outcomeUnknown(cause: AppError): AppError {
+  return new AppError(
+    'timeout',
+    'provider_outcome_unknown',
+    `The provider did not confirm the request (${cause.message}); it may have been carried out. Check the message status (chat status events or GET /api/messages) before sending again under a new Idempotency-Key`,
+    { details: { outcome: 'unknown' }, cause },
+  );
 }
 
 /** `POST /{id}/messages`: the method and the path with every id segment (anything but lowercase words) as `{id}`. */

@@ -50,15 +50,15 @@ describe('provider call observer', () => {
 
   it("reports a rejected call with the provider's error code", async () => {
     answer = json(400, { error: { message: 'Message undeliverable', type: 'OAuthException', code: 131026, fbtrace_id: 'x' } });
-    await expect(client.sendMessage('tok', '1234567890', { to: '1' })).rejects.toMatchObject({ kind: 'provider_rejected' });
-    expect(calls).toEqual([{ operation: 'POST /{id}/messages', outcome: 'provider_rejected', errorCode: '131026', durationMs: expect.any(Number) }]);
+    await expect(client.sendMessage('tok', '1234567890', { to: '1' })).rejects.toMatchObject({ kind: 'validation', code: 'recipient_undeliverable' });
+    expect(calls).toEqual([{ operation: 'POST /{id}/messages', outcome: 'validation', errorCode: '131026', durationMs: expect.any(Number) }]);
   });
 
   it('reports a retried idempotent call once, with its final outcome', async () => {
     answer = json(500, { error: { message: 'Temporary', code: 2 } });
-    await expect(client.markRead('tok', '1234567890', 'wamid.1')).rejects.toMatchObject({ kind: 'provider_rejected' });
+    await expect(client.markRead('tok', '1234567890', 'wamid.1')).rejects.toMatchObject({ kind: 'unavailable' });
     expect(requests).toBe(3);
-    expect(calls).toEqual([{ operation: 'POST /{id}/messages', outcome: 'provider_rejected', errorCode: '2', durationMs: expect.any(Number) }]);
+    expect(calls).toEqual([{ operation: 'POST /{id}/messages', outcome: 'unavailable', errorCode: '2', durationMs: expect.any(Number) }]);
   });
 
   it('reports timeouts and unreachable providers with our own codes', async () => {
@@ -68,7 +68,7 @@ describe('provider call observer', () => {
     await expect(refused.listCatalogs('tok', '987654321')).rejects.toMatchObject({ kind: 'unavailable' });
     await refused.close();
     expect(calls.map(({ operation, outcome, errorCode }) => ({ operation, outcome, errorCode }))).toEqual([
-      { operation: 'POST /{id}/calls', outcome: 'timeout', errorCode: 'provider_timeout' },
+      { operation: 'POST /{id}/calls', outcome: 'timeout', errorCode: 'provider_outcome_unknown' },
       { operation: 'GET /{id}/product_catalogs', outcome: 'unavailable', errorCode: 'provider_unavailable' },
     ]);
   });

@@ -53,7 +53,7 @@ export async function bootStack(natsBin: string): Promise<BenchStack> {
     HOST: '127.0.0.1',
     METRICS_PORT: '0',
   };
-  procs.set('provider-sim', start('provider-sim', process.execPath, [dist('provider-sim')], { ...env, PORT: String(simPort), SIM_AUTO_STATUSES: 'false', SIM_WEBHOOK_URL: `http://127.0.0.1:${edgePort}/webhooks/provider` }));
+  procs.set('provider-sim', start('provider-sim', process.execPath, [dist('provider-sim')], { ...env, PORT: String(simPort), SIM_AUTO_STATUSES: 'false', SIM_RATE_LIMITS: 'false', SIM_WINDOW: 'off', SIM_WEBHOOK_URL: `http://127.0.0.1:${edgePort}/webhooks/provider` }));
   await waitPort(simPort, 'provider-sim');
   for (const { addrVar } of GRPC_SERVICES) env[addrVar] = `127.0.0.1:${await freshPort()}`;
 

@@ -34,11 +34,12 @@ describe('Prometheus metrics of every service', () => {
     expect(client.status).toBe(200);
     clientId = (client.json as { id: string }).id;
 
-    // one send that the provider accepts, one it rejects with its error code
+    // one send that the provider accepts (the user wrote in: the window is open), one it rejects with its error code
+    await sim('/_sim/inbound/message', { phone_number_id: phone!.phone_number_id, from: '16505551234' });
     const send = () => api.post('/api/messaging/send-location', { client_id: clientId, to: '+16505551234', latitude: 37.44, longitude: -122.16 });
     expect((await send()).status).toBe(200);
     await sim('/_sim/faults', { match: { path_contains: '/messages' }, status: 400, error: { code: 131026, message: 'Message undeliverable' } });
-    expect((await send()).status).toBe(502);
+    expect((await send()).status).toBe(422); // recipient_undeliverable (docs/provider-errors.md)
     // one delivery
     const test = await api.post(`/api/clients/${clientId}/webhook/test`);
     expect(test.status).toBe(202);
@@ -71,9 +72,9 @@ describe('Prometheus metrics of every service', () => {
   it('counts and times the edge HTTP requests by route, method and status', async () => {
     const f = await scrape('edge');
     expect(sum(f.get('http_requests_total'), 'http_requests_total', { route: '/api/messaging/send-location', method: 'POST', status: '200' })).toBe(1);
-    expect(sum(f.get('http_requests_total'), 'http_requests_total', { route: '/api/messaging/send-location', method: 'POST', status: '502' })).toBe(1);
+    expect(sum(f.get('http_requests_total'), 'http_requests_total', { route: '/api/messaging/send-location', method: 'POST', status: '422' })).toBe(1);
     expect(f.get('http_request_duration_seconds')?.type).toBe('histogram');
-    expect(sum(f.get('http_request_duration_seconds'), 'http_request_duration_seconds_count', { route: '/api/messaging/send-location', method: 'POST', status: '502' })).toBe(1);
+    expect(sum(f.get('http_request_duration_seconds'), 'http_request_duration_seconds_count', { route: '/api/messaging/send-location', method: 'POST', status: '422' })).toBe(1);
     expect(sum(f.get('http_requests_total'), 'http_requests_total', { route: '/api/clients/:id/webhook/test', method: 'POST', status: '202' })).toBe(1);
   });
 
@@ -81,7 +82,7 @@ describe('Prometheus metrics of every service', () => {
     const f = (await scrape('messaging')).get('provider_calls_total');
     expect(f?.type).toBe('counter');
     expect(sum(f, 'provider_calls_total', { operation: 'POST /{id}/messages', outcome: 'ok', error_code: '' })).toBe(1);
-    expect(sum(f, 'provider_calls_total', { operation: 'POST /{id}/messages', outcome: 'provider_rejected', error_code: '131026' })).toBe(1);
+    expect(sum(f, 'provider_calls_total', { operation: 'POST /{id}/messages', outcome: 'validation', error_code: '131026' })).toBe(1);
   });
 
   it("reports the inbound consumer's backlog from JetStream", async () => {

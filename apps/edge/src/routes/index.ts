@@ -5,6 +5,7 @@ import { registerClientRoutes } from './clients';
 import { registerFlowRoutes } from './flows';
 import { registerMessageRoutes } from './messages';
 import { registerMessagingRoutes } from './messaging';
+import { registerTemplateRoutes } from './templates';
 import { registerTenantRoutes } from './tenants';
 import { registerWebhookDeliveryRoutes } from './webhook-deliveries';
 
@@ -12,4 +13,4 @@ import { registerWebhookDeliveryRoutes } from './webhook-deliveries';
  * Tenant API routes (bearer API key, JSON bodies). One module per area; each registers its own paths.
  * Add a module here when an area is added.
  */
-export const tenantApiRoutes: RegisterRoutes[] = [registerTenantRoutes, registerClientRoutes, registerMessagingRoutes, registerCallRoutes, registerMessageRoutes, registerWebhookDeliveryRoutes, registerFlowRoutes, registerApiKeyRoutes];
+export const tenantApiRoutes: RegisterRoutes[] = [registerTenantRoutes, registerClientRoutes, registerMessagingRoutes, registerCallRoutes, registerMessageRoutes, registerWebhookDeliveryRoutes, registerFlowRoutes, registerApiKeyRoutes, registerTemplateRoutes];

@@ -24,6 +24,17 @@ describe('events derived from provider changes', () => {
     expect(templateStatus({ field: 'messages', value })).toBeUndefined();
   });
 
+  it('status updates keep the conversation (expiry as ISO 8601) and the pricing', () => {
+    const change = { field: 'messages', value: { statuses: [{ id: 'wamid.2', status: 'sent', timestamp: '1750857384', conversation: { id: 'c1', expiration_timestamp: '1750943820', origin: { type: 'service' } }, pricing: { billable: false, pricing_model: 'PMP', category: 'service', type: 'free_customer_service' } }] } };
+    expect(statusUpdates(change)).toEqual([
+      {
+        messageId: 'wamid.2', status: 'sent', at: new Date(1750857384000),
+        conversation: { id: 'c1', origin_type: 'service', expires_at: new Date(1750943820000).toISOString() },
+        pricing: { category: 'service', billable: false, pricing_model: 'PMP', type: 'free_customer_service' },
+      },
+    ]);
+  });
+
   it('status updates with their time and errors; unknown statuses are ignored', () => {
     const errors = [{ code: 131026, title: 'Message undeliverable' }];
     const change = { field: 'messages', value: { statuses: [{ id: 'wamid.1', status: 'delivered', timestamp: '1750857384' }, { id: 'wamid.1', status: 'failed', timestamp: '1750857385', errors }, { id: 'wamid.1', status: 'played', timestamp: '1' }] } };

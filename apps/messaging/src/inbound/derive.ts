@@ -1,3 +1,4 @@
+import type { Conversation, Pricing } from '../store/messages';
 import type { WebhookChange } from './webhook-body';
 
 export interface FlowCompletion {
@@ -20,6 +21,8 @@ export interface StatusUpdate {
   status: 'sent' | 'delivered' | 'read' | 'failed';
   at: Date;
   errors?: unknown[];
+  conversation?: Conversation;
+  pricing?: Pricing;
 }
 
 type Obj = Record<string, unknown>;
@@ -51,7 +54,8 @@ export function flowCompletions(change: WebhookChange): FlowCompletion[] {
 
 /** `template_status` payload of a `message_template_status_update` change (provider reference 7.7). */
 export function templateStatus(change: WebhookChange): TemplateStatus | undefined {
-  if (change.field !== 'message_template_status_update' || !isObj(change.value)) return undefined;
+  // a value PostgreSQL cannot store (NUL, lone surrogates) cannot be any template's: left out like a wrong shape
+  if (change.field !== 'message_template_status_update' || !isObj(change.value) || !isStorableJson(change.value)) return undefined;
   const v = change.value;
   const reason = typeof v.reason === 'string' && v.reason !== 'NONE' ? v.reason : null;
   return {
@@ -79,8 +83,37 @@ export function statusUpdates(change: WebhookChange): StatusUpdate[] {
     const seconds = typeof s.timestamp === 'string' || typeof s.timestamp === 'number' ? Number(s.timestamp) : NaN;
     const given = new Date(seconds * 1000);
     const at = seconds > 0 && Number.isFinite(given.getTime()) ? given : new Date();
-    const errors = Array.isArray(s.errors) && s.errors.length && isStorableJson(s.errors) ? { errors: s.errors } : {};
-    out.push({ messageId: s.id, status: s.status as StatusUpdate['status'], at, ...errors });
+    const conversation = conversationOf(s.conversation);
+    const pricing = pricingOf(s.pricing);
+    out.push({
+      messageId: s.id,
+      status: s.status as StatusUpdate['status'],
+      at,
+      ...(Array.isArray(s.errors) && s.errors.length && isStorableJson(s.errors) ? { errors: s.errors } : {}),
+      ...(conversation ? { conversation } : {}),
+      ...(pricing ? { pricing } : {}),
+    });
   }
   return out;
+}
+
+/** A short string PostgreSQL can store (the provider's ids and categories are short; anything else is left out). */
+const text = (v: unknown): string | null =>
+  typeof v === 'string' && v && v.length <= 512 && isStorableJson(v) ? v : typeof v === 'number' && Number.isFinite(v) ? String(v) : null;
+
+/** `conversation {id, expiration_timestamp, origin {type}}` of a status; the expiry as ISO 8601. */
+function conversationOf(c: unknown): Conversation | undefined {
+  if (!isObj(c) || !text(c.id)) return undefined;
+  const expiry = new Date(Number(c.expiration_timestamp) * 1000);
+  return {
+    id: text(c.id)!,
+    origin_type: isObj(c.origin) ? text(c.origin.type) : null,
+    expires_at: expiry.getTime() > 0 ? expiry.toISOString() : null,
+  };
+}
+
+/** `pricing {billable, pricing_model, category, type}` of a status. */
+function pricingOf(p: unknown): Pricing | undefined {
+  if (!isObj(p)) return undefined;
+  return { category: text(p.category), billable: typeof p.billable === 'boolean' ? p.billable : null, pricing_model: text(p.pricing_model), type: text(p.type) };
 }

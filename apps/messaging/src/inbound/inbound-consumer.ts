@@ -2,6 +2,7 @@ import { runConsumer, ACK, deadLetterNow, STREAMS, type Bus, type RunningConsume
 import type { Logger } from '@gateway/logger';
 import type { Metrics } from '@gateway/runtime';
 import type { MessageRepository } from '../store/messages';
+import type { Templates } from '../templates/templates';
 import type { ClientLookup } from './client-lookup';
 import { routeInbound } from './inbound-router';
 
@@ -15,8 +16,15 @@ export const INBOUND_DURABLE = 'messaging-inbound-router';
  * rest routed; a body that is no envelope at all goes to DEAD_LETTER at once. Bodies that concern no client
  * are acked and counted: they stay in the stream (limits retention) for inspection.
  */
-export async function startInboundConsumer(deps: { bus: Bus; lookup: ClientLookup; messages: MessageRepository; logger: Logger; metrics: Metrics }): Promise<RunningConsumer> {
-  const { bus, lookup, messages, logger, metrics } = deps;
+export async function startInboundConsumer(deps: {
+  bus: Bus;
+  lookup: ClientLookup;
+  messages: MessageRepository;
+  templates?: Pick<Templates, 'applyStatus'>;
+  logger: Logger;
+  metrics: Metrics;
+}): Promise<RunningConsumer> {
+  const { bus, lookup, messages, templates, logger, metrics } = deps;
   const updates = metrics.counter('inbound_updates_total', 'Provider webhook changes by outcome', ['outcome']);
   const emitted = metrics.counter('events_emitted_total', 'Events published from provider webhooks, by type', ['type']);
   return runConsumer({
@@ -39,11 +47,13 @@ export async function startInboundConsumer(deps: { bus: Bus; lookup: ClientLooku
         updates.inc({ outcome: 'malformed' }, routed.malformed);
         logger.warn({ seq: m.seq, parts: routed.malformed }, 'inbound entries or changes of an unexpected shape; the rest is routed');
       }
+      // the local template copy first: a tenant told by template_status finds the record already changed
+      for (const t of routed.templateStatuses) await templates?.applyStatus(t.businessAccountId, t.template_id, t.status, t.reason);
       for (const e of routed.events) {
         await bus.publish(e.subject, e.body, { msgId: e.id, headers: e.headers });
         emitted.inc({ type: e.type });
       }
-      for (const s of routed.statuses) await messages.recordStatus(s.messageId, s.status, s.at, s.errors);
+      for (const s of routed.statuses) await messages.recordStatus(s.messageId, s.status, s.at, s.errors, { conversation: s.conversation, pricing: s.pricing });
       if (routed.unrouted) {
         updates.inc({ outcome: 'unknown_client' }, routed.unrouted);
         logger.warn({ seq: m.seq, changes: routed.unrouted }, 'inbound changes for a phone number or business account of no client; skipped');

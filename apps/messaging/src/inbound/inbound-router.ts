@@ -1,13 +1,15 @@
 import { deterministicUuid, sha256Hex } from '@gateway/crypto';
 import { buildEvent, type EventInput, type GatewayEvent } from '@gateway/events';
 import { ClientLookup, type RoutedClient } from './client-lookup';
-import { flowCompletions, statusUpdates, templateStatus, type StatusUpdate } from './derive';
+import { flowCompletions, statusUpdates, templateStatus, type StatusUpdate, type TemplateStatus } from './derive';
 import { splitByClient, targetOf, type ChangeTarget } from './split';
 import { parseWebhookBody } from './webhook-body';
 
 export interface RoutedUpdate {
   events: GatewayEvent[];
   statuses: StatusUpdate[];
+  /** Template status changes, with the business account they belong to (the local template copy follows them). */
+  templateStatuses: Array<TemplateStatus & { businessAccountId: string }>;
   /** Changes whose phone number or business account belongs to no client. */
   unrouted: number;
   /** Why the body cannot be used at all (not a webhook envelope): it is dead-lettered. */
@@ -33,7 +35,7 @@ export function derivedEventId(bodyDigest: string, ...parts: string[]): string {
  */
 export async function routeInbound(raw: string, lookup: ClientLookup): Promise<RoutedUpdate> {
   const parsed = parseWebhookBody(raw);
-  if ('unusable' in parsed) return { events: [], statuses: [], unrouted: 0, malformed: 0, unusable: parsed.unusable };
+  if ('unusable' in parsed) return { events: [], statuses: [], templateStatuses: [], unrouted: 0, malformed: 0, unusable: parsed.unusable };
   const { body, skipped } = parsed;
   const digest = sha256Hex(raw);
 
@@ -60,5 +62,12 @@ export async function routeInbound(raw: string, lookup: ClientLookup): Promise<R
   }
   // status updates concern message records, once per change whoever else receives it
   for (const entry of body.entry) for (const change of entry.changes!) statuses.push(...statusUpdates(change));
-  return { events, statuses, unrouted: unrouted.length, malformed: skipped };
+  const templateStatuses: RoutedUpdate['templateStatuses'] = [];
+  for (const entry of body.entry) {
+    for (const change of entry.changes!) {
+      const ts = templateStatus(change);
+      if (ts && typeof entry.id === 'string' && ts.template_id) templateStatuses.push({ ...ts, businessAccountId: entry.id });
+    }
+  }
+  return { events, statuses, templateStatuses, unrouted: unrouted.length, malformed: skipped };
 }

@@ -31,6 +31,8 @@ describe('inbound provider updates become events: simulator → edge → JetStre
     phone = await sim('/_sim/phone-numbers', {});
     const c = await api.post('/api/clients/', { display_name: 'Shop', external_id: 'shop-1', business_account_id: phone.waba_id, phone_number_id: phone.phone_number_id, access_token: phone.access_token });
     clientId = (c.json as { id: string }).id;
+    // the recipient wrote in: free-form sends go (the 24-hour window)
+    await sim('/_sim/inbound/message', { phone_number_id: phone.phone_number_id, from: to });
   }, 60_000);
   afterAll(async () => {
     await receiver?.close();
@@ -49,6 +51,22 @@ describe('inbound provider updates become events: simulator → edge → JetStre
       return r.status === 'read' && r.status_history.length === 4 ? r : undefined;
     }, { what: 'record read with its history' });
     expect(rec.status_history.map((h: { status: string }) => h.status)).toEqual(['accepted', 'sent', 'delivered', 'read']);
+  });
+
+  it('a failed status keeps its errors on the record and in status_history; conversation and pricing are stored', async () => {
+    const wamid = await send();
+    const errors = [{ code: 131026, title: 'Message undeliverable', message: 'Message undeliverable', error_data: { details: 'Message Undeliverable.' }, href: 'https://developers.facebook.com/docs/whatsapp/cloud-api/support/error-codes/' }];
+    await sim(`/_sim/messages/${encodeURIComponent(wamid)}/statuses`, { statuses: ['sent'] });
+    await sim(`/_sim/messages/${encodeURIComponent(wamid)}/statuses`, { statuses: ['failed'], errors });
+    const rec = await waitFor(async () => {
+      const r = await record(wamid);
+      return r.status === 'failed' && r.status_history.length === 3 ? r : undefined;
+    }, { what: 'record failed' });
+    expect(rec.errors).toEqual(errors);
+    expect(rec.status_history.find((h: any) => h.status === 'failed').errors).toEqual(errors);
+    expect(rec.conversation).toEqual({ id: expect.any(String), origin_type: 'utility', expires_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
+    expect(rec.pricing).toEqual({ category: 'utility', billable: true, pricing_model: 'PMP', type: 'regular' });
+    expect(rec.status_history.find((h: any) => h.status === 'sent')).toMatchObject({ conversation: rec.conversation, pricing: rec.pricing });
   });
 
   it('forwards a body exactly as the provider wrote it, whitespace included', async () => {

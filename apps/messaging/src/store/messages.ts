@@ -4,11 +4,32 @@ import type { Queryable } from '@gateway/store';
 export const MESSAGE_STATUSES = ['accepted', 'sent', 'delivered', 'read', 'failed'] as const;
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 
-export interface StatusChange {
+/** The provider's conversation of a status (reference 7.6): absent under per-message pricing. */
+export interface Conversation {
+  id: string;
+  origin_type: string | null;
+  /** ISO 8601; usually only on `sent`. */
+  expires_at: string | null;
+}
+
+export interface Pricing {
+  category: string | null;
+  billable: boolean | null;
+  pricing_model: string | null;
+  type: string | null;
+}
+
+/** What a status update says besides the status: the errors of a `failed` one, its conversation and pricing. */
+export interface StatusInfo {
+  errors?: unknown[];
+  conversation?: Conversation;
+  pricing?: Pricing;
+}
+
+export interface StatusChange extends StatusInfo {
   status: MessageStatus;
   /** ISO 8601 */
   at: string;
-  errors?: unknown[];
 }
 
 export interface MessageRecord {
@@ -19,6 +40,11 @@ export interface MessageRecord {
   kind: string;
   status: MessageStatus;
   status_history: StatusChange[];
+  /** The provider's errors of the failure, once `failed`. */
+  errors: unknown[] | null;
+  /** The latest conversation and pricing any status update carried. */
+  conversation: Conversation | null;
+  pricing: Pricing | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -50,12 +76,12 @@ export interface MessageRepository {
    * Returns true when the message is known (the update was applied, or was stale or a duplicate and so
    * changed nothing), false when no message has this id (yet): the caller may retry later.
    */
-  advanceStatus(messageId: string, status: Exclude<MessageStatus, 'accepted'>, at: Date, errors?: unknown[]): Promise<boolean>;
+  advanceStatus(messageId: string, status: Exclude<MessageStatus, 'accepted'>, at: Date, errors?: unknown[], info?: Omit<StatusInfo, 'errors'>): Promise<boolean>;
   /**
    * A provider status update from the webhook: applied now when the message is known, otherwise kept and
    * applied when the send that it overtook is stored. Returns whether the message is known now.
    */
-  recordStatus(messageId: string, status: Exclude<MessageStatus, 'accepted'>, at: Date, errors?: unknown[]): Promise<boolean>;
+  recordStatus(messageId: string, status: Exclude<MessageStatus, 'accepted'>, at: Date, errors?: unknown[], info?: Omit<StatusInfo, 'errors'>): Promise<boolean>;
   /**
    * Applies updates that overtook the send. Called after the transaction that inserted the message has
    * committed: then either recordStatus's second UPDATE saw the message, or this SELECT sees its kept row.
@@ -93,24 +119,26 @@ export class SqlMessageRepository implements MessageRepository {
   }
 
   async applyEarlyStatuses(messageId: string): Promise<void> {
-    const early = await this.q.query<{ status: Exclude<MessageStatus, 'accepted'>; at: Date; errors: unknown[] | null }>(
-      'SELECT status, at, errors FROM early_statuses WHERE message_id = $1 ORDER BY at',
+    const early = await this.q.query<{ status: Exclude<MessageStatus, 'accepted'>; at: Date; errors: unknown[] | null; conversation: Conversation | null; pricing: Pricing | null }>(
+      'SELECT status, at, errors, conversation, pricing FROM early_statuses WHERE message_id = $1 ORDER BY at',
       [messageId],
     );
-    for (const e of early) await this.advanceStatus(messageId, e.status, new Date(e.at), e.errors ?? undefined);
+    for (const e of early) {
+      await this.advanceStatus(messageId, e.status, new Date(e.at), e.errors ?? undefined, { conversation: e.conversation ?? undefined, pricing: e.pricing ?? undefined });
+    }
     if (early.length) await this.q.query('DELETE FROM early_statuses WHERE message_id = $1', [messageId]);
   }
 
-  async recordStatus(messageId: string, status: Exclude<MessageStatus, 'accepted'>, at: Date, errors?: unknown[]): Promise<boolean> {
+  async recordStatus(messageId: string, status: Exclude<MessageStatus, 'accepted'>, at: Date, errors?: unknown[], info: Omit<StatusInfo, 'errors'> = {}): Promise<boolean> {
     // The usual case, a known message: one UPDATE. Otherwise the update is kept, then applied once more:
     // either that second UPDATE sees a message committed meanwhile, or applyEarlyStatuses (run after that
     // commit, hence after this kept row) sees the row. Applying twice is harmless, the history dedupes entries.
-    if (await this.advanceStatus(messageId, status, at, errors)) return true;
+    if (await this.advanceStatus(messageId, status, at, errors, info)) return true;
     await this.q.query(
-      'INSERT INTO early_statuses (message_id, status, at, errors) VALUES ($1, $2, $3, $4::jsonb) ON CONFLICT DO NOTHING',
-      [messageId, status, at, errors?.length ? JSON.stringify(errors) : null],
+      'INSERT INTO early_statuses (message_id, status, at, errors, conversation, pricing) VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6::jsonb) ON CONFLICT DO NOTHING',
+      [messageId, status, at, errors?.length ? JSON.stringify(errors) : null, info.conversation ? JSON.stringify(info.conversation) : null, info.pricing ? JSON.stringify(info.pricing) : null],
     );
-    const known = await this.advanceStatus(messageId, status, at, errors);
+    const known = await this.advanceStatus(messageId, status, at, errors, info);
     if (known) await this.q.query('DELETE FROM early_statuses WHERE message_id = $1 AND status = $2 AND at = $3', [messageId, status, at]);
     return known;
   }
@@ -132,9 +160,15 @@ export class SqlMessageRepository implements MessageRepository {
     return { ...rest, status_history: history, to: to_number };
   }
 
-  async advanceStatus(messageId: string, status: Exclude<MessageStatus, 'accepted'>, at: Date, errors?: unknown[]): Promise<boolean> {
+  async advanceStatus(messageId: string, status: Exclude<MessageStatus, 'accepted'>, at: Date, errors?: unknown[], info: Omit<StatusInfo, 'errors'> = {}): Promise<boolean> {
     if (!MESSAGE_STATUSES.includes(status) || status === ('accepted' as string)) throw new Error(`invalid message status ${status}`);
-    const entry: StatusChange = { status, at: at.toISOString(), ...(errors?.length ? { errors } : {}) };
+    const entry: StatusChange = {
+      status,
+      at: at.toISOString(),
+      ...(errors?.length ? { errors } : {}),
+      ...(info.conversation ? { conversation: info.conversation } : {}),
+      ...(info.pricing ? { pricing: info.pricing } : {}),
+    };
     // Under concurrency PostgreSQL re-evaluates the SET expressions on the latest row version after the
     // competing update commits, so each update sees the others' history entries and the highest status.
     const rows = await this.q.query(
@@ -143,10 +177,21 @@ export class SqlMessageRepository implements MessageRepository {
          status_history = CASE WHEN EXISTS (SELECT 1 FROM jsonb_array_elements(m.status_history) AS h(e) WHERE h.e = $4::jsonb)
            THEN m.status_history ELSE m.status_history || jsonb_build_array($4::jsonb) END,
          updated_at = CASE WHEN EXISTS (SELECT 1 FROM jsonb_array_elements(m.status_history) AS h(e) WHERE h.e = $4::jsonb)
-           THEN m.updated_at ELSE now() END
+           THEN m.updated_at ELSE now() END,
+         errors = CASE WHEN $2::text = 'failed' AND $5::jsonb IS NOT NULL THEN $5::jsonb ELSE m.errors END,
+         conversation = COALESCE($6::jsonb, m.conversation),
+         pricing = COALESCE($7::jsonb, m.pricing)
        WHERE m.id = $1
        RETURNING m.id`,
-      [messageId, status, MESSAGE_STATUSES, JSON.stringify(entry)],
+      [
+        messageId,
+        status,
+        MESSAGE_STATUSES,
+        JSON.stringify(entry),
+        errors?.length ? JSON.stringify(errors) : null,
+        info.conversation ? JSON.stringify(info.conversation) : null,
+        info.pricing ? JSON.stringify(info.pricing) : null,
+      ],
     );
     return rows.length > 0;
   }

@@ -52,4 +52,44 @@ export const migrations: Migration[] = [
       CREATE INDEX early_statuses_received ON early_statuses (received_at);
     `,
   },
+  {
+    version: 3,
+    name: 'status_details',
+    // What the provider's status updates say besides the status: the errors of a failure, the conversation
+    // (id, origin, expiry) and the pricing (category, billable); each history entry keeps its own as well.
+    sql: `
+      ALTER TABLE messages ADD COLUMN errors jsonb;
+      ALTER TABLE messages ADD COLUMN conversation jsonb;
+      ALTER TABLE messages ADD COLUMN pricing jsonb;
+      ALTER TABLE early_statuses ADD COLUMN conversation jsonb;
+      ALTER TABLE early_statuses ADD COLUMN pricing jsonb;
+    `,
+  },
+  {
+    version: 4,
+    name: 'templates',
+    // The local copy of each client's message templates (the provider owns them): one row per client and
+    // template, as with flows, since two clients may share a business account. Status webhooks update it by
+    // business account and template id; a sync replaces a client's rows with the provider's list.
+    sql: `
+      CREATE TABLE templates (
+        client_id text NOT NULL,
+        template_id text NOT NULL,
+        tenant_id text NOT NULL,
+        business_account_id text NOT NULL,
+        name text NOT NULL,
+        language text NOT NULL,
+        category text NOT NULL,
+        status text NOT NULL,
+        components jsonb NOT NULL,
+        rejected_reason text,
+        quality text,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        updated_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (client_id, template_id)
+      );
+      CREATE INDEX templates_client_name ON templates (client_id, name, language, template_id);
+      CREATE INDEX templates_account ON templates (business_account_id, template_id);
+    `,
+  },
 ];

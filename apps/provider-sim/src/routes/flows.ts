@@ -20,7 +20,7 @@ const selfUrl = (ctx: Context) => `${ctx.protocol}://${ctx.host}`;
 
 /** The flow the token may act on; another business account's flow is "does not exist", as Graph answers. */
 function flowFor(ctx: Context, state: SimState, flowId: string): Flow {
-  const token = bearer(ctx);
+  const token = bearer(ctx, state);
   if (!state.tokens.has(token)) throw invalidToken();
   const flow = state.flows.get(flowId);
   if (!flow || !state.tokenAllows(token, flow.wabaId)) throw unknownObject(flowId, ctx.method.toLowerCase());
@@ -32,7 +32,7 @@ function flowFor(ctx: Context, state: SimState, flowId: string): Flow {
  * phone number or business account are flows here; anything else is left to the routes after this one.
  */
 function isFlowPath(state: SimState, id: string): boolean {
-  return /^\d+$/.test(id) && !state.phones.has(id) && !state.wabas.has(id);
+  return /^\d+$/.test(id) && !state.phones.has(id) && !state.wabas.has(id) && !state.templates.has(id);
 }
 
 function optionalString(v: unknown, name: string): string | undefined {

@@ -1,7 +1,9 @@
 import type Router from '@koa/router';
 import { GraphError, parameterValueInvalid } from '../errors';
 import type { RateLimiter } from '../rate-limits';
-import type { SimState } from '../state';
+import { normalize, type SimState } from '../state';
+import { expectedParams, paramMismatch } from '../templates/model';
+import type { TemplateRegistry } from '../templates/registry';
 import { validateMessage } from '../validate/message';
 import { oneOf } from '../validate/checks';
 import type { WebhookSender } from '../webhooks';
@@ -12,6 +14,33 @@ export interface MessagesDeps {
   limits: RateLimiter;
   webhooks: WebhookSender;
   autoStatuses: () => boolean;
+  templates: TemplateRegistry;
+}
+
+type Json = Record<string, unknown>;
+
+const windowClosed = (details: string) => ({
+  code: 131047,
+  title: 'Re-engagement message',
+  message: 'Re-engagement message',
+  error_data: { details },
+  href: 'https://developers.facebook.com/docs/whatsapp/cloud-api/support/error-codes/',
+});
+const WINDOW_DETAILS = 'Message failed to send because more than 24 hours have passed since the customer last replied to this number.';
+
+/** A template send the registry refuses (132001, 132015, 132016, 132000), as the provider does. */
+function checkTemplate(d: MessagesDeps, wabaId: string, b: Json): void {
+  const t = (b.template ?? {}) as { name?: string; language?: { code?: string }; components?: unknown };
+  const found = d.templates.find(wabaId, String(t.name), String(t.language?.code));
+  if (!found || !['APPROVED', 'PAUSED', 'DISABLED', 'FLAGGED', 'REINSTATED'].includes(found.status)) {
+    throw new GraphError(404, 132001, '(#132001) Template name does not exist in the translation', {
+      details: `template name (${String(t.name)}) does not exist in ${String(t.language?.code)}${found ? ` (status ${found.status})` : ''}`,
+    });
+  }
+  if (found.status === 'PAUSED') throw new GraphError(400, 132015, '(#132015) Template is paused', { details: `Template ${found.name} is paused due to low quality` });
+  if (found.status === 'DISABLED') throw new GraphError(400, 132016, '(#132016) Template is disabled', { details: `Template ${found.name} has been disabled due to low quality` });
+  const mismatch = paramMismatch(expectedParams(found.components), t.components);
+  if (mismatch) throw new GraphError(400, 132000, '(#132000) Number of parameters does not match the expected number of params', { details: mismatch });
 }
 
 /** POST /{phone_number_id}/messages: sends (§1) and read receipts / typing indicators (§2). */
@@ -41,6 +70,16 @@ export function registerMessages(router: Router, d: MessagesDeps): void {
       },
     });
     const to = String(b.to);
+    const until = d.state.maintenance.get(phone.id);
+    if (until !== undefined && until > Date.now()) {
+      throw new GraphError(503, 131057, '(#131057) Business Account is in maintenance mode', { details: 'The business phone number is being upgraded; retry in about a minute' });
+    }
+    if (type === 'template' && d.templates.enforce) checkTemplate(d, phone.wabaId, b);
+    // only templates may open a conversation: anything else needs the user to have written in the last 24 hours
+    const outsideWindow = type !== 'template' && d.state.window !== 'off' && !d.state.messagedWithin24h(phone.id, to);
+    if (outsideWindow && d.state.window === 'sync') {
+      throw new GraphError(400, 131047, '(#131047) Re-engagement message', { details: WINDOW_DETAILS });
+    }
     d.limits.check(phone.id, to);
     const id = d.state.wamid();
     d.state.sent.set(id, { id, phoneId: phone.id, to, type, at: Date.now() });
@@ -49,6 +88,16 @@ export function registerMessages(router: Router, d: MessagesDeps): void {
       contacts: [{ input: to, wa_id: to.replace(/^\+/, '') }],
       messages: [{ id, ...(type === 'template' ? { message_status: 'accepted' } : {}) }],
     };
+    const failCode = d.state.undeliverable.get(normalize(to));
+    const failure = outsideWindow ? [windowClosed(WINDOW_DETAILS)] : failCode !== undefined ? [failedError(failCode)] : undefined;
+    if (failure) {
+      // accepted, then reported failed (reference §1.2): the failure arrives only as a status webhook
+      void (async () => {
+        await new Promise((r) => setTimeout(r, 100));
+        await d.webhooks.send(d.webhooks.statusBody(phone, id, to, 'failed', failure));
+      })();
+      return;
+    }
     if (d.autoStatuses()) {
       const statuses = type === 'reaction' ? ['sent'] : ['sent', 'delivered', 'read'];
       void (async () => {
@@ -59,4 +108,17 @@ export function registerMessages(router: Router, d: MessagesDeps): void {
       })();
     }
   });
+}
+
+const FAILURE_TITLES: Record<number, string> = {
+  131026: 'Message undeliverable',
+  131049: 'This message was not delivered to maintain healthy ecosystem engagement.',
+  131050: 'Unable to deliver the message. This recipient has chosen to stop receiving marketing messages.',
+  131000: 'Something went wrong',
+  130472: "User's number is part of an experiment",
+};
+
+function failedError(code: number): Json {
+  const title = FAILURE_TITLES[code] ?? 'Message failed';
+  return { code, title, message: title, error_data: { details: title }, href: 'https://developers.facebook.com/docs/whatsapp/cloud-api/support/error-codes/' };
 }
