@@ -12,7 +12,6 @@ import { IdempotentRunner } from './idempotency';
 import { ClientLookup } from './inbound/client-lookup';
 import { startInboundConsumer } from './inbound/inbound-consumer';
 import { Messaging } from './messaging';
-import { ClientCredentialsCache } from './client-cache';
 import { defineTemplatesService } from './templates/service';
 import { SqlTemplateRepository } from './templates/store';
 import { Templates } from './templates/templates';
