@@ -52,6 +52,8 @@ describe('the tenant dashboard in Chromium against a real gateway', () => {
     const account = await sim<{ waba_id: string; phone_number_id: string; access_token: string }>('POST', '/_sim/phone-numbers');
     const res = await api.post<ClientJson>('/api/clients/', { display_name: name, business_account_id: account.waba_id, phone_number_id: account.phone_number_id, access_token: account.access_token });
     expect(res.status).toBe(200);
+    // the test recipient wrote in: free-form messages need the provider's 24-hour window open
+    await sim('POST', '/_sim/inbound/message', { phone_number_id: account.phone_number_id, from: '16505551234' });
     return res.json;
   };
 

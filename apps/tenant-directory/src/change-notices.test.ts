@@ -66,6 +66,8 @@ describe('directory changes apply to the very next request and event', () => {
     };
     const { api } = await stack.createTenant();
     const clientId = ((await api.post('/api/clients/', { display_name: 'Sender', business_account_id: phone.waba_id, phone_number_id: phone.phone_number_id, access_token: phone.access_token })).json as { id: string }).id;
+    // the recipient wrote in: free-form messages need the provider's 24-hour window open
+    await fetch(`${stack.sim!.url}/_sim/inbound/message`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ phone_number_id: phone.phone_number_id, from: '16505551234' }) });
     const send = () => api.post('/api/messaging/send-location', { client_id: clientId, to: '+16505551234', latitude: 1, longitude: 2 });
     expect((await send()).status).toBe(200); // messaging has the credentials cached now
 

@@ -221,6 +221,11 @@ async function provision(edge: Replica, env: Env, simUrl: string, receiver: Webh
   const phone = await json<{ phone_number_id: string; waba_id: string; access_token: string }>(
     await fetch(`${simUrl}/_sim/phone-numbers`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }),
   );
+  // the run measures failover, not the provider's limits: every send goes to one recipient at a steady rate, which
+  // the simulator's 24-hour window and pair-rate limit (on by default, as in production) would refuse
+  const simPut = (path: string, body: unknown) => fetch(`${simUrl}${path}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  await simPut('/_sim/window', { mode: 'off' });
+  await simPut('/_sim/rate-limits', { throughput_per_second: null, pair_rate: false });
   const client = await json<{ id: string }>(
     await fetch(`${base}/api/clients/`, {
       method: 'POST',

@@ -52,8 +52,7 @@ export function registerDashboardStatic(router: Router, dir: string): void {
     const file = String(ctx.params.file);
     if (!/^[\w.-]+$/.test(file) || !(await send(ctx, file, { root: resolve(root, 'assets'), immutable: true, maxage: 365 * 24 * 3600_000, gzip: false, brotli: false }).catch(() => undefined))) {
       ctx.status = 404;
-      ctx.type = 'text/plain';
-      ctx.body = 'Not found';
+      ctx.body = { detail: 'Not found', code: 'not_found' };
     }
   });
 
