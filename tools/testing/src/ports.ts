@@ -1,7 +1,23 @@
 import { createServer } from 'node:net';
 
-/** A port nothing listens on right now: bound on 127.0.0.1 by the kernel's choice, then released. */
-export function freePort(): Promise<number> {
+const handedOut = new Set<number>();
+
+/**
+ * A port nothing listens on right now: bound on 127.0.0.1 by the kernel's choice, then released. Never the same
+ * port twice in one process: the kernel readily hands a just-released port out again, and a test that picks
+ * several ports before starting their servers would otherwise start two of them on one port.
+ */
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = await kernelPort();
+    if (!handedOut.has(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
+}
+
+function kernelPort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.unref();
