@@ -1,6 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import type { DescService, MessageInitShape, MessageShape } from '@bufbuild/protobuf';
-import { channelOptions } from './balancing';
+import { channelOptions, retryableMethods } from './balancing';
 import { currentRequestId, REQUEST_ID_HEADER } from '@gateway/logger';
 import { toGrpcServiceDefinition } from './service-definition';
 import { grpcToAppError } from './status';
@@ -37,15 +37,15 @@ export function createServiceClient<S extends DescService>(desc: S, address: str
     waitForReady: (timeoutMs: number) =>
       new Promise<void>((resolve, reject) => raw.waitForReady(Date.now() + timeoutMs, (e) => (e ? reject(e) : resolve()))),
   };
+  const safe = new Set(retryableMethods(desc));
   for (const m of desc.methods) {
     const md = def[m.localName];
     const name = `${desc.name}/${m.name}`;
-    client[m.localName] = (request: unknown, options: CallOptions = {}) =>
+    const once = (request: unknown, deadline: number) =>
       new Promise((resolve, reject) => {
         const metadata = new grpc.Metadata();
         const requestId = currentRequestId();
         if (requestId) metadata.set(REQUEST_ID_HEADER, requestId);
-        const deadline = Date.now() + (options.deadlineMs ?? defaultDeadlineMs);
         raw.makeUnaryRequest(
           md.path,
           md.requestSerialize,
@@ -56,6 +56,17 @@ export function createServiceClient<S extends DescService>(desc: S, address: str
           (err: grpc.ServiceError | null, res?: unknown) => (err ? reject(grpcToAppError(err, name)) : resolve(res)),
         );
       });
+    client[m.localName] = async (request: unknown, options: CallOptions = {}) => {
+      const deadline = Date.now() + (options.deadlineMs ?? defaultDeadlineMs);
+      try {
+        return await once(request, deadline);
+      } catch (e) {
+        // a read whose backend died after it had started answering is past grpc-js's own retries (the call was
+        // committed); it has no side effects, so it is asked once more, of another backend, within its deadline
+        if (!safe.has(m.name) || (e as { kind?: string }).kind !== 'unavailable' || Date.now() >= deadline) throw e;
+        return once(request, deadline);
+      }
+    };
   }
   return client as ServiceClient<S>;
 }
