@@ -1,4 +1,7 @@
 import type { ValidationIssue } from '@gateway/errors';
+import { isStorableText, jsonDepthExceeds as depthExceeds } from '@gateway/storable-text';
+
+export { isStorableText };
 
 /**
  * What the edge accepts as input text and structure, so nothing reaches a service that PostgreSQL cannot
@@ -9,30 +12,8 @@ export const MAX_JSON_DEPTH = 64;
 /** Enough to name a few problems; a hostile body with thousands of NULs gets the first ones. */
 const MAX_ISSUES = 10;
 
-/** NUL-free and well formed (no lone surrogate). */
-export function isStorableText(s: string): boolean {
-  return !s.includes('\u0000') && (s as string & { isWellFormed(): boolean }).isWellFormed();
-}
-
-/**
- * The deepest nesting of arrays and objects in a JSON text, read without parsing (so 60,000 levels cost a
- * scan, not a recursion), stopping as soon as `max` is exceeded.
- */
-export function jsonDepthExceeds(text: string, max = MAX_JSON_DEPTH): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x7b || c === 0x5b) {
-      if (++depth > max) return true;
-    } else if (c === 0x7d || c === 0x5d) depth--;
-  }
-  return false;
-}
+/** The nesting of a JSON text beyond MAX_JSON_DEPTH (default), scanned without recursion. */
+export const jsonDepthExceeds = (text: string, max = MAX_JSON_DEPTH): boolean => depthExceeds(text, max);
 
 const unstorable = (loc: string[], input: string): ValidationIssue => ({
   loc,

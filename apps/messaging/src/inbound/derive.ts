@@ -1,3 +1,4 @@
+import { isStorableText } from '@gateway/storable-text';
 import type { Conversation, Pricing } from '../store/messages';
 import type { WebhookChange } from './webhook-body';
 
@@ -99,7 +100,7 @@ export function statusUpdates(change: WebhookChange): StatusUpdate[] {
 
 /** A short string PostgreSQL can store (the provider's ids and categories are short; anything else is left out). */
 const text = (v: unknown): string | null =>
-  typeof v === 'string' && v && v.length <= 512 && isStorableJson(v) ? v : typeof v === 'number' && Number.isFinite(v) ? String(v) : null;
+  typeof v === 'string' && v && v.length <= 512 && isStorableText(v) ? v : typeof v === 'number' && Number.isFinite(v) ? String(v) : null;
 
 /** `conversation {id, expiration_timestamp, origin {type}}` of a status; the expiry as ISO 8601. */
 function conversationOf(c: unknown): Conversation | undefined {

@@ -1,3 +1,4 @@
+import { jsonDepthExceeds } from '@gateway/storable-text';
 /** The provider's webhook envelope (provider reference 7.4), as far as routing needs it. */
 export interface WebhookChange {
   field?: string;
@@ -28,23 +29,6 @@ export const MAX_BODY_DEPTH = 64;
 type Obj = Record<string, unknown>;
 export const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
 
-/** Nesting of a JSON text, scanned without recursion; true as soon as it exceeds `max`. */
-function tooDeep(text: string, max: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++;
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x7b || c === 0x5b) {
-      if (++depth > max) return true;
-    } else if (c === 0x7d || c === 0x5d) depth--;
-  }
-  return false;
-}
-
 /**
  * Parses a stored inbound body into what routing can use. A body that is not a webhook envelope at all is
  * `{ unusable: reason }` (the consumer dead-letters it); inside an envelope, an entry or change of the wrong
@@ -52,7 +36,7 @@ function tooDeep(text: string, max: number): boolean {
  * counted, so the rest of the body is still routed.
  */
 export function parseWebhookBody(raw: string): ParsedWebhook | { unusable: string } {
-  if (tooDeep(raw, MAX_BODY_DEPTH)) return { unusable: `body is nested deeper than ${MAX_BODY_DEPTH} levels` };
+  if (jsonDepthExceeds(raw, MAX_BODY_DEPTH)) return { unusable: `body is nested deeper than ${MAX_BODY_DEPTH} levels` };
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);

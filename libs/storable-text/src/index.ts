@@ -1,0 +1,1 @@
+export { isStorableText, jsonDepthExceeds } from './storable';
