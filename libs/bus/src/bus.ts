@@ -1,4 +1,4 @@
-import { connect, headers as natsHeaders, type JetStreamClient, type JetStreamManager, type MsgHdrs, type NatsConnection, type PubAck, type StreamConfig } from 'nats';
+import { connect, DeliverPolicy, headers as natsHeaders, type JetStreamClient, type JetStreamManager, type MsgHdrs, type ConsumerInfo, type NatsConnection, type PubAck, type StreamConfig } from 'nats';
 import { currentRequestId, type Logger } from '@gateway/logger';
 
 export const HEADER_REQUEST_ID = 'X-Request-Id';
@@ -78,21 +78,50 @@ export async function connectBus(opts: ConnectBusOptions): Promise<Bus> {
 
 /**
  * info → add when missing → update when it exists (add with a different config fails). The replica count is
- * part of the config, so a changed JETSTREAM_REPLICAS moves the stream in place; its durable consumers (which
- * follow the stream's count) are moved with it by the server. Right after such a move the stream elects its
+ * part of the config, so a changed JETSTREAM_REPLICAS moves the stream in place; its durable consumers follow
+ * the stream's count (moved from one replica, they are made again: see recreateDurable). Right after such a move the stream elects its
  * leader again: JetStream answers TIMEOUT or "temporarily unavailable" meanwhile, which is waited out.
  */
 export async function ensureStream(jsm: JetStreamManager, cfg: Partial<StreamConfig> & { name: string }): Promise<void> {
-  await whileJetStreamSettles(async () => {
-    try {
-      const current = await jsm.streams.info(cfg.name);
-      await jsm.streams.update(cfg.name, cfg);
-      if (cfg.num_replicas !== undefined && current.config.num_replicas !== cfg.num_replicas) await settled(jsm, cfg.name, cfg.num_replicas);
-    } catch (e) {
-      if (!/stream not found/i.test((e as Error).message)) throw e;
-      await jsm.streams.add(cfg);
-    }
+  const current = await whileJetStreamSettles(() =>
+    jsm.streams.info(cfg.name).catch((e: Error) => {
+      if (/stream not found/i.test(e.message)) return undefined;
+      throw e;
+    }),
+  );
+  if (!current) {
+    await whileJetStreamSettles(() => jsm.streams.add(cfg));
+    return;
+  }
+  const moved = cfg.num_replicas !== undefined && current.config.num_replicas !== cfg.num_replicas;
+  // read while the single replica still holds every durable's state
+  const durables = moved && current.config.num_replicas === 1 ? await whileJetStreamSettles(() => durableStates(jsm, cfg.name)) : [];
+  await whileJetStreamSettles(() => jsm.streams.update(cfg.name, cfg));
+  if (!moved) return;
+  await settled(jsm, cfg.name, cfg.num_replicas!);
+  for (const d of durables) await whileJetStreamSettles(() => recreateDurable(jsm, cfg.name, d));
+}
+
+/**
+ * nats-server before 2.11.4 (nats-io/nats-server#6838, fixed by #6851) can leave a durable that was moved
+ * from 1 to more replicas with its stream without a leader for good once its old leader dies. A durable
+ * created on the replicated stream does not have that flaw, so each one is made again in place: same name
+ * and config, starting after the ack floor read before the move (what was acked in order stays acked;
+ * anything acked past a gap, or acked by another process meanwhile, is delivered again, which consumers
+ * dedupe as any redelivery).
+ */
+async function durableStates(jsm: JetStreamManager, stream: string): Promise<ConsumerInfo[]> {
+  const out: ConsumerInfo[] = [];
+  for await (const c of jsm.consumers.list(stream)) if (c.config.durable_name) out.push(c);
+  return out;
+}
+
+async function recreateDurable(jsm: JetStreamManager, stream: string, info: ConsumerInfo): Promise<void> {
+  await jsm.consumers.delete(stream, info.name).catch((e: Error) => {
+    if (!/consumer not found/i.test(e.message)) throw e;
   });
+  const { num_replicas: _replicas, opt_start_time: _time, ...config } = info.config;
+  await jsm.consumers.add(stream, { ...config, deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: info.ack_floor.stream_seq + 1 });
 }
 
 /** Until a moved stream has a leader and all its peers again. */

@@ -64,7 +64,9 @@ export async function ensureConsumer(bus: Bus, stream: string, durable: string, 
   await whileJetStreamSettles(async () => {
     try {
       await bus.jsm.consumers.info(stream, durable);
-      await bus.jsm.consumers.update(stream, durable, cfg);
+      // where a durable starts cannot change (one made again after a replica move starts past its ack floor)
+      const { deliver_policy: _policy, opt_start_seq: _seq, opt_start_time: _time, ...changeable } = cfg;
+      await bus.jsm.consumers.update(stream, durable, changeable);
     } catch (e) {
       if (!/consumer not found/i.test((e as Error).message)) throw e;
       await bus.jsm.consumers.add(stream, cfg);

@@ -62,8 +62,9 @@ describe('JETSTREAM_REPLICAS on a 3-node JetStream cluster', () => {
       },
       { timeoutMs: 30_000, intervalMs: 250, what: 'stream and consumer replicas current' },
     );
+    // the durable was made again on the replicated stream (nats-server#6838), starting after its ack floor
     const moved = await second.jsm.consumers.info(stream, 'scaled');
-    expect([moved.num_pending, moved.ack_floor.stream_seq]).toEqual([40, 10]);
+    expect([moved.num_pending, moved.num_ack_pending, moved.config.opt_start_seq]).toEqual([40, 0, 11]);
     const leader = (await cluster.streamLeader(stream))!;
     await cluster.kill(leader);
     try {
@@ -77,6 +78,8 @@ describe('JETSTREAM_REPLICAS on a 3-node JetStream cluster', () => {
       expect(survived.state.messages).toBe(50);
       const remaining = await waitFor(async () => (await second.jsm.consumers.info(stream, 'scaled')).num_pending, { timeoutMs: 30_000, intervalMs: 250, what: 'consumer on the new leader' });
       expect(remaining).toBe(40);
+      const next = await (await second.js.consumers.get(stream, 'scaled')).next({ expires: 10_000 });
+      expect(next?.seq).toBe(11);
     } finally {
       await cluster.start(leader);
     }
