@@ -115,6 +115,27 @@ describe('embedded signup end to end in Chromium: hosted page, provider SDK stan
     expect(signupEvents(client.id)).toHaveLength(1);
   });
 
+  it('a provider error in the dialog is reported by the page (its own session cookie) and lands on the failure redirect; the link still completes later', async () => {
+    const client = await pendingClient('dialog-error');
+    const page = await context.newPage();
+    await page.goto(client.embed_signup_url);
+    const popup = await launch(page);
+    // the provider's window reports an error, as the real dialog does when it cannot go on
+    await popup.evaluate(() => {
+      const message = { type: 'WA_EMBEDDED_SIGNUP', event: 'ERROR', version: 3, data: { error_message: 'Something went wrong' } };
+      window.opener.postMessage(JSON.stringify(message), '*');
+    });
+    await page.waitForURL(`${site.url}/landing/failed?reason=provider_error`);
+    await popup.close();
+    expect(await readClient(client.id)).toMatchObject({ is_active: false, signup_status: 'failed' });
+
+    await page.goto(client.embed_signup_url);
+    const retry = await launch(page);
+    await retry.getByRole('button', { name: 'Finish' }).click();
+    await page.waitForURL(`${site.url}/landing/done`);
+    expect(await readClient(client.id)).toMatchObject({ is_active: true, signup_status: 'completed' });
+  });
+
   it('a failing code exchange lands on the failure redirect with the reason and emits nothing; opening the link again completes it', async () => {
     const client = await pendingClient('retry');
     await sim.fail('GET', 'oauth/access_token');

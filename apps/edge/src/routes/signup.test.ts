@@ -110,15 +110,38 @@ describe('hosted signup page and its completion endpoints', () => {
     expect((await post(path, null)).status).toBe(422);
   });
 
+  const sessionCookie = (res: Response) => /^(gw_signup_state=[^;]+)/.exec(res.headers.get('set-cookie') ?? '')![1];
+
   it('validates the reported failure reason and answers with the failure redirect', async () => {
     const client = await pending();
-    const { state } = pageConfig((await open(client.embed_signup_url)).html);
-    const bad = await post(`/signup/${client.id}/fail`, { state, reason: 'bored' });
+    const page = await open(client.embed_signup_url);
+    const { state } = pageConfig(page.html);
+    const cookie = { cookie: sessionCookie(page.res) };
+    const bad = await stack.api().request('POST', `/signup/${client.id}/fail`, JSON.stringify({ state, reason: 'bored' }), { 'content-type': 'application/json', ...cookie });
     expect(bad.status).toBe(422);
     expect(issues(bad.json)).toEqual(['body.reason:enum']);
-    const ok = await post(`/signup/${client.id}/fail`, { state, reason: 'phone_number_missing' });
+    const ok = await stack.api().request('POST', `/signup/${client.id}/fail`, JSON.stringify({ state, reason: 'phone_number_missing' }), { 'content-type': 'application/json', ...cookie });
     expect(ok.status).toBe(200);
     expect(ok.json).toEqual({ client_id: client.id, status: 'failed', reason: 'phone_number_missing', redirect_url: 'https://t.test/f?reason=phone_number_missing' });
+  });
+
+  it('lets only the page’s own session report a failure: the state token without its cookie, or with another browser’s, is a 403 and the client stays pending', async () => {
+    const client = await pending();
+    const first = await open(client.embed_signup_url);
+    const { state } = pageConfig(first.html);
+    // another browser opening the same link gets its own session and cookie
+    const second = await open(client.embed_signup_url);
+    expect(sessionCookie(second.res)).not.toBe(sessionCookie(first.res));
+    const fail = (headers: Record<string, string>) =>
+      stack.api().request('POST', `/signup/${client.id}/fail`, JSON.stringify({ state, reason: 'provider_error' }), { 'content-type': 'application/json', ...headers });
+    for (const headers of [{}, { cookie: sessionCookie(second.res) }, { cookie: 'gw_signup_state=' }]) {
+      const refused = await fail(headers);
+      expect([refused.status, (refused.json as { code: string }).code]).toEqual([403, 'signup_page_session_required']);
+    }
+    expect((await api.get<{ signup_status: string }>(`/api/clients/${client.id}`)).json.signup_status).toBe('pending');
+    const own = await fail({ cookie: sessionCookie(first.res) });
+    expect([own.status, (own.json as { status: string }).status]).toEqual([200, 'failed']);
+    expect((await api.get<{ signup_status: string }>(`/api/clients/${client.id}`)).json.signup_status).toBe('failed');
   });
 
   it('rejects another tenant’s client id in the completion call (404) and completes the right one', async () => {

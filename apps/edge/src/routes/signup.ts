@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
-import { isAppError } from '@gateway/errors';
+import { AppError, isAppError } from '@gateway/errors';
 import { jsonBody } from '../middleware/body';
 import { completeBody, failBody, signupPath, type CompleteBody, type FailBody } from '../schemas/signup';
 import { OpenLimiter } from '../signup-page/open-limiter';
@@ -10,6 +10,18 @@ import type { RegisterRoutes } from './context';
 
 /** The session's state token, kept by the browser so that reopening the page reuses its session. */
 const STATE_COOKIE = 'gw_signup_state';
+
+/**
+ * Whether the request comes from the browser that opened this session's page: its HttpOnly, SameSite=Strict
+ * cookie holds the same state token. A state token alone (copied off a page, a log or another device) is
+ * not enough to report a failure for the client.
+ */
+function fromPageSession(ctx: Context, state: string): boolean {
+  const held = ctx.cookies.get(STATE_COOKIE);
+  if (!held) return false;
+  const digest = (v: string) => createHash('sha256').update(v).digest();
+  return timingSafeEqual(digest(held), digest(state));
+}
 
 /** A completion body is a few ids, a code and a state token. */
 const BODY_LIMIT_BYTES = 16 * 1024;
@@ -51,7 +63,8 @@ function sendMessage(ctx: Context, status: number, title: string, message: strin
 
 /**
  * The hosted embedded-signup page (a client's embed_signup_url) and the two calls its script makes. Public:
- * no bearer; a completion is bound to the client by the state token of the session the page opened.
+ * no bearer; a completion is bound to the client by the state token of the session the page opened (and
+ * proven by the provider's one-time code); a reported failure also needs that page's session cookie.
  */
 export const registerSignupRoutes: RegisterRoutes = (router, { services, logger, config }) => {
   const limiter = new OpenLimiter(config.signupPageOpensPerMinute);
@@ -127,6 +140,10 @@ export const registerSignupRoutes: RegisterRoutes = (router, { services, logger,
       path: [signupPath, ctx.params],
       body: [failBody, ctx.request.body],
     });
+    // only the page's own session may fail the signup: a link holder posting someone's state token may not
+    if (!fromPageSession(ctx, body.state)) {
+      throw new AppError('forbidden', 'signup_page_session_required', 'Only the signup page that opened this session can report its failure');
+    }
     const res = await services.signup.failSignup({ clientId: path.client_id, state: body.state, reason: body.reason });
     ctx.set('Cache-Control', 'no-store');
     ctx.body = { client_id: path.client_id, status: 'failed', reason: res.session?.failureReason ?? body.reason, redirect_url: res.redirectUrl ?? null };
