@@ -134,7 +134,7 @@ describe('hosted signup page and its completion endpoints', () => {
     expect(sessionCookie(second.res)).not.toBe(sessionCookie(first.res));
     const fail = (headers: Record<string, string>) =>
       stack.api().request('POST', `/signup/${client.id}/fail`, JSON.stringify({ state, reason: 'provider_error' }), { 'content-type': 'application/json', ...headers });
-    for (const headers of [{}, { cookie: sessionCookie(second.res) }, { cookie: 'gw_signup_state=' }]) {
+    for (const headers of [{}, { cookie: sessionCookie(second.res) }, { cookie: 'gw_signup_state=' }] as Array<Record<string, string>>) {
       const refused = await fail(headers);
       expect([refused.status, (refused.json as { code: string }).code]).toEqual([403, 'signup_page_session_required']);
     }
