@@ -15,6 +15,16 @@ export const DL_DELIVERIES = 'X-Dead-Letter-Deliveries';
 export const DL_ERROR = 'X-Dead-Letter-Error';
 export const DL_AT = 'X-Dead-Letter-At';
 const DL_PREFIX = 'x-dead-letter-';
+/** The headers a dead letter gets, besides the original message's own. */
+export const DEAD_LETTER_HEADERS = {
+  stream: DL_STREAM,
+  subject: DL_SUBJECT,
+  seq: DL_SEQ,
+  consumer: DL_CONSUMER,
+  deliveries: DL_DELIVERIES,
+  error: DL_ERROR,
+  at: DL_AT,
+} as const;
 
 export interface DeadLetter {
   /** Sequence in DEAD_LETTER (what replay and delete take). */
