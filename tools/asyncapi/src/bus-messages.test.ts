@@ -133,7 +133,7 @@ describe('real bus messages match asyncapi.yaml (a consumer of our own on every 
     }
   });
 
-  it('a manual retry on WEBHOOK_RETRIES, a dead letter on DEAD_LETTER and the directory change notices match the document', async () => {
+  it('a manual retry on WEBHOOK_RETRIES, a dead letter on DEAD_LETTER and its replay, and the directory change notices match the document', async () => {
     // a retry of the test event's delivery
     expect((await api.post(`/api/clients/${clientId}/webhook/deliveries/${testDeliveryId}/retry`)).status).toBe(202);
     // a provider body messaging cannot use (nested past its limit) is dead-lettered at once
@@ -147,6 +147,15 @@ describe('real bus messages match asyncapi.yaml (a consumer of our own on every 
     expect(dead.check).toMatchObject({ channel: 'deadLetter', message: 'deadLetter', errors: [], parameters: { sourceStream: 'PROVIDER_INBOUND' } });
     expect(dead.text).toBe(deep);
     expect(dead.headers['X-Body-Sha256']).toBe(createHash('sha256').update(deep).digest('hex'));
+
+    // an operator replays it: back on PROVIDER_INBOUND under a msg id of its own, its headers kept (and dead-lettered again)
+    const replay = await stack.admin().post('/admin/dead-letters/replay', { stream: STREAMS.providerInbound.name });
+    expect(replay.json).toEqual({ replayed: 1, failed: 0 });
+    const replayed = await waitFor(() => of(STREAMS.providerInbound.name).find((m) => m.headers['Nats-Msg-Id'].startsWith('replay:')), { timeoutMs: 30_000, what: 'the replayed body' });
+    expect(replayed.check).toMatchObject({ channel: 'providerInbound', message: 'providerWebhook', errors: [] });
+    expect([replayed.text, replayed.headers['X-Body-Sha256']]).toEqual([deep, dead.headers['X-Body-Sha256']]);
+    await waitFor(() => of(STREAMS.deadLetter.name).length === 2, { timeoutMs: 30_000, what: 'dead-lettered again' });
+    expect(of(STREAMS.deadLetter.name)[1].check.errors).toEqual([]);
 
     const changes = of(STREAMS.directoryChanges.name);
     expect(changes.length).toBeGreaterThanOrEqual(1);

@@ -73,7 +73,7 @@ function eventHeaders(type: EventType | undefined, extra: { required: string[]; 
 const EVENT_BUS_HEADERS = {
   required: [NATS_MSG_ID],
   properties: {
-    [NATS_MSG_ID]: str('JetStream de-duplication id: the event id (`X-Event-Id`), so a republished event is dropped by the stream within its duplicate window.'),
+    [NATS_MSG_ID]: str('JetStream de-duplication id: the event id (`X-Event-Id`), so a republished event is dropped by the stream within its duplicate window; `replay:<seq>` when an operator replayed it from DEAD_LETTER.'),
     ...PUBLISH_HEADERS,
     [DELIVERY_ID_HEADER]: str('On `test` events only: the webhook delivery record the dispatcher answered the API call with. Internal to the dispatcher.', { format: 'uuid' }),
   },
@@ -82,7 +82,7 @@ const EVENT_BUS_HEADERS = {
 const RETRY_HEADERS = {
   required: [NATS_MSG_ID, DELIVERY_ID_HEADER, DELIVERY_SERIES_HEADER],
   properties: {
-    [NATS_MSG_ID]: str('`retry-<delivery id>`.'),
+    [NATS_MSG_ID]: str('`retry-<delivery id>`; `replay:<seq>` when an operator replayed it from DEAD_LETTER.'),
     ...PUBLISH_HEADERS,
     [DELIVERY_ID_HEADER]: str('The new delivery record (attempt series) this redelivery is for.', { format: 'uuid' }),
     [DELIVERY_SERIES_HEADER]: str('The series number of that record for the event (1, 2, ...; the first delivery is 0).', { pattern: '^[0-9]+$' }),
@@ -210,7 +210,7 @@ export function buildAsyncApiDocument(root = REPO_ROOT): Obj {
       additionalProperties: false,
       properties: {
         [HEADER_BODY_SHA256]: str('Hex SHA-256 of the body.', { pattern: '^[0-9a-f]{64}$' }),
-        [NATS_MSG_ID]: str('The same digest: the provider\'s redeliveries of a body within the duplicate window are dropped by the stream.', { pattern: '^[0-9a-f]{64}$' }),
+        [NATS_MSG_ID]: str('The same digest, so the provider\'s redeliveries of a body within the duplicate window are dropped by the stream; `replay:<seq>` when an operator replayed it from DEAD_LETTER.', { pattern: '^([0-9a-f]{64}|replay:[0-9]+)$' }),
         ...PUBLISH_HEADERS,
         [HEADER_REQUEST_ID]: str('The request id of the provider\'s POST to the edge.'),
       },
@@ -293,7 +293,7 @@ export function buildAsyncApiDocument(root = REPO_ROOT): Obj {
     name: 'DeadLetter',
     title: 'Dead letter',
     summary: 'A message a durable consumer still could not handle on its last delivery.',
-    description: 'The original message\'s bytes (whatever its stream carries: possibly not JSON at all, for a provider body that could not be used) and its original headers (`Nats-*` ones excepted), plus the `X-Dead-Letter-*` headers. Listed and replayed by operators through the admin API (docs/operations.md).',
+    description: 'The original message\'s bytes (whatever its stream carries: possibly not JSON at all, for a provider body that could not be used) and its original headers (`Nats-*` ones excepted), plus the `X-Dead-Letter-*` headers. Listed and replayed by operators through the admin API (`/admin/dead-letters`, docs/webhooks.md).',
     headers: {
       type: 'object',
       required: [dl.stream, dl.subject, dl.seq, dl.consumer, dl.deliveries, dl.error, dl.at, NATS_MSG_ID],
