@@ -32,7 +32,7 @@ const string = (description: string, extra: Record<string, unknown> = {}): JsonS
 const chatPayload: JsonSchema = {
   title: 'ChatPayload',
   description:
-    "The provider's webhook body, forwarded unchanged: byte for byte when every change in it concerns this client, otherwise a body of the same shape holding only this client's entries and changes. Every inbound update (messages, statuses of sent messages, template and account updates, calls...) arrives this way; fields not listed here are the provider's and passed through.",
+    "The provider's webhook body, forwarded unchanged: byte for byte when every change in it concerns this client, otherwise a body of the same shape holding only this client's entries and changes. Every inbound update (messages, statuses of sent messages, template and account updates, calls...) arrives this way; fields not listed here are the provider's and passed through. The types listed are the provider's documented ones: the gateway itself only ensures that `entry` is a list of objects, whose `changes`, when present, is a list of objects with a string `field` and an object `value`.",
   type: 'object',
   required: ['entry'],
   properties: {
