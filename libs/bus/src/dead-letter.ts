@@ -5,7 +5,7 @@ import { deadLetterSubject, DEAD_LETTER_SUBJECT_PREFIX, STREAMS } from './stream
 /**
  * The dead-letter stream: where a durable consumer puts a message it still could not handle on its last
  * delivery, instead of letting JetStream drop it. The message keeps its bytes and headers; these headers say
- * where it came from and why it failed. An operator lists and replays them (edge admin API, docs/operations.md).
+ * where it came from and why it failed. An operator lists and replays them (edge admin API, docs/webhooks.md "Dead letters").
  */
 export const DL_STREAM = 'X-Dead-Letter-Stream';
 export const DL_SUBJECT = 'X-Dead-Letter-Subject';
