@@ -29,6 +29,11 @@ function withoutParserKeys(v: unknown): unknown {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DATE_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/;
 
+/** Ajv's errors with what they are about (the undocumented property, the allowed values...). */
+function describe(what: string, errors: ValidateFunction['errors']): string {
+  return (errors ?? []).map((e) => `${what}${e.instancePath} ${e.message ?? e.keyword} ${JSON.stringify(e.params)}`).join(', ');
+}
+
 export interface MessageCheck {
   /** The channel's id in the document, when a channel address matches the subject. */
   channel?: string;
@@ -93,8 +98,8 @@ export class BusContract {
     const errors: string[] = [];
     for (const m of channel.messages) {
       const wrong: string[] = [];
-      if (m.headers && !m.headers(headers)) wrong.push(`headers: ${this.ajv.errorsText(m.headers.errors, { dataVar: 'headers' })}`);
-      if (m.payload && !m.payload(payload)) wrong.push(`payload: ${this.ajv.errorsText(m.payload.errors, { dataVar: 'payload' })}`);
+      if (m.headers && !m.headers(headers)) wrong.push(`headers: ${describe('headers', m.headers.errors)}`);
+      if (m.payload && !m.payload(payload)) wrong.push(`payload: ${describe('payload', m.payload.errors)}`);
       if (wrong.length === 0) return { channel: channel.id, parameters, message: m.id, errors: [] };
       errors.push(`${m.id}: ${wrong.join('; ')}`);
     }
