@@ -70,14 +70,15 @@ function eventHeaders(type: EventType | undefined, extra: { required: string[]; 
   };
 }
 
-const EVENT_BUS_HEADERS = {
-  required: [NATS_MSG_ID],
+/** The bus's headers on an event of `type` (the dispatcher's delivery id only on the `test` events it makes). */
+const eventBusHeaders = (type: EventType) => ({
+  required: type === 'test' ? [NATS_MSG_ID, DELIVERY_ID_HEADER] : [NATS_MSG_ID],
   properties: {
     [NATS_MSG_ID]: str('JetStream de-duplication id: the event id (`X-Event-Id`), so a republished event is dropped by the stream within its duplicate window; `replay:<seq>` when an operator replayed it from DEAD_LETTER.'),
     ...PUBLISH_HEADERS,
-    [DELIVERY_ID_HEADER]: str('On `test` events only: the webhook delivery record the dispatcher answered the API call with. Internal to the dispatcher.', { format: 'uuid' }),
+    ...(type === 'test' ? { [DELIVERY_ID_HEADER]: str('The webhook delivery record the dispatcher answered the test request with (internal to the dispatcher).', { format: 'uuid' }) } : {}),
   },
-};
+});
 
 const RETRY_HEADERS = {
   required: [NATS_MSG_ID, DELIVERY_ID_HEADER, DELIVERY_SERIES_HEADER],
@@ -140,7 +141,9 @@ const EXAMPLE_EVENT_IDS: Record<EventType, string> = {
 
 function exampleEvent(type: EventType) {
   const e = buildEvent({ type, tenantId: EXAMPLE_TENANT, clientId: EXAMPLE_CLIENT, externalId: 'crm-7', payload: EXAMPLE_PAYLOADS[type], id: EXAMPLE_EVENT_IDS[type] });
-  return { subject: e.subject, headers: { ...e.headers, [NATS_MSG_ID]: e.id }, payload: JSON.parse(e.body) as unknown };
+  // the dispatcher names the delivery record of the test events it makes
+  const delivery = type === 'test' ? { [DELIVERY_ID_HEADER]: '6a0f4c1e-2b3d-4e5f-8a9b-0c1d2e3f4a5b' } : {};
+  return { subject: e.subject, headers: { ...e.headers, [NATS_MSG_ID]: e.id, ...delivery }, payload: JSON.parse(e.body) as unknown };
 }
 
 const CONSUMER_ADVICE = `
@@ -239,9 +242,10 @@ export function buildAsyncApiDocument(root = REPO_ROOT): Obj {
     messages[name] = {
       name,
       title: `${type} event`,
-      summary: String(eventPayloadSchemas[type].description ?? ''),
+      summary: `A ${type} event: the spec 6.1 envelope, the exact bytes a webhook receiver gets.`,
+      description: String(eventPayloadSchemas[type].description ?? ''),
       contentType: 'application/json',
-      headers: eventHeaders(type, EVENT_BUS_HEADERS),
+      headers: eventHeaders(type, eventBusHeaders(type)),
       payload: ref(`components/schemas/${name}`),
       correlationId: { location: `$message.header#/${EVENT_HEADERS.id}` },
       examples: [{ name: `${type}-example`, summary: `A ${type} event on ${example.subject}`, headers: example.headers, payload: example.payload }],
