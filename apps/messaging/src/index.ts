@@ -1,4 +1,5 @@
 export { startMessaging } from './server';
+export { INBOUND_DURABLE } from './inbound/inbound-consumer';
 export type { RunningMessaging } from './server';
 export { readConfig } from './config';
 export type { MessagingConfig } from './config';

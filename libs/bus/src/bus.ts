@@ -2,6 +2,8 @@ import { connect, DeliverPolicy, headers as natsHeaders, type JetStreamClient, t
 import { currentRequestId, type Logger } from '@gateway/logger';
 
 export const HEADER_REQUEST_ID = 'X-Request-Id';
+/** On PROVIDER_INBOUND: hex sha256 of the raw provider body (also its Nats-Msg-Id). */
+export const HEADER_BODY_SHA256 = 'X-Body-Sha256';
 
 export interface Bus {
   nc: NatsConnection;

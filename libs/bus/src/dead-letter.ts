@@ -5,7 +5,7 @@ import { deadLetterSubject, DEAD_LETTER_SUBJECT_PREFIX, STREAMS } from './stream
 /**
  * The dead-letter stream: where a durable consumer puts a message it still could not handle on its last
  * delivery, instead of letting JetStream drop it. The message keeps its bytes and headers; these headers say
- * where it came from and why it failed. An operator lists and replays them (edge admin API, docs/operations.md).
+ * where it came from and why it failed. An operator lists and replays them (edge admin API, docs/webhooks.md "Dead letters").
  */
 export const DL_STREAM = 'X-Dead-Letter-Stream';
 export const DL_SUBJECT = 'X-Dead-Letter-Subject';
@@ -15,6 +15,16 @@ export const DL_DELIVERIES = 'X-Dead-Letter-Deliveries';
 export const DL_ERROR = 'X-Dead-Letter-Error';
 export const DL_AT = 'X-Dead-Letter-At';
 const DL_PREFIX = 'x-dead-letter-';
+/** The headers a dead letter gets, besides the original message's own. */
+export const DEAD_LETTER_HEADERS = {
+  stream: DL_STREAM,
+  subject: DL_SUBJECT,
+  seq: DL_SEQ,
+  consumer: DL_CONSUMER,
+  deliveries: DL_DELIVERIES,
+  error: DL_ERROR,
+  at: DL_AT,
+} as const;
 
 export interface DeadLetter {
   /** Sequence in DEAD_LETTER (what replay and delete take). */

@@ -1,7 +1,7 @@
-export { connectBus, ensureStream, headerValue, HEADER_REQUEST_ID } from './bus';
+export { connectBus, ensureStream, headerValue, HEADER_BODY_SHA256, HEADER_REQUEST_ID } from './bus';
 export type { Bus, ConnectBusOptions } from './bus';
 export { runConsumer, ensureConsumer, ACK, TERM, nakAfter, deadLetterNow, DEFAULT_MAX_DELIVER } from './consumer';
-export { deadLetter, listDeadLetters, replayDeadLetters } from './dead-letter';
+export { deadLetter, listDeadLetters, replayDeadLetters, DEAD_LETTER_HEADERS } from './dead-letter';
 export type { DeadLetter, DeadLetterFilter } from './dead-letter';
 export type { Outcome, RunConsumerOptions, RunningConsumer, ConsumerLagObserver } from './consumer';
 export { STREAMS, SUBJECT_PROVIDER_INBOUND, EVENT_SUBJECT_PREFIX, eventSubject, WEBHOOK_RETRY_SUBJECT_PREFIX, webhookRetrySubject, DEAD_LETTER_SUBJECT_PREFIX, deadLetterSubject, DIRECTORY_CHANGE_SUBJECT_PREFIX, directoryChangeSubject } from './streams';

@@ -1,2 +1,2 @@
-export { directoryChangeMessage, followDirectoryChanges } from './notices';
+export { directoryChangeMessage, followDirectoryChanges, directoryChangeSchema, DIRECTORY_CHANGE_KINDS } from './notices';
 export type { DirectoryChange, DirectoryChangeFollower } from './notices';

@@ -1,7 +1,8 @@
 import { connectBus, STREAMS, type Bus } from '@gateway/bus';
 import { createLogger } from '@gateway/logger';
 import { startNatsServer, waitFor, type TestNatsServer } from '@gateway/testing';
-import { directoryChangeMessage, followDirectoryChanges, type DirectoryChange } from './index';
+import Ajv2020 from 'ajv/dist/2020';
+import { directoryChangeMessage, directoryChangeSchema, followDirectoryChanges, type DirectoryChange } from './index';
 
 const logger = createLogger({ name: 'changes-test', level: 'silent' });
 
@@ -49,5 +50,21 @@ describe('directory change notices', () => {
       return got.some((c) => c.tenantId === 'after');
     }, { timeoutMs: 15_000, intervalMs: 500, what: 'notices followed after the reconnect' });
     await f.stop();
+  });
+});
+
+describe('directory change notice schema', () => {
+  const validate = new Ajv2020({ strict: true, allErrors: true }).compile(directoryChangeSchema);
+
+  it('describes every notice body directoryChangeMessage writes, and nothing else', () => {
+    const changes: DirectoryChange[] = [
+      { kind: 'tenant', tenantId: 't1' },
+      { kind: 'api_key', tenantId: 't1' },
+      { kind: 'client', tenantId: 't1', clientId: 'c1', phoneNumberIds: ['pn1', 'pn2'], businessAccountIds: [] },
+    ];
+    for (const c of changes) expect([validate(JSON.parse(directoryChangeMessage(c).body)), validate.errors]).toEqual([true, null]);
+    expect(validate({ kind: 'webhook', tenantId: 't1' })).toBe(false);
+    expect(validate({ kind: 'client', tenantId: 't1', clientIds: ['c1'] })).toBe(false);
+    expect(validate({ kind: 'tenant' })).toBe(false);
   });
 });

@@ -1,2 +1,4 @@
 export { buildEvent, DELIVERY_STATUSES, EVENT_TYPES, EVENT_HEADERS } from './envelope';
 export type { DeliveryStatus, EventType, GatewayEvent, EventInput } from './envelope';
+export { eventEnvelopeSchema, eventHeadersSchema, eventPayloadSchemas, eventSchema } from './schemas';
+export type { JsonSchema } from './schemas';

@@ -1,4 +1,4 @@
-import { SUBJECT_PROVIDER_INBOUND } from '@gateway/bus';
+import { HEADER_BODY_SHA256, SUBJECT_PROVIDER_INBOUND } from '@gateway/bus';
 import { constantTimeEqual, sha256Hex, verifySignatureHeader } from '@gateway/crypto';
 import { AppError } from '@gateway/errors';
 import { readRaw } from '../middleware/body';
@@ -44,7 +44,7 @@ export const registerProviderWebhookRoutes: RegisterRoutes = (router, { config, 
     if (!bus?.isConnected()) throw new AppError('unavailable', 'bus_unavailable', 'The event bus is unavailable; the provider will retry');
     const digest = sha256Hex(raw);
     try {
-      const ack = await bus.publish(SUBJECT_PROVIDER_INBOUND, raw, { msgId: digest, headers: { 'X-Body-Sha256': digest } });
+      const ack = await bus.publish(SUBJECT_PROVIDER_INBOUND, raw, { msgId: digest, headers: { [HEADER_BODY_SHA256]: digest } });
       logger.info({ seq: ack.seq, duplicate: ack.duplicate, bytes: raw.length }, 'inbound provider webhook stored');
     } catch (e) {
       logger.error({ err: e }, 'inbound provider webhook could not be stored');

@@ -1,3 +1,5 @@
+import Ajv2020 from 'ajv/dist/2020';
+import { eventPayloadSchemas } from '@gateway/events';
 import { flowCompletions, statusUpdates, templateStatus } from './derive';
 
 describe('events derived from provider changes', () => {
@@ -42,5 +44,32 @@ describe('events derived from provider changes', () => {
       { messageId: 'wamid.1', status: 'delivered', at: new Date(1750857384000) },
       { messageId: 'wamid.1', status: 'failed', at: new Date(1750857385000), errors },
     ]);
+  });
+});
+
+describe('derived payloads match the published event schemas (@gateway/events)', () => {
+  const ajv = new Ajv2020({ strict: true, allErrors: true });
+  const flow = ajv.compile(eventPayloadSchemas.flow_completion);
+  const template = ajv.compile(eventPayloadSchemas.template_status);
+
+  it('flow_completion, also from a reply without id, sender or token', () => {
+    const messages = [
+      { from: '16505551234', id: 'wamid.F', type: 'interactive', interactive: { type: 'nfm_reply', nfm_reply: { response_json: '{"flow_token":"tok-1","date":"2026-12-01","party":{"adults":2}}' } } },
+      { type: 'interactive', interactive: { type: 'nfm_reply', nfm_reply: { response_json: '{"flow_token":7}' } } },
+    ];
+    const payloads = flowCompletions({ field: 'messages', value: { messages } });
+    expect(payloads).toHaveLength(2);
+    for (const p of payloads) expect([flow(p), ajv.errorsText(flow.errors)]).toEqual([true, 'No errors']);
+  });
+
+  it('template_status, also from an update missing its id, name, language and event', () => {
+    for (const value of [
+      { event: 'APPROVED', message_template_id: 1689556908129832, message_template_name: 'order_confirmation', message_template_language: 'en-US', reason: 'NONE' },
+      { event: 'REJECTED', message_template_id: '1', message_template_name: 'x', message_template_language: 'de', reason: 'INVALID_FORMAT' },
+      {},
+    ]) {
+      const p = templateStatus({ field: 'message_template_status_update', value });
+      expect([template(p), ajv.errorsText(template.errors)]).toEqual([true, 'No errors']);
+    }
   });
 });
