@@ -12,7 +12,8 @@ import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, ty
 export const TRACEPARENT = 'traceparent';
 export const TRACESTATE = 'tracestate';
 
-const tracer = () => trace.getTracer('@gateway/telemetry');
+// a proxy: it finds the SDK's tracer once one is registered, and is a no-op until then
+const tracer = trace.getTracer('@gateway/telemetry');
 
 /** Writes `traceparent` (and `tracestate`) of the active context, or of `ctx`, through `set`. Nothing when no span is active. */
 export function injectTraceContext(set: (name: string, value: string) => void, ctx: Context = context.active()): void {
@@ -66,7 +67,7 @@ export interface SpanOptions {
  */
 export async function inSpan<T>(name: string, opts: SpanOptions, fn: (span: Span) => Promise<T>): Promise<T> {
   const parent = opts.parent ?? context.active();
-  const span = tracer().startSpan(name, { kind: opts.kind ?? SpanKind.INTERNAL, attributes: opts.attributes }, parent);
+  const span = tracer.startSpan(name, { kind: opts.kind ?? SpanKind.INTERNAL, attributes: opts.attributes }, parent);
   try {
     return await context.with(trace.setSpan(parent, span), () => fn(span));
   } catch (e) {
