@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { GrpcInstrumentation } from '@opentelemetry/instrumentation-grpc';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
@@ -10,7 +11,7 @@ import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 const UNTRACED_PATHS = new Set(['/metrics', '/healthz', '/readyz']);
 
 /**
- * The SDK of one process: the W3C propagator, an AsyncLocalStorage context manager, a batch span processor with
+ * The SDK of one process: the W3C Trace Context propagator (no baggage), an AsyncLocalStorage context manager, a batch span processor with
  * the exporter the standard OTEL_* variables choose (OTLP over HTTP, protobuf unless OTEL_EXPORTER_OTLP_PROTOCOL
  * says `http/json`, or `grpc`), the sampler of OTEL_TRACES_SAMPLER, and the instrumentations of the libraries the
  * services use. Only traces: metrics stay on the Prometheus endpoint, logs on stdout.
@@ -18,6 +19,8 @@ const UNTRACED_PATHS = new Set(['/metrics', '/healthz', '/readyz']);
 export function createSdk(serviceName: string): NodeSDK {
   return new NodeSDK({
     serviceName,
+    // trace context only: W3C baggage from callers on the internet is not carried onto the bus or to receivers
+    textMapPropagator: new W3CTraceContextPropagator(),
     metricReaders: [],
     logRecordProcessors: [],
     instrumentations: [
