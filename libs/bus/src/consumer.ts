@@ -126,13 +126,18 @@ export async function runConsumer(opts: RunConsumerOptions): Promise<RunningCons
           opts.logger.error({ stream: opts.stream, consumer: opts.durable, seq: m.seq, deliveries: m.info.deliveryCount }, 'message moved to DEAD_LETTER');
           // acknowledged (and confirmed) only once DEAD_LETTER holds it; a repeat is dropped there by its msg id
           outcome = ACK;
+          span.setStatus({ code: SpanStatusCode.ERROR, message: `dead-lettered: ${reason}` });
+          span.setAttribute('messaging.dead_lettered', true);
         } catch (e) {
           opts.logger.error({ err: e, stream: opts.stream, seq: m.seq }, 'could not dead-letter a message; it will be redelivered');
           outcome = nakAfter(5000);
         }
       }
       span.setAttribute('messaging.outcome', Object.keys(outcome)[0]);
-      if (error !== undefined) span.setStatus({ code: SpanStatusCode.ERROR, message: error });
+      if (error !== undefined) {
+        span.recordException(error);
+        span.setStatus({ code: SpanStatusCode.ERROR, message: error });
+      }
       try {
         if ('ack' in outcome) await m.ackAck().catch(() => m.ack());
         else if ('term' in outcome) m.term();

@@ -183,3 +183,30 @@ describe('one trace from the tenant or the provider to the receiver (services as
     expectPath(spans, [root, handler, publish, consume, post]);
   }, 60_000);
 });
+
+describe('graceful shutdown', () => {
+  it('exports the spans still buffered before the process exits (SIGTERM)', async () => {
+    const otlp = await startOtlpReceiver();
+    // a batch delay far beyond the test: only the shutdown can send these spans
+    const stack = await startStack({
+      services: ['tenant-directory', 'edge'],
+      processes: ['tenant-directory', 'edge'],
+      sim: false,
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '600000', LOG_LEVEL: 'info' },
+    });
+    try {
+      const res = await stack.admin().post('/admin/tenants', { name: 'Flushed', email: 'ops@flushed.test' });
+      expect(res.status).toBe(201);
+      await new Promise((r) => setTimeout(r, 500));
+      expect(otlp.spans).toHaveLength(0);
+      await stack.stop();
+      const root = one(otlp.spans, 'the request', (s) => s.service === 'edge' && s.kind === SERVER && s.name === 'POST /admin/tenants');
+      const spans = otlp.byTrace(root.traceId);
+      expectOneTree(spans);
+      expect(spans.some((s) => s.service === 'tenant-directory' && s.kind === SERVER && s.name === 'grpc.tenant_directory.v1.TenantDirectoryService/CreateTenant')).toBe(true);
+    } finally {
+      await stack.stop();
+      await otlp.close();
+    }
+  }, 60_000);
+});
