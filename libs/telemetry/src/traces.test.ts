@@ -210,3 +210,24 @@ describe('graceful shutdown', () => {
     }
   }, 60_000);
 });
+
+describe('without OTEL_EXPORTER_OTLP_ENDPOINT', () => {
+  it('traces nothing: deliveries carry no traceparent and log lines no trace id', async () => {
+    const receiver = await startWebhookReceiver();
+    const services = ['tenant-directory', 'dispatcher', 'edge'];
+    const stack = await startStack({ services, processes: services, sim: false, env: { LOG_LEVEL: 'info' } });
+    try {
+      const { api } = await stack.createTenant({ name: 'Untraced' });
+      const client = await api.post('/api/clients/', { display_name: 'Plain', webhook_url: receiver.url });
+      const eventId = ((await api.post(`/api/clients/${(client.json as { id: string }).id}/webhook/test`)).json as { event_id: string }).event_id;
+      const delivery = await waitFor(() => receiver.byEventId(eventId)[0], { timeoutMs: 20_000, what: 'the test event delivered' });
+      expect(delivery.headers.traceparent).toBeUndefined();
+      const lines = services.flatMap((s) => stack.processes.get(s)!.output).filter((l) => l.startsWith('{'));
+      expect(lines.some((l) => l.includes('"request_id"'))).toBe(true);
+      expect(lines.filter((l) => l.includes('"trace_id"'))).toEqual([]);
+    } finally {
+      await stack.stop();
+      await receiver.close();
+    }
+  }, 60_000);
+});
