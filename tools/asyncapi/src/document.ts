@@ -14,6 +14,7 @@ import {
   type StreamDefinition,
 } from '@gateway/bus';
 import { NATS } from '@gateway/config';
+import { TRACEPARENT, TRACESTATE } from '@gateway/telemetry';
 import { DIRECTORY_CHANGE_KINDS, directoryChangeMessage, directoryChangeSchema } from '@gateway/directory-changes';
 import { buildEvent, EVENT_HEADERS, EVENT_TYPES, eventHeadersSchema, eventPayloadSchemas, eventSchema, type EventInput, type EventType } from '@gateway/events';
 import { stringify } from 'yaml';
@@ -56,7 +57,11 @@ const REQUEST_ID_HEADER = str('The request id of the API call or webhook that ca
  * Headers `bus.publish` adds to every message it sends (whatever the subject): each message's header schema
  * includes them. A header added there (trace context...) is added here, or the integration test fails.
  */
-const PUBLISH_HEADERS: Obj = { [HEADER_REQUEST_ID]: REQUEST_ID_HEADER };
+const PUBLISH_HEADERS: Obj = {
+  [HEADER_REQUEST_ID]: REQUEST_ID_HEADER,
+  [TRACEPARENT]: str('W3C Trace Context of the span that published the message, only when tracing is on (`OTEL_EXPORTER_OTLP_ENDPOINT`, docs/tracing.md): a consumer that continues it stays in the trace of the request or webhook that caused the message.', { pattern: '^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$' }),
+  [TRACESTATE]: str('W3C Trace Context vendor state, when the publishing span has any (tracing on).'),
+};
 
 /** NATS headers of an event of `type` on EVENTS (any type when undefined): `eventHeadersSchema` and the bus's own. */
 function eventHeaders(type: EventType | undefined, extra: { required: string[]; properties: Obj }): Obj {
