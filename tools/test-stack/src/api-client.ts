@@ -1,4 +1,9 @@
-/** A small fetch wrapper for tests: JSON in, status/headers/text/json out. */
+import { openApiCheck, recordChecked } from './openapi-check';
+
+/**
+ * A small fetch wrapper for tests: JSON in, status/headers/text/json out. Every response is checked against the
+ * edge's OpenAPI document (openapi-check.ts): an undocumented status, field or header throws.
+ */
 export interface ApiResponse<T = unknown> {
   status: number;
   headers: Headers;
@@ -25,7 +30,10 @@ export class ApiClient {
     } catch {
       json = undefined;
     }
-    return { status: res.status, headers: res.headers, text, json: json as T };
+    const out = { status: res.status, headers: res.headers, text, json: json as T };
+    const operationId = (await openApiCheck(this.baseUrl)).check(method, path, out);
+    if (operationId) recordChecked(operationId);
+    return out;
   }
 
   get<T = unknown>(path: string, headers?: Record<string, string>) {
