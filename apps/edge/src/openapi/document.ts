@@ -214,7 +214,7 @@ function webhooks(): { webhooks: Obj; schemas: Record<string, JsonSchema> } {
         operationId: `${camel(type)}Event`,
         summary: `${type} event`,
         description: `${EVENT_TEXT[type]} Delivered as a signed POST to the client's (or tenant's) webhook URL; verify the signature on the raw bytes before parsing. Answer 2xx within the timeout; anything else is retried (0 s, +5 s, +25 s). \`410 Gone\` stops deliveries to the URL.`,
-        tags: ['Webhooks'],
+        tags: ['Events'],
         parameters: SIGNATURE_HEADERS.map(([name, description, s]) => ({ name, in: 'header', required: true, description, schema: s })),
         requestBody: { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}` } } } },
         responses: { '2XX': { description: 'Received.' }, '410': { description: 'Gone: the gateway stops delivering to this URL.' } },
@@ -224,11 +224,14 @@ function webhooks(): { webhooks: Obj; schemas: Record<string, JsonSchema> } {
   return { webhooks: out, schemas };
 }
 
+/** Tags in the order the reference lists them. */
 const TAG_TEXT: Record<string, string> = {
   Messaging: 'Sends and other calls on behalf of an active client. A send answers `200 null` with the provider\'s message id in `X-Message-Id`.',
+  Calls: 'Inbound calls.',
   Clients: 'Business accounts of the tenant (active, or pending embedded signup).',
+  Deliveries: 'Webhook delivery records of a client, redelivery and test events.',
+  Events: 'The signed webhooks the gateway sends (the document\'s `webhooks`): verify `webhook-signature` (Standard Webhooks) or `X-Signature-256` on the raw body.',
   Tenant: 'The caller\'s tenant: webhook URL and secret, API keys.',
-  Webhooks: 'Delivery records, redelivery and test events; the events themselves are under Webhooks (the document\'s `webhooks`).',
   Flows: 'Interactive flows of a client.',
   Templates: 'Message templates of a client.',
   Admin: 'Operator API (`GATEWAY_ADMIN_TOKEN`).',
@@ -261,7 +264,7 @@ export function buildOpenApiDocument(routers: MountedRouter[], opts: DocumentOpt
         'Multi-tenant gateway in front of a business messaging platform\'s Cloud API. Authenticate with `Authorization: Bearer <API key>`. Errors: `422` lists every problem in `detail` (`[{loc, msg, type, input, ctx}]`); every other error is `{detail, code}` with a stable `code` (plus `provider_error` when the provider refused). Every response carries `X-Request-Id`. Lists page with `limit` and `cursor` (`next_cursor`, null on the last page). Sends take `Idempotency-Key`.',
     },
     servers: [{ url: opts.serverUrl }],
-    tags: [...tags, 'Webhooks'].filter((t, i, a) => a.indexOf(t) === i).map((name) => ({ name, description: TAG_TEXT[name] ?? name })),
+    tags: [...Object.keys(TAG_TEXT).filter((t) => tags.has(t) || t === 'Events'), ...[...tags].filter((t) => !(t in TAG_TEXT))].map((name) => ({ name, description: TAG_TEXT[name] ?? name })),
     paths,
     webhooks: hooks.webhooks,
     components: {

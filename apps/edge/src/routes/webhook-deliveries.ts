@@ -22,7 +22,7 @@ export const registerWebhookDeliveryRoutes: RegisterRoutes = (router, { services
       operationId: 'listDeliveries',
       summary: "A client's webhook deliveries",
       description: 'One record per delivery series (an event and its retries), newest first; `body` is null in lists.',
-      tags: ['Webhooks'],
+      tags: ['Deliveries'],
       request: { path: clientPath, query: listQuery },
       responses: { 200: json('A page of deliveries.', page('Delivery')) },
       errors: [404],
@@ -42,7 +42,7 @@ export const registerWebhookDeliveryRoutes: RegisterRoutes = (router, { services
 
   router.get(
     '/api/clients/:id/webhook/deliveries/:delivery_id',
-    operation({ operationId: 'getDelivery', summary: 'A delivery, its attempts and the exact signed body', tags: ['Webhooks'], request: { path: deliveryPath }, responses: { 200: json('The delivery.', ref('Delivery')) }, errors: [404] }),
+    operation({ operationId: 'getDelivery', summary: 'A delivery, its attempts and the exact signed body', tags: ['Deliveries'], request: { path: deliveryPath }, responses: { 200: json('The delivery.', ref('Delivery')) }, errors: [404] }),
     async (ctx) => {
     const { path } = validateParts<{ path: { id: string; delivery_id: string } }>({ path: [deliveryPath, ctx.params] });
     await ownClient(ctx, path.id);
@@ -55,7 +55,7 @@ export const registerWebhookDeliveryRoutes: RegisterRoutes = (router, { services
     operation({
       operationId: 'replayDeliveries',
       summary: 'Redeliver the failed (or skipped) deliveries of a time range',
-      tags: ['Webhooks'],
+      tags: ['Deliveries'],
       request: { path: clientPath, body: replayBody },
       responses: {
         202: json('Queued.', {
@@ -87,7 +87,7 @@ export const registerWebhookDeliveryRoutes: RegisterRoutes = (router, { services
 
   router.post(
     '/api/clients/:id/webhook/deliveries/:delivery_id/retry',
-    operation({ operationId: 'retryDelivery', summary: 'Deliver an event again (a new series)', tags: ['Webhooks'], request: { path: deliveryPath }, responses: { 202: json('Queued.', {
+    operation({ operationId: 'retryDelivery', summary: 'Deliver an event again (a new series)', tags: ['Deliveries'], request: { path: deliveryPath }, responses: { 202: json('Queued.', {
         type: 'object',
         required: ['event_id', 'delivery_id'],
         additionalProperties: false,
@@ -104,7 +104,7 @@ export const registerWebhookDeliveryRoutes: RegisterRoutes = (router, { services
 
   router.post(
     '/api/clients/:id/webhook/test',
-    operation({ operationId: 'sendTestEvent', summary: 'Send a `test` event to the client\'s webhook', tags: ['Webhooks'], request: { path: clientPath }, responses: { 202: json('Queued.', {
+    operation({ operationId: 'sendTestEvent', summary: 'Send a `test` event to the client\'s webhook', tags: ['Deliveries'], request: { path: clientPath }, responses: { 202: json('Queued.', {
         type: 'object',
         required: ['event_id', 'delivery_id'],
         additionalProperties: false,
