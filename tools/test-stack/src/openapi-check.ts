@@ -63,7 +63,13 @@ export class OpenApiCheck {
 
   /** The operation a request goes to, by method and path (`/a/` is `/a`). */
   match(method: string, path: string): Route | undefined {
-    const clean = decodeURI(path.split('?')[0]).replace(/(.)\/$/, '$1');
+    let clean = path.split('?')[0];
+    try {
+      clean = decodeURI(clean);
+    } catch {
+      // not valid percent-encoding: matched as it is
+    }
+    clean = clean.replace(/(.)\/$/, '$1');
     return this.routes.find((r) => r.method === method.toUpperCase() && r.regex.test(clean)) ?? this.routes.find((r) => r.method === method.toUpperCase() && r.regex.test(path.split('?')[0]));
   }
 

@@ -27,12 +27,35 @@ export function openApiPath(koaPath: string): string {
   return p.length > 1 ? p.replace(/\/$/, '') : p;
 }
 
-/** Walks the converter's output: every `oneOf` becomes `anyOf`. joi's `when` branches can overlap (both a URL, say), and a `oneOf` of overlapping branches would refuse input joi accepts. */
+const isNever = (n: unknown) => !!n && typeof n === 'object' && Object.keys(n).length === 1 && JSON.stringify((n as Obj).not) === '{}';
+
+/**
+ * Tidies the converter's output of joi's `when` (which it writes as a `oneOf` of the branches, one being
+ * `{not: {}}` for a forbidden field, beside a `type` listing every JSON type): every `oneOf` becomes `anyOf`
+ * (branches can overlap, e.g. two kinds of URL, and a `oneOf` would then refuse input joi accepts), never-matching
+ * and repeated branches go, a single branch left replaces the `anyOf`, and the catch-all `type` beside it goes.
+ * What the branches do not say (which one applies when) joi still checks; the document describes the union.
+ */
 function loosen(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(loosen);
   if (!node || typeof node !== 'object') return node;
   const out: Obj = {};
   for (const [k, v] of Object.entries(node as Obj)) out[k === 'oneOf' ? 'anyOf' : k] = loosen(v);
+  if (Array.isArray(out.anyOf)) {
+    if (Array.isArray(out.type) && out.type.length >= 6) delete out.type;
+    const seen = new Set<string>();
+    const branches = (out.anyOf as unknown[]).filter((b) => {
+      const key = JSON.stringify(b);
+      if (isNever(b) || seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
+    if (branches.length === 1 && branches[0] && typeof branches[0] === 'object') {
+      delete out.anyOf;
+      return { ...(branches[0] as Obj), ...out };
+    }
+    if (branches.length) out.anyOf = branches;
+  }
   return out;
 }
 
@@ -118,7 +141,6 @@ function errorResponse(status: number): Obj {
   if (status === 429 || status === 503) headers['Retry-After'] = { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 1 } };
   if (status === 401) headers['WWW-Authenticate'] = { schema: { type: 'string' } };
   if (status === 405) headers.Allow = { schema: { type: 'string' } };
-  if (!ERROR_CODES[String(status)]) throw new Error(`no error codes were collected for status ${status} (scripts/collect-error-codes.mjs)`);
   return { description: ERROR_TEXT[status] ?? `Error ${status}.`, headers, content: { 'application/json': { schema: { $ref: `#/components/schemas/${errorSchemaName(status)}` } } } };
 }
 
@@ -136,7 +158,10 @@ function buildOperation(mount: Mount, method: string, spec: OperationSpec): Obj 
     if (res.schema !== undefined) out.content = { [res.contentType ?? 'application/json']: { schema: res.schema === null ? { type: 'null' } : res.schema } };
     responses[status] = out;
   }
-  for (const status of defaultErrors(mount, spec, method)) responses[String(status)] ??= errorResponse(status);
+  for (const status of defaultErrors(mount, spec, method)) {
+    if (!ERROR_CODES[String(status)]) throw new Error(`no error codes were collected for status ${status} (scripts/collect-error-codes.mjs)`);
+    responses[String(status)] ??= { $ref: `#/components/responses/Error${status}` };
+  }
   const op: Obj = {
     operationId: spec.operationId,
     summary: spec.summary,
@@ -269,6 +294,7 @@ export function buildOpenApiDocument(routers: MountedRouter[], opts: DocumentOpt
     webhooks: hooks.webhooks,
     components: {
       schemas: { ...componentSchemas(), ...hooks.schemas },
+      responses: Object.fromEntries(Object.keys(ERROR_CODES).map((s) => [`Error${s}`, errorResponse(Number(s))])),
       securitySchemes: {
         apiKey: { type: 'http', scheme: 'bearer', description: 'A tenant API key (`gw_…`), from `POST /admin/tenants` or `POST /api/api-keys`.' },
         adminToken: { type: 'http', scheme: 'bearer', description: 'The operator token (`GATEWAY_ADMIN_TOKEN`).' },
