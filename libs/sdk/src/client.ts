@@ -157,6 +157,7 @@ export class Gateway {
       body = typeof init.body === 'string' ? init.body : JSON.stringify(init.body);
       if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
     }
-    return this.fetchImpl(`${this.baseUrl}${path}`, { method, headers, body });
+    // a redirect is answered as it is (308 and its Location), not followed
+    return this.fetchImpl(`${this.baseUrl}${path}`, { method, headers, body, redirect: 'manual' });
   }
 }

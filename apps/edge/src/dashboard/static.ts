@@ -42,7 +42,7 @@ export function registerDashboardStatic(router: Router, dir: string): void {
   const root = resolve(dir);
   const index = resolve(root, 'index.html');
 
-  const redirectOp = operation({ operationId: 'openDashboard', summary: 'The dashboard (redirects to /dashboard/)', tags: ['Dashboard'], responses: { 308: { description: 'To `/dashboard/`.' } }, hidden: true });
+  const redirectOp = operation({ operationId: 'openDashboard', summary: 'The dashboard (redirects to /dashboard/)', tags: ['Dashboard'], responses: { 308: { description: 'To `/dashboard/` (a short note in the body, HTML or text as `Accept` asks).', contentType: ['text/html', 'text/plain'], schema: { type: 'string' }, headers: { Location: { description: '`/dashboard/`', schema: { type: 'string' }, required: true } } } }, hidden: true });
   router.get('/dashboard', redirectOp, (ctx, next) => {
     // the router also matches /dashboard/ here (trailing slash)
     if (ctx.path !== '/dashboard') return next();

@@ -155,7 +155,8 @@ function buildOperation(mount: Mount, method: string, spec: OperationSpec): Obj 
   for (const [status, res] of Object.entries(spec.responses)) {
     const headers: Obj = { 'X-Request-Id': REQUEST_ID_HEADER, ...(res.headers ?? {}) };
     const out: Obj = { description: res.description, headers };
-    if (res.schema !== undefined) out.content = { [res.contentType ?? 'application/json']: { schema: res.schema === null ? { type: 'null' } : res.schema } };
+    const types = [res.contentType ?? 'application/json'].flat();
+    if (res.schema !== undefined) out.content = Object.fromEntries(types.map((t) => [t, { schema: res.schema === null ? { type: 'null' } : res.schema }]));
     responses[status] = out;
   }
   for (const status of defaultErrors(mount, spec, method)) {

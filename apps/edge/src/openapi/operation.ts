@@ -8,8 +8,8 @@ export interface ResponseSpec {
   description: string;
   /** The body's schema; `null` for a JSON `null` body; absent for no body (204). */
   schema?: JsonSchema | null;
-  /** Default `application/json`. */
-  contentType?: string;
+  /** Default `application/json`; several when the answer follows `Accept`. */
+  contentType?: string | string[];
   /** Response headers beyond `X-Request-Id` (every response has it). */
   headers?: Record<string, { description: string; schema?: JsonSchema; required?: boolean }>;
 }

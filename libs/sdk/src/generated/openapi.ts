@@ -2552,13 +2552,18 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description To `/dashboard/`. */
+            /** @description To `/dashboard/` (a short note in the body, HTML or text as `Accept` asks). */
             308: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description `/dashboard/` */
+                    Location: string;
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/html": string;
+                    "text/plain": string;
+                };
             };
             500: components["responses"]["Error500"];
         };
