@@ -42,7 +42,7 @@ export function collect() {
     for (const m of text.matchAll(/AppError\.conflict\(\s*'([a-z0-9_]+)'/g)) add(409, m[1], where);
     if (/AppError\.validation\(/.test(text)) add(422, 'validation_failed', where);
     // the template checks' 422s name their code as the issue's type (apps/messaging/src/templates/params.ts)
-    for (const m of text.matchAll(/templateIssue\([^;]*?'(template_[a-z0-9_]+)'/g)) add(422, m[1], where);
+    for (const m of text.matchAll(/templateIssue\(\s*\[[^\]]*\],\s*(?:'[^']*'|`[^`]*`|"[^"]*"),\s*'(template_[a-z0-9_]+)'/g)) add(422, m[1], where);
     // literal error bodies written by the edge itself
     for (const m of text.matchAll(/\{\s*detail:\s*'[^']*',\s*code:\s*'([a-z0-9_]+)'\s*\}/g)) {
       const before = text.slice(Math.max(0, m.index - 400), m.index);

@@ -1350,6 +1350,8 @@ export type components = {
             removed_users?: string[];
             /** @description The object's current state (e.g. a flow's status), when the conflict is about it. */
             status?: string;
+            /** @description A client's signup state, when the conflict is about it (`client_not_active`). */
+            signup_status?: string;
             /** @description The provider's validation errors of a flow JSON. */
             validation_errors?: {
                 [key: string]: unknown;
@@ -1379,6 +1381,8 @@ export type components = {
             removed_users?: string[];
             /** @description The object's current state (e.g. a flow's status), when the conflict is about it. */
             status?: string;
+            /** @description A client's signup state, when the conflict is about it (`client_not_active`). */
+            signup_status?: string;
             /** @description The provider's validation errors of a flow JSON. */
             validation_errors?: {
                 [key: string]: unknown;
@@ -1408,6 +1412,8 @@ export type components = {
             removed_users?: string[];
             /** @description The object's current state (e.g. a flow's status), when the conflict is about it. */
             status?: string;
+            /** @description A client's signup state, when the conflict is about it (`client_not_active`). */
+            signup_status?: string;
             /** @description The provider's validation errors of a flow JSON. */
             validation_errors?: {
                 [key: string]: unknown;
@@ -1437,6 +1443,8 @@ export type components = {
             removed_users?: string[];
             /** @description The object's current state (e.g. a flow's status), when the conflict is about it. */
             status?: string;
+            /** @description A client's signup state, when the conflict is about it (`client_not_active`). */
+            signup_status?: string;
             /** @description The provider's validation errors of a flow JSON. */
             validation_errors?: {
                 [key: string]: unknown;
@@ -1466,6 +1474,8 @@ export type components = {
             removed_users?: string[];
             /** @description The object's current state (e.g. a flow's status), when the conflict is about it. */
             status?: string;
+            /** @description A client's signup state, when the conflict is about it (`client_not_active`). */
+            signup_status?: string;
             /** @description The provider's validation errors of a flow JSON. */
             validation_errors?: {
                 [key: string]: unknown;
@@ -1495,6 +1505,8 @@ export type components = {
             removed_users?: string[];
             /** @description The object's current state (e.g. a flow's status), when the conflict is about it. */
             status?: string;
+            /** @description A client's signup state, when the conflict is about it (`client_not_active`). */
+            signup_status?: string;
             /** @description The provider's validation errors of a flow JSON. */
             validation_errors?: {
                 [key: string]: unknown;
@@ -1524,6 +1536,8 @@ export type components = {
             removed_users?: string[];
             /** @description The object's current state (e.g. a flow's status), when the conflict is about it. */
             status?: string;
+            /** @description A client's signup state, when the conflict is about it (`client_not_active`). */
+            signup_status?: string;
             /** @description The provider's validation errors of a flow JSON. */
             validation_errors?: {
                 [key: string]: unknown;
@@ -1553,6 +1567,8 @@ export type components = {
             removed_users?: string[];
             /** @description The object's current state (e.g. a flow's status), when the conflict is about it. */
             status?: string;
+            /** @description A client's signup state, when the conflict is about it (`client_not_active`). */
+            signup_status?: string;
             /** @description The provider's validation errors of a flow JSON. */
             validation_errors?: {
                 [key: string]: unknown;
@@ -1562,7 +1578,7 @@ export type components = {
         ValidationError: {
             detail: components["schemas"]["ValidationIssue"][];
             /** @enum {string} */
-            code?: "call_receiver_invalid" | "media_download_failed" | "media_upload_failed" | "provider_invalid_parameter" | "provider_parameter_invalid" | "provider_required_parameter_missing" | "recipient_is_sender" | "recipient_undeliverable" | "template_language_not_found" | "template_name" | "template_not_found" | "template_param_count_mismatch" | "template_param_format_mismatch" | "template_policy_violation" | "template_text_too_long" | "unsupported_message_type";
+            code?: "call_receiver_invalid" | "media_download_failed" | "media_upload_failed" | "provider_invalid_parameter" | "provider_parameter_invalid" | "provider_required_parameter_missing" | "recipient_is_sender" | "recipient_undeliverable" | "template_language_not_found" | "template_not_approved" | "template_not_found" | "template_param_count_mismatch" | "template_param_format_mismatch" | "template_policy_violation" | "template_text_too_long" | "unsupported_message_type";
             /** @description The same request may succeed later (after `Retry-After` when given). */
             retryable?: boolean;
             provider_error?: components["schemas"]["ProviderError"];
@@ -1579,6 +1595,8 @@ export type components = {
             removed_users?: string[];
             /** @description The object's current state (e.g. a flow's status), when the conflict is about it. */
             status?: string;
+            /** @description A client's signup state, when the conflict is about it (`client_not_active`). */
+            signup_status?: string;
             /** @description The provider's validation errors of a flow JSON. */
             validation_errors?: {
                 [key: string]: unknown;
@@ -1608,6 +1626,8 @@ export type components = {
             removed_users?: string[];
             /** @description The object's current state (e.g. a flow's status), when the conflict is about it. */
             status?: string;
+            /** @description A client's signup state, when the conflict is about it (`client_not_active`). */
+            signup_status?: string;
             /** @description The provider's validation errors of a flow JSON. */
             validation_errors?: {
                 [key: string]: unknown;
@@ -1637,6 +1657,8 @@ export type components = {
             removed_users?: string[];
             /** @description The object's current state (e.g. a flow's status), when the conflict is about it. */
             status?: string;
+            /** @description A client's signup state, when the conflict is about it (`client_not_active`). */
+            signup_status?: string;
             /** @description The provider's validation errors of a flow JSON. */
             validation_errors?: {
                 [key: string]: unknown;
@@ -1666,6 +1688,8 @@ export type components = {
             removed_users?: string[];
             /** @description The object's current state (e.g. a flow's status), when the conflict is about it. */
             status?: string;
+            /** @description A client's signup state, when the conflict is about it (`client_not_active`). */
+            signup_status?: string;
             /** @description The provider's validation errors of a flow JSON. */
             validation_errors?: {
                 [key: string]: unknown;
@@ -1695,6 +1719,8 @@ export type components = {
             removed_users?: string[];
             /** @description The object's current state (e.g. a flow's status), when the conflict is about it. */
             status?: string;
+            /** @description A client's signup state, when the conflict is about it (`client_not_active`). */
+            signup_status?: string;
             /** @description The provider's validation errors of a flow JSON. */
             validation_errors?: {
                 [key: string]: unknown;
@@ -1724,6 +1750,8 @@ export type components = {
             removed_users?: string[];
             /** @description The object's current state (e.g. a flow's status), when the conflict is about it. */
             status?: string;
+            /** @description A client's signup state, when the conflict is about it (`client_not_active`). */
+            signup_status?: string;
             /** @description The provider's validation errors of a flow JSON. */
             validation_errors?: {
                 [key: string]: unknown;
@@ -1753,6 +1781,8 @@ export type components = {
             removed_users?: string[];
             /** @description The object's current state (e.g. a flow's status), when the conflict is about it. */
             status?: string;
+            /** @description A client's signup state, when the conflict is about it (`client_not_active`). */
+            signup_status?: string;
             /** @description The provider's validation errors of a flow JSON. */
             validation_errors?: {
                 [key: string]: unknown;
