@@ -1,8 +1,8 @@
-import { existsSync, mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { startStack, type Stack } from '@gateway/test-stack';
-import { DOCS_CSP } from '../routes/reference';
+import { DOCS_CSP, SCALAR_VERSION } from '../routes/reference';
 
 const CHROMIUM_PATH = '/usr/bin/chromium';
 const SCREENSHOT_DIR = resolve(__dirname, '../../../../.test-results/docs');
@@ -30,6 +30,10 @@ describe('GET /docs: the browsable API reference', () => {
     expect(page.headers.get('content-security-policy')).toBe(DOCS_CSP);
     expect(DOCS_CSP).toContain("script-src 'self'");
     expect(DOCS_CSP).not.toMatch(/script-src[^;]*(unsafe|https?:|\*)/);
+    // inline stylesheets only by hash (the renderer's own), pinned for the installed renderer
+    expect(DOCS_CSP).toMatch(/style-src 'self'( 'sha256-[A-Za-z0-9+/=]+')+;/);
+    const installed = JSON.parse(readFileSync(resolve(dirname(require.resolve('@scalar/api-reference')), '..', 'package.json'), 'utf8')) as { version: string };
+    expect(installed.version).toBe(SCALAR_VERSION);
     expect(page.text).not.toMatch(/<script>|https?:\/\//);
     const renderer = await api.get('/docs/scalar.js');
     expect(renderer.status).toBe(200);

@@ -10,14 +10,31 @@ import { docsFile } from '../schemas/reference';
 export const API_VERSION = '1.0.0';
 
 /**
+ * The <style> elements Scalar's standalone bundle injects at run time (its stylesheet, its theme, its toasts'
+ * styles; one is created empty first): their contents are fixed per version, so each is allowed by its hash and no
+ * other inline stylesheet is. Pinned for SCALAR_VERSION: after an upgrade docs-browser.test.ts fails naming the
+ * new hashes (the browser's CSP errors carry them).
+ */
+export const SCALAR_VERSION = '1.72.1';
+const SCALAR_STYLE_HASHES = [
+  'sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=',
+  'sha256-DLlkYCuDYGe6ME23YkUFB7Tc36rGDeo4mVBFbZX3uaU=',
+  'sha256-ZW1GSuo0pKyEx5Ar7ZC5Dflb/mjatjeTW9aVx0iZAzE=',
+  'sha256-d7niGYA9R/xp7r1pyc/+3ntTepKCabnrqd2exao76s4=',
+  'sha256-rO+6k1mDRASa9Q8IQu9I3bF+bjRdxDreAZCyGSaxzeI=',
+];
+
+/**
  * The reference page runs only the renderer's bundle and its start script, both from this origin: no inline or
- * evaluated script, no request to another origin (the document comes from /openapi.json), no framing. Styles
- * allow inline: the renderer (Scalar) injects its stylesheet and sets style attributes at run time.
+ * evaluated script, no request to another origin (the document comes from /openapi.json), no framing. Stylesheets:
+ * this origin's and the renderer's own injected ones (by hash); style attributes are allowed (the renderer sets
+ * them on the elements it builds; CSS cannot run script).
  */
 export const DOCS_CSP = [
   "default-src 'none'",
   "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
+  `style-src 'self' ${SCALAR_STYLE_HASHES.map((h) => `'${h}'`).join(' ')}`,
+  "style-src-attr 'unsafe-inline'",
   "img-src 'self' data:",
   "font-src 'self' data:",
   "connect-src 'self'",
