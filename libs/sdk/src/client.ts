@@ -133,7 +133,9 @@ export class Gateway {
     const idempotencyKey = opts.idempotencyKey ?? newIdempotencyKey();
     const post = this.api.POST as unknown as (p: string, init: unknown) => Promise<{ response: Response }>;
     const { response } = await post(path, { body, params: { header: idempotent(idempotencyKey) } });
-    return { messageId: response.headers.get('x-message-id') ?? '', idempotencyKey };
+    const messageId = response.headers.get('x-message-id');
+    if (!messageId) throw new Error(`${path} answered ${response.status} without X-Message-Id`);
+    return { messageId, idempotencyKey };
   }
 
   /** Every client of the tenant (all pages). */
