@@ -12,6 +12,8 @@ import { registerAdminRoutes } from './routes/admin';
 import { registerDashboardSessionRoutes } from './routes/dashboard-session';
 import type { RegisterRoutes, RouteDeps } from './routes/context';
 import { registerHealthRoutes } from './routes/health';
+import { registerReferenceRoutes } from './routes/reference';
+import type { MountedRouter } from './openapi/document';
 import { tenantApiRoutes } from './routes';
 
 export interface EdgeAppOptions extends RouteDeps {
@@ -36,12 +38,17 @@ export interface RouteInfo {
   path: string;
 }
 
-const routersOf = new WeakMap<Koa, Router[]>();
+const routersOf = new WeakMap<Koa, MountedRouter[]>();
+
+/** The app's routers and where each is mounted (the OpenAPI document is built from them). */
+export function mountedRouters(app: Koa): MountedRouter[] {
+  return routersOf.get(app) ?? [];
+}
 
 /** Every route the app serves (from its routers, so a new route is listed without more code): for tests and docs. */
 export function routesOf(app: Koa): RouteInfo[] {
   const out: RouteInfo[] = [];
-  for (const router of routersOf.get(app) ?? []) {
+  for (const { router } of routersOf.get(app) ?? []) {
     for (const layer of router.stack) for (const method of layer.methods) if (method !== 'HEAD') out.push({ method, path: String(layer.path) });
   }
   return out;
@@ -58,6 +65,7 @@ export function createEdgeApp(opts: EdgeAppOptions): Koa {
   for (const register of opts.publicRoutes ?? []) register(publicRouter, opts);
   registerDashboardSessionRoutes(publicRouter, opts, sessions);
   registerDashboardStatic(publicRouter, opts.config.dashboardDir);
+  registerReferenceRoutes(publicRouter, () => mountedRouters(app), opts.config.publicBaseUrl);
   app.use(publicRouter.routes());
 
   const admin = new Router();
@@ -67,6 +75,10 @@ export function createEdgeApp(opts: EdgeAppOptions): Koa {
   const api = new Router();
   for (const register of tenantApiRoutes) register(api, opts);
   app.use(mountUnder('/api', [tenantAuth(opts.keys, opts.config.adminToken, sessions.principal), storableParams, jsonBody(opts.config.bodyLimitBytes), allowedMethods(api), api.routes()]));
-  routersOf.set(app, [publicRouter, admin, api]);
+  routersOf.set(app, [
+    { router: publicRouter, mount: 'public' },
+    { router: admin, mount: 'admin' },
+    { router: api, mount: 'api' },
+  ]);
   return app;
 }

@@ -1,4 +1,11 @@
-/** A small fetch wrapper for tests: JSON in, status/headers/text/json out. */
+import { Gateway } from '@gateway/sdk';
+import { openApiCheck, recordChecked } from './openapi-check';
+
+/**
+ * A small fetch wrapper for tests: JSON in, status/headers/text/json out. Every response is checked against the
+ * edge's OpenAPI document (openapi-check.ts): an undocumented status, field or header throws. Requests go through
+ * the SDK's (`@gateway/sdk`) request layer (base URL, credentials), as a tenant's code would; `sdk` is the typed client.
+ */
 export interface ApiResponse<T = unknown> {
   status: number;
   headers: Headers;
@@ -7,17 +14,26 @@ export interface ApiResponse<T = unknown> {
 }
 
 export class ApiClient {
-  constructor(readonly baseUrl: string, readonly token?: string) {}
+  /** The typed SDK client with this client's credentials (its answers are checked against the document too). */
+  readonly sdk: Gateway;
+
+  constructor(readonly baseUrl: string, readonly token?: string) {
+    this.sdk = new Gateway({ baseUrl, apiKey: token, fetch: (input, init) => this.checkedFetch(input, init) });
+  }
+
+  /** fetch for the SDK: every answer is checked against the document like the client's own. */
+  private async checkedFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+    const req = new Request(input, init);
+    const res = await fetch(req);
+    const text = await res.clone().text();
+    const url = new URL(req.url);
+    const operationId = (await openApiCheck(this.baseUrl)).check(req.method, `${url.pathname}${url.search}`, { status: res.status, headers: res.headers, text });
+    if (operationId) recordChecked(operationId);
+    return res;
+  }
 
   async request<T = unknown>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse<T>> {
-    const h: Record<string, string> = { ...headers };
-    if (this.token) h.authorization = `Bearer ${this.token}`;
-    let payload: string | undefined;
-    if (body !== undefined) {
-      payload = typeof body === 'string' ? body : JSON.stringify(body);
-      h['content-type'] ??= 'application/json';
-    }
-    const res = await fetch(`${this.baseUrl}${path}`, { method, headers: h, body: payload });
+    const res = await this.sdk.raw(method, path, { body, headers });
     const text = await res.text();
     let json: unknown = undefined;
     try {
@@ -25,6 +41,7 @@ export class ApiClient {
     } catch {
       json = undefined;
     }
+    // checked against the document in checkedFetch
     return { status: res.status, headers: res.headers, text, json: json as T };
   }
 

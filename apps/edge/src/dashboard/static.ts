@@ -3,6 +3,8 @@ import { resolve } from 'node:path';
 import type Router from '@koa/router';
 import { send } from '@koa/send';
 import type { Context } from 'koa';
+import { json, operation, ref } from '../openapi/operation';
+import { assetPath, pagePath } from '../schemas/dashboard';
 
 /**
  * Only the dashboard's own files run: no inline script or style, no other origin, no framing, no plugins.
@@ -40,14 +42,23 @@ export function registerDashboardStatic(router: Router, dir: string): void {
   const root = resolve(dir);
   const index = resolve(root, 'index.html');
 
-  router.get('/dashboard', (ctx, next) => {
+  const redirectOp = operation({ operationId: 'openDashboard', summary: 'The dashboard (redirects to /dashboard/)', tags: ['Dashboard'], responses: { 308: { description: 'To `/dashboard/` (a short note in the body, HTML or text as `Accept` asks).', contentType: ['text/html', 'text/plain'], schema: { type: 'string' }, headers: { Location: { description: '`/dashboard/`', schema: { type: 'string' }, required: true } } } }, hidden: true });
+  router.get('/dashboard', redirectOp, (ctx, next) => {
     // the router also matches /dashboard/ here (trailing slash)
     if (ctx.path !== '/dashboard') return next();
     ctx.status = 308;
     ctx.redirect('/dashboard/');
   });
 
-  router.get('/dashboard/assets/:file', async (ctx) => {
+  const assetOp = operation({
+    operationId: 'getDashboardAsset',
+    summary: "A dashboard build file (hashed name, cached for good)",
+    tags: ['Dashboard'],
+    request: { path: assetPath },
+    responses: { 200: { description: 'The file (JavaScript, CSS, image, font).', contentType: '*/*', schema: {} }, 404: json('No such file.', ref('Error404')) },
+    hidden: true,
+  });
+  router.get('/dashboard/assets/:file', assetOp, async (ctx) => {
     secure(ctx);
     const file = String(ctx.params.file);
     if (!/^[\w.-]+$/.test(file) || !(await send(ctx, file, { root: resolve(root, 'assets'), immutable: true, maxage: 365 * 24 * 3600_000, gzip: false, brotli: false }).catch(() => undefined))) {
@@ -56,7 +67,18 @@ export function registerDashboardStatic(router: Router, dir: string): void {
     }
   });
 
-  router.get('/dashboard/{*page}', async (ctx) => {
+  const pageOp = operation({
+    operationId: 'getDashboardPage',
+    summary: "A dashboard page (the single page; its router shows the page named by the path, which may hold slashes)",
+    tags: ['Dashboard'],
+    request: { path: pagePath },
+    responses: {
+      200: { description: 'The page (HTML).', contentType: 'text/html', schema: { type: 'string' } },
+      503: { description: 'The dashboard is not built.', contentType: 'text/plain', schema: { type: 'string' } },
+    },
+    hidden: true,
+  });
+  router.get('/dashboard/{*page}', pageOp, async (ctx) => {
     secure(ctx);
     ctx.set('Cache-Control', 'no-store');
     if (!existsSync(index)) {

@@ -4,6 +4,7 @@ import { clientJson } from '../presenters';
 import { idPath, listQuery, patchBody, registerBody } from '../schemas/clients';
 import { httpsUrl } from '../schemas/common';
 import { validateParts } from '../validation';
+import { json, operation, page, ref } from '../openapi/operation';
 import type { RegisterRoutes } from './context';
 
 interface RegisterBody {
@@ -49,8 +50,17 @@ export const registerClientRoutes: RegisterRoutes = (router, { services, config 
     });
     ctx.body = clientJson(res.client);
   };
-  router.post('/api/clients/', register);
-  router.post('/api/clients', register);
+  const registerOp = operation({
+    operationId: 'registerClient',
+    summary: 'Register a client',
+    description: 'With `business_account_id`, `phone_number_id` and `access_token`: an active client. Without them: a pending client whose `embed_signup_url` runs embedded signup.',
+    tags: ['Clients'],
+    request: { body: registerSchema },
+    responses: { 200: json('The client.', ref('Client')) },
+    errors: [409],
+  });
+  router.post('/api/clients/', registerOp, register);
+  router.post('/api/clients', registerOp, register);
 
   const list = async (ctx: import('koa').Context) => {
     const { query } = validateParts<{ query: { limit: number; cursor?: string } }>({ query: [listQuery, ctx.query] });
@@ -58,15 +68,33 @@ export const registerClientRoutes: RegisterRoutes = (router, { services, config 
     const res = await services.directory.listClients({ tenantId: tenantOf(ctx), limit: query.limit, cursor: cursors.open(scope, query.cursor) });
     ctx.body = { data: res.clients.map(clientJson), next_cursor: cursors.seal(scope, res.nextCursor) };
   };
-  router.get('/api/clients', list);
-  router.get('/api/clients/', list);
+  const listOp = operation({
+    operationId: 'listClients',
+    summary: "List the tenant's clients",
+    tags: ['Clients'],
+    request: { query: listQuery },
+    responses: { 200: json('A page of clients, oldest first.', page('Client')) },
+  });
+  router.get('/api/clients', listOp, list);
+  router.get('/api/clients/', listOp, list);
 
-  router.get('/api/clients/:id', async (ctx) => {
+  router.get('/api/clients/:id', operation({ operationId: 'getClient', summary: 'Get a client', tags: ['Clients'], request: { path: idPath }, responses: { 200: json('The client.', ref('Client')) }, errors: [404] }), async (ctx) => {
     const { path } = validateParts<{ path: { id: string } }>({ path: [idPath, ctx.params] });
     ctx.body = clientJson((await services.directory.getClient({ tenantId: tenantOf(ctx), clientId: path.id })).client);
   });
 
-  router.patch('/api/clients/:id', async (ctx) => {
+  router.patch(
+    '/api/clients/:id',
+    operation({
+      operationId: 'updateClient',
+      summary: 'Update a client',
+      description: '`null` clears `external_id`, `webhook_url` and `webhook_events`; `webhook_status: "active"` enables a disabled webhook again.',
+      tags: ['Clients'],
+      request: { path: idPath, body: patchBody },
+      responses: { 200: json('The client.', ref('Client')) },
+      errors: [404, 409],
+    }),
+    async (ctx) => {
     const { path, body } = validateParts<{ path: { id: string }; body: PatchBody }>({
       path: [idPath, ctx.params],
       body: [patchBody, ctx.request.body],
@@ -85,5 +113,6 @@ export const registerClientRoutes: RegisterRoutes = (router, { services, config 
       webhookStatus: body.webhook_status,
     });
     ctx.body = clientJson(res.client);
-  });
+    },
+  );
 };

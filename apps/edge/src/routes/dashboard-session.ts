@@ -8,6 +8,7 @@ import { jsonBody } from '../middleware/body';
 import { sessionJson } from '../presenters';
 import { signInBody } from '../schemas/dashboard';
 import { validateParts } from '../validation';
+import { json, operation, ref } from '../openapi/operation';
 import type { RouteDeps } from './context';
 
 /** A sign-in body is one key. */
@@ -22,7 +23,16 @@ const BODY_LIMIT_BYTES = 4 * 1024;
 export function registerDashboardSessionRoutes(router: Router, { services }: RouteDeps, auth: SessionAuth): void {
   const noStore = (ctx: Context) => ctx.set('Cache-Control', 'no-store');
 
-  router.post('/dashboard/session', jsonBody(BODY_LIMIT_BYTES), async (ctx) => {
+  const sessionErrors = [401, 413, 415, 503, 504];
+  const signInOp = operation({
+    operationId: 'signIn',
+    summary: 'Dashboard sign-in: exchange an API key for a session cookie',
+    tags: ['Dashboard'],
+    request: { body: signInBody },
+    responses: { 201: json('The session (its CSRF token; the session token is only in the HttpOnly cookie).', ref('Session')) },
+    errors: sessionErrors,
+  });
+  router.post('/dashboard/session', signInOp, jsonBody(BODY_LIMIT_BYTES), async (ctx) => {
     noStore(ctx);
     const { body } = validateParts<{ body: { api_key: string } }>({ body: [signInBody, ctx.request.body] });
     const res = await services.directory.createSession({ apiKey: body.api_key });
@@ -31,13 +41,22 @@ export function registerDashboardSessionRoutes(router: Router, { services }: Rou
     ctx.body = sessionJson(res.session);
   });
 
-  router.get('/dashboard/session', async (ctx) => {
+  const getOp = operation({ operationId: 'getSession', summary: 'Who is signed in', tags: ['Dashboard'], security: 'session', responses: { 200: json('The session.', ref('Session')) }, errors: [503, 504] });
+  router.get('/dashboard/session', getOp, async (ctx) => {
     noStore(ctx);
     const session = await liveSession(ctx, auth);
     ctx.body = sessionJson(session);
   });
 
-  router.delete('/dashboard/session', jsonBody(BODY_LIMIT_BYTES), async (ctx) => {
+  const signOutOp = operation({
+    operationId: 'signOut',
+    summary: 'Dashboard sign-out (ends the session server-side)',
+    tags: ['Dashboard'],
+    security: 'session',
+    responses: { 204: { description: 'Signed out (also when the session had already ended).' } },
+    errors: [403, 413, 415, 422, 503, 504],
+  });
+  router.delete('/dashboard/session', signOutOp, jsonBody(BODY_LIMIT_BYTES), async (ctx) => {
     noStore(ctx);
     const token = auth.cookie.read(ctx);
     const session = await liveSession(ctx, auth).catch((e: unknown) => {

@@ -4,6 +4,7 @@ import { respondNull } from '../idempotency';
 import { flowJson } from '../presenters';
 import { clientBody, clientQuery, createFlowBody, flowJsonBody, flowPath } from '../schemas/flows';
 import { validateParts } from '../validation';
+import { json, list as listOf, operation, ref } from '../openapi/operation';
 import type { RegisterRoutes } from './context';
 
 interface CreateBody {
@@ -31,33 +32,54 @@ export const registerFlowRoutes: RegisterRoutes = (router, { services }) => {
     });
     ctx.body = flowJson(res.flow);
   };
-  router.post('/api/flows', create);
-  router.post('/api/flows/', create);
+  const createOp = operation({
+    operationId: 'createFlow',
+    summary: 'Create a flow (optionally with its JSON, or as a clone)',
+    tags: ['Flows'],
+    request: { body: createFlowBody },
+    responses: { 200: json('The flow; `validation_errors` lists what the provider found in its JSON.', ref('Flow')) },
+    errors: [404, 409, 429, 502],
+  });
+  router.post('/api/flows', createOp, create);
+  router.post('/api/flows/', createOp, create);
 
   const list = async (ctx: Context) => {
     const { query } = validateParts<{ query: { client_id: string } }>({ query: [clientQuery, ctx.query] });
     const res = await services.flows.listFlows({ caller: caller(ctx, query.client_id) });
     ctx.body = { data: res.flows.map(flowJson) };
   };
-  router.get('/api/flows', list);
-  router.get('/api/flows/', list);
+  const listOp = operation({ operationId: 'listFlows', summary: "A client's flows", tags: ['Flows'], request: { query: clientQuery }, responses: { 200: json('The flows.', listOf('Flow')) }, errors: [404, 409, 429, 502] });
+  router.get('/api/flows', listOp, list);
+  router.get('/api/flows/', listOp, list);
 
-  router.get('/api/flows/:flow_id', async (ctx) => {
+  router.get('/api/flows/:flow_id', operation({ operationId: 'getFlow', summary: 'A flow', tags: ['Flows'], request: { path: flowPath, query: clientQuery }, responses: { 200: json('The flow.', ref('Flow')) }, errors: [404, 409, 429, 502] }), async (ctx) => {
     const { path, query } = validateParts<{ path: { flow_id: string }; query: { client_id: string } }>({ path: [flowPath, ctx.params], query: [clientQuery, ctx.query] });
     ctx.body = flowJson((await services.flows.getFlow({ caller: caller(ctx, query.client_id), flowId: path.flow_id })).flow);
   });
 
-  router.put('/api/flows/:flow_id/json', async (ctx) => {
+  router.put(
+    '/api/flows/:flow_id/json',
+    operation({ operationId: 'updateFlowJson', summary: "Replace a draft flow's JSON", tags: ['Flows'], request: { path: flowPath, body: flowJsonBody }, responses: { 200: json('Saved.', null) }, errors: [404, 409, 429, 502] }),
+    async (ctx) => {
     const { path, body } = validateParts<{ path: { flow_id: string }; body: { client_id: string; flow_json: Record<string, unknown> } }>({
       path: [flowPath, ctx.params],
       body: [flowJsonBody, ctx.request.body],
     });
     await services.flows.updateFlowJson({ caller: caller(ctx, body.client_id), flowId: path.flow_id, flowJson: JSON.stringify(body.flow_json) });
     respondNull(ctx);
-  });
+    },
+  );
 
   for (const action of ['publish', 'deprecate'] as const) {
-    router.post(`/api/flows/:flow_id/${action}`, async (ctx) => {
+    const op = operation({
+      operationId: `${action}Flow`,
+      summary: action === 'publish' ? 'Publish a draft flow' : 'Deprecate a published flow',
+      tags: ['Flows'],
+      request: { path: flowPath, body: clientBody },
+      responses: { 200: json('Done.', null) },
+      errors: [404, 409, 429, 502],
+    });
+    router.post(`/api/flows/:flow_id/${action}`, op, async (ctx) => {
       const { path, body } = validateParts<{ path: { flow_id: string }; body: { client_id: string } }>({ path: [flowPath, ctx.params], body: [clientBody, ctx.request.body] });
       const req = { caller: caller(ctx, body.client_id), flowId: path.flow_id };
       await (action === 'publish' ? services.flows.publishFlow(req) : services.flows.deprecateFlow(req));
@@ -65,7 +87,7 @@ export const registerFlowRoutes: RegisterRoutes = (router, { services }) => {
     });
   }
 
-  router.delete('/api/flows/:flow_id', async (ctx) => {
+  router.delete('/api/flows/:flow_id', operation({ operationId: 'deleteFlow', summary: 'Delete a draft flow', tags: ['Flows'], request: { path: flowPath, query: clientQuery }, responses: { 200: json('Deleted.', null) }, errors: [404, 409, 429, 502] }), async (ctx) => {
     const { path, query } = validateParts<{ path: { flow_id: string }; query: { client_id: string } }>({ path: [flowPath, ctx.params], query: [clientQuery, ctx.query] });
     await services.flows.deleteFlow({ caller: caller(ctx, query.client_id), flowId: path.flow_id });
     respondNull(ctx);

@@ -1,5 +1,6 @@
 import { health } from '@gateway/contracts';
 import { createServiceClient } from '@gateway/rpc';
+import { json, operation } from '../openapi/operation';
 import type { RegisterRoutes } from './context';
 
 /** /healthz: the process is alive. /readyz: every backing service and the bus answer. */
@@ -13,11 +14,32 @@ export const registerHealthRoutes: RegisterRoutes = (router, { config, bus }) =>
   };
   const checkers = Object.entries(targets).map(([name, addr]) => ({ name, client: createServiceClient(health.Health, addr, { defaultDeadlineMs: 1500 }) }));
 
-  router.get('/healthz', (ctx) => {
+  const alive = operation({
+    operationId: 'healthz',
+    summary: 'The process is alive',
+    tags: ['Health'],
+    responses: { 200: json('Alive.', { type: 'object', required: ['status'], additionalProperties: false, properties: { status: { const: 'ok' } } }) },
+  });
+  router.get('/healthz', alive, (ctx) => {
     ctx.body = { status: 'ok' };
   });
 
-  router.get('/readyz', async (ctx) => {
+  const readiness = (status: string) => ({
+    type: 'object',
+    required: ['status', 'checks'],
+    additionalProperties: false,
+    properties: {
+      status: { const: status },
+      checks: { type: 'object', description: 'Per service and the bus: `ok`, `not_serving` or `unreachable`.', additionalProperties: { type: 'string', enum: ['ok', 'not_serving', 'unreachable'] } },
+    },
+  });
+  const ready = operation({
+    operationId: 'readyz',
+    summary: 'Every service and the bus answer',
+    tags: ['Health'],
+    responses: { 200: json('Ready.', readiness('ready')), 503: json('Not ready: `checks` says what is not.', readiness('not_ready')) },
+  });
+  router.get('/readyz', ready, async (ctx) => {
     const checks: Record<string, string> = {};
     await Promise.all(
       checkers.map(async ({ name, client }) => {

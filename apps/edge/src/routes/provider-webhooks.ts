@@ -2,6 +2,8 @@ import { HEADER_BODY_SHA256, SUBJECT_PROVIDER_INBOUND } from '@gateway/bus';
 import { constantTimeEqual, sha256Hex, verifySignatureHeader } from '@gateway/crypto';
 import { AppError } from '@gateway/errors';
 import { readRaw } from '../middleware/body';
+import { json, operation, ref } from '../openapi/operation';
+import { signatureHeaders, verificationQuery } from '../schemas/provider-webhooks';
 import type { RegisterRoutes } from './context';
 
 export const PROVIDER_WEBHOOK_PATH = '/webhooks/provider';
@@ -13,11 +15,22 @@ export const PROVIDER_WEBHOOK_PATH = '/webhooks/provider';
  * at once; routing happens in messaging, asynchronously.
  */
 export const registerProviderWebhookRoutes: RegisterRoutes = (router, { config, bus, logger }) => {
-  router.get(PROVIDER_WEBHOOK_PATH, (ctx) => {
-    const mode = ctx.query['hub.mode'];
+  const verifyOp = operation({
+    operationId: 'verifyProviderWebhook',
+    summary: "The provider's subscription handshake",
+    tags: ['Provider'],
+    request: { query: verificationQuery },
+    responses: {
+      200: { description: '`hub.challenge`, as sent.', contentType: 'text/plain', schema: { type: 'string' } },
+      403: json('Wrong mode or verify token.', ref('Error403')),
+    },
+    hidden: true,
+  });
+  router.get(PROVIDER_WEBHOOK_PATH, verifyOp, (ctx) => {
+    const { error } = verificationQuery.validate(ctx.query);
     const token = ctx.query['hub.verify_token'];
     const challenge = ctx.query['hub.challenge'];
-    if (mode !== 'subscribe' || typeof token !== 'string' || typeof challenge !== 'string' || !constantTimeEqual(token, config.providerVerifyToken)) {
+    if (error || typeof token !== 'string' || typeof challenge !== 'string' || !constantTimeEqual(token, config.providerVerifyToken)) {
       ctx.status = 403;
       ctx.body = { detail: 'Verification failed', code: 'webhook_verification_failed' };
       return;
@@ -26,7 +39,20 @@ export const registerProviderWebhookRoutes: RegisterRoutes = (router, { config, 
     ctx.body = challenge;
   });
 
-  router.post(PROVIDER_WEBHOOK_PATH, async (ctx) => {
+  const receiveOp = operation({
+    operationId: 'receiveProviderWebhook',
+    summary: "The provider's webhooks (inbound messages, statuses, template and account updates)",
+    description: 'Checked against `X-Hub-Signature-256` on the raw bytes, stored on the PROVIDER_INBOUND stream, answered at once; routed to the tenants asynchronously.',
+    tags: ['Provider'],
+    request: {
+      headers: signatureHeaders,
+      rawBody: { 'application/json': { type: 'object', required: ['entry'], properties: { object: { type: 'string' }, entry: { type: 'array', items: { type: 'object' } } } } },
+    },
+    responses: { 200: json('Stored.', null) },
+    errors: [401, 413, 503],
+    hidden: true,
+  });
+  router.post(PROVIDER_WEBHOOK_PATH, receiveOp, async (ctx) => {
     const raw = await readRaw(ctx, config.webhookBodyLimitBytes);
     if (!verifySignatureHeader(config.providerAppSecret, raw, ctx.get('x-hub-signature-256') || undefined)) {
       logger.warn({ bytes: raw.length }, 'inbound provider webhook with a missing or wrong signature refused');

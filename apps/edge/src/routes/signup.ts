@@ -6,6 +6,7 @@ import { completeBody, failBody, signupPath, type CompleteBody, type FailBody } 
 import { OpenLimiter } from '../signup-page/open-limiter';
 import { renderMessagePage, renderSignupPage } from '../signup-page/render';
 import { validateParts } from '../validation';
+import { json, operation } from '../openapi/operation';
 import type { RegisterRoutes } from './context';
 
 /** The session's state token, kept by the browser so that reopening the page reuses its session. */
@@ -68,7 +69,15 @@ function sendMessage(ctx: Context, status: number, title: string, message: strin
  */
 export const registerSignupRoutes: RegisterRoutes = (router, { services, logger, config }) => {
   const limiter = new OpenLimiter(config.signupPageOpensPerMinute);
-  router.get('/signup/:client_id', async (ctx) => {
+  const pageOp = operation({
+    operationId: 'openSignupPage',
+    summary: "The hosted embedded-signup page (a client's embed_signup_url)",
+    tags: ['Signup'],
+    request: { path: signupPath },
+    responses: { 200: { description: 'An HTML page.', contentType: 'text/html', schema: { type: 'string' } }, 404: { description: 'Unknown link (HTML).', contentType: 'text/html', schema: { type: 'string' } }, 429: { description: 'Opened too often from this address (HTML, `Retry-After`).', contentType: 'text/html', schema: { type: 'string' } }, 503: { description: 'Signup unavailable (HTML).', contentType: 'text/html', schema: { type: 'string' } } },
+    hidden: true,
+  });
+  router.get('/signup/:client_id', pageOp, async (ctx) => {
     const notFound = () => sendMessage(ctx, 404, 'Signup link not found', 'This signup link is not valid. Ask the business that sent it for a new one.');
     const { error, value } = signupPath.validate(ctx.params);
     if (error) return notFound();
@@ -118,7 +127,27 @@ export const registerSignupRoutes: RegisterRoutes = (router, { services, logger,
     sendHtml(ctx, 200, html, pageCsp(nonce, [new URL(page.sdkUrl).origin, ...page.providerOrigins]));
   });
 
-  router.post('/signup/:client_id/complete', jsonBody(BODY_LIMIT_BYTES), async (ctx) => {
+  const outcome = {
+    type: 'object',
+    required: ['client_id', 'status', 'reason', 'redirect_url'],
+    additionalProperties: false,
+    properties: {
+      client_id: { type: 'string', format: 'uuid' },
+      status: { type: 'string', description: '`completed` or `failed`.' },
+      reason: { type: ['string', 'null'], description: 'The failed step.' },
+      redirect_url: { type: ['string', 'null'], description: 'Where the page sends the browser.' },
+    },
+  };
+  const signupErrors = [404, 409, 413, 415, 502, 503, 504];
+  const completeOp = operation({
+    operationId: 'completeSignup',
+    summary: "The signup page's completion (what the provider's flow gave the page)",
+    tags: ['Signup'],
+    request: { path: signupPath, body: completeBody },
+    responses: { 200: json('The outcome.', outcome) },
+    errors: signupErrors,
+  });
+  router.post('/signup/:client_id/complete', completeOp, jsonBody(BODY_LIMIT_BYTES), async (ctx) => {
     const { path, body } = validateParts<{ path: { client_id: string }; body: CompleteBody }>({
       path: [signupPath, ctx.params],
       body: [completeBody, ctx.request.body],
@@ -135,7 +164,15 @@ export const registerSignupRoutes: RegisterRoutes = (router, { services, logger,
     ctx.body = { client_id: path.client_id, status: res.status, reason: res.failureReason ?? null, redirect_url: res.redirectUrl ?? null };
   });
 
-  router.post('/signup/:client_id/fail', jsonBody(BODY_LIMIT_BYTES), async (ctx) => {
+  const failOp = operation({
+    operationId: 'failSignup',
+    summary: 'The signup page reports a failure of the provider\'s flow',
+    tags: ['Signup'],
+    request: { path: signupPath, body: failBody },
+    responses: { 200: json('The outcome.', outcome) },
+    errors: signupErrors,
+  });
+  router.post('/signup/:client_id/fail', failOp, jsonBody(BODY_LIMIT_BYTES), async (ctx) => {
     const { path, body } = validateParts<{ path: { client_id: string }; body: FailBody }>({
       path: [signupPath, ctx.params],
       body: [failBody, ctx.request.body],

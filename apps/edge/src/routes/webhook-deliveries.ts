@@ -3,6 +3,7 @@ import { deliveryJson } from '../presenters';
 import { clientPath, deliveryPath, listQuery, replayBody } from '../schemas/webhook-deliveries';
 import { validateParts } from '../validation';
 import { ListCursors } from '../cursors';
+import { json, operation, page, ref } from '../openapi/operation';
 import type { RegisterRoutes } from './context';
 
 /**
@@ -15,7 +16,18 @@ export const registerWebhookDeliveryRoutes: RegisterRoutes = (router, { services
     await services.directory.getClient({ tenantId: tenantOf(ctx), clientId });
   };
 
-  router.get('/api/clients/:id/webhook/deliveries', async (ctx) => {
+  router.get(
+    '/api/clients/:id/webhook/deliveries',
+    operation({
+      operationId: 'listDeliveries',
+      summary: "A client's webhook deliveries",
+      description: 'One record per delivery series (an event and its retries), newest first; `body` is null in lists.',
+      tags: ['Deliveries'],
+      request: { path: clientPath, query: listQuery },
+      responses: { 200: json('A page of deliveries.', page('Delivery')) },
+      errors: [404],
+    }),
+    async (ctx) => {
     const { path, query } = validateParts<{ path: { id: string }; query: { status?: string; event_type?: string; limit: number; cursor?: string } }>({
       path: [clientPath, ctx.params],
       query: [listQuery, ctx.query],
@@ -25,15 +37,37 @@ export const registerWebhookDeliveryRoutes: RegisterRoutes = (router, { services
     const cursor = cursors.open(scope, query.cursor);
     const res = await services.dispatcher.listDeliveries({ tenantId: tenantOf(ctx), clientId: path.id, status: query.status, eventType: query.event_type, limit: query.limit, cursor });
     ctx.body = { data: res.deliveries.map(deliveryJson), next_cursor: cursors.seal(scope, res.nextCursor) };
-  });
+    },
+  );
 
-  router.get('/api/clients/:id/webhook/deliveries/:delivery_id', async (ctx) => {
+  router.get(
+    '/api/clients/:id/webhook/deliveries/:delivery_id',
+    operation({ operationId: 'getDelivery', summary: 'A delivery, its attempts and the exact signed body', tags: ['Deliveries'], request: { path: deliveryPath }, responses: { 200: json('The delivery.', ref('Delivery')) }, errors: [404] }),
+    async (ctx) => {
     const { path } = validateParts<{ path: { id: string; delivery_id: string } }>({ path: [deliveryPath, ctx.params] });
     await ownClient(ctx, path.id);
     ctx.body = deliveryJson((await services.dispatcher.getDelivery({ tenantId: tenantOf(ctx), clientId: path.id, deliveryId: path.delivery_id })).delivery);
-  });
+    },
+  );
 
-  router.post('/api/clients/:id/webhook/deliveries/replay', async (ctx) => {
+  router.post(
+    '/api/clients/:id/webhook/deliveries/replay',
+    operation({
+      operationId: 'replayDeliveries',
+      summary: 'Redeliver the failed (or skipped) deliveries of a time range',
+      tags: ['Deliveries'],
+      request: { path: clientPath, body: replayBody },
+      responses: {
+        202: json('Queued.', {
+          type: 'object',
+          required: ['replayed', 'has_more'],
+          additionalProperties: false,
+          properties: { replayed: { type: 'integer' }, has_more: { type: 'boolean', description: 'More matched than one call replays: call again.' } },
+        }),
+      },
+      errors: [404],
+    }),
+    async (ctx) => {
     const { path, body } = validateParts<{ path: { id: string }; body: { status: string; since: string; until?: string } }>({
       path: [clientPath, ctx.params],
       body: [replayBody, ctx.request.body ?? {}],
@@ -48,21 +82,40 @@ export const registerWebhookDeliveryRoutes: RegisterRoutes = (router, { services
     });
     ctx.status = 202;
     ctx.body = { replayed: res.replayed, has_more: res.hasMore };
-  });
+    },
+  );
 
-  router.post('/api/clients/:id/webhook/deliveries/:delivery_id/retry', async (ctx) => {
+  router.post(
+    '/api/clients/:id/webhook/deliveries/:delivery_id/retry',
+    operation({ operationId: 'retryDelivery', summary: 'Deliver an event again (a new series)', tags: ['Deliveries'], request: { path: deliveryPath }, responses: { 202: json('Queued.', {
+        type: 'object',
+        required: ['event_id', 'delivery_id'],
+        additionalProperties: false,
+        properties: { event_id: { type: 'string' }, delivery_id: { type: 'string', format: 'uuid' } },
+      }) }, errors: [404] }),
+    async (ctx) => {
     const { path } = validateParts<{ path: { id: string; delivery_id: string } }>({ path: [deliveryPath, ctx.params] });
     await ownClient(ctx, path.id);
     const res = await services.dispatcher.retryDelivery({ tenantId: tenantOf(ctx), clientId: path.id, deliveryId: path.delivery_id });
     ctx.status = 202;
     ctx.body = { event_id: res.eventId, delivery_id: res.deliveryId };
-  });
+    },
+  );
 
-  router.post('/api/clients/:id/webhook/test', async (ctx) => {
+  router.post(
+    '/api/clients/:id/webhook/test',
+    operation({ operationId: 'sendTestEvent', summary: 'Send a `test` event to the client\'s webhook', tags: ['Deliveries'], request: { path: clientPath }, responses: { 202: json('Queued.', {
+        type: 'object',
+        required: ['event_id', 'delivery_id'],
+        additionalProperties: false,
+        properties: { event_id: { type: 'string' }, delivery_id: { type: 'string', format: 'uuid' } },
+      }) }, errors: [404] }),
+    async (ctx) => {
     const { path } = validateParts<{ path: { id: string } }>({ path: [clientPath, ctx.params] });
     await ownClient(ctx, path.id);
     const res = await services.dispatcher.sendTestEvent({ tenantId: tenantOf(ctx), clientId: path.id });
     ctx.status = 202;
     ctx.body = { event_id: res.eventId, delivery_id: res.deliveryId };
-  });
+    },
+  );
 };
