@@ -3,7 +3,7 @@ import { EVENT_TYPES, get, post, q, type Client, type Delivery, type Page } from
 import { Empty, Link, Loaded, Pager, StatusBadge, Time } from '../components';
 import { useCursor, useLoad } from '../hooks';
 import { href, navigate } from '../router';
-import { ClientPicker } from './client-picker';
+import { ClientPicker, WithClient } from './client-picker';
 
 const STATUSES = ['pending', 'succeeded', 'failed', 'skipped'];
 
@@ -198,15 +198,13 @@ function Replay({ client, onReplayed }: { client: string; onReplayed: () => void
   );
 }
 
-/** A warning when the client's webhook is disabled (nothing shown while loading or on an error: the list says it). */
-function DisabledBanner({ client }: { client: string }) {
-  const [load] = useLoad(() => get<Client>(`/api/clients/${client}`), [client]);
-  if (load.state !== 'ready' || load.data.webhook_status !== 'disabled') return null;
-  const c = load.data;
+/** A warning when the client's webhook is disabled: its events are skipped until it is enabled again. */
+function DisabledBanner({ client }: { client: Client }) {
+  if (client.webhook_status !== 'disabled') return null;
   return (
     <div class="card warning" role="note" aria-label="Webhook disabled">
-      <strong>The webhook of {c.display_name} is disabled</strong> ({c.webhook_disabled_reason ?? 'unknown reason'}): its events are recorded as skipped and not sent.{' '}
-      <Link href={href('clients', { client })}>Enable it on the client’s page</Link>, then replay the skipped deliveries below.
+      <strong>The webhook of {client.display_name} is disabled</strong> ({client.webhook_disabled_reason ?? 'unknown reason'}): its events are recorded as skipped and not sent.{' '}
+      <Link href={href('clients', { client: client.id })}>Enable it on the client’s page</Link>, then replay the skipped deliveries below.
     </div>
   );
 }
@@ -321,10 +319,14 @@ export function DeliveriesPage({ params }: { params: URLSearchParams }) {
 function ListWithReplay({ client, status, eventType }: { client: string; status: string; eventType: string }) {
   const [tick, setTick] = useState(0);
   return (
-    <>
-      <DisabledBanner client={client} />
-      <DeliveryList key={tick} client={client} status={status} eventType={eventType} />
-      <Replay client={client} onReplayed={() => setTick((t) => t + 1)} />
-    </>
+    <WithClient id={client}>
+      {(c) => (
+        <>
+          <DisabledBanner client={c} />
+          <DeliveryList key={tick} client={client} status={status} eventType={eventType} />
+          <Replay client={client} onReplayed={() => setTick((t) => t + 1)} />
+        </>
+      )}
+    </WithClient>
   );
 }

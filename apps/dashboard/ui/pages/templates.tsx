@@ -3,7 +3,7 @@ import { ApiError, call, get, post, q, validationItems, type Page, type Template
 import { Confirm, Empty, Link, Loaded, Pager, StatusBadge, Time } from '../components';
 import { useCursor, useLoad } from '../hooks';
 import { href, navigate } from '../router';
-import { ClientPicker } from './client-picker';
+import { ClientPicker, WithClient } from './client-picker';
 
 /** The provider's template statuses and categories (docs/templates.md). */
 const STATUSES = ['APPROVED', 'PENDING', 'REJECTED', 'PAUSED', 'DISABLED', 'IN_APPEAL', 'PENDING_DELETION', 'DELETED', 'LIMIT_EXCEEDED', 'ARCHIVED', 'FLAGGED', 'LOCKED', 'REINSTATED'];
@@ -345,10 +345,14 @@ export function TemplatesPage({ params }: { params: URLSearchParams }) {
       ) : template ? (
         <TemplateDetail client={client} id={template} created={params.get('created') === '1'} />
       ) : (
-        <>
-          <TemplateList client={client} status={status} name={name} />
-          <CreateTemplate client={client} />
-        </>
+        <WithClient id={client}>
+          {() => (
+            <>
+              <TemplateList client={client} status={status} name={name} />
+              <CreateTemplate client={client} />
+            </>
+          )}
+        </WithClient>
       )}
     </>
   );
