@@ -503,7 +503,8 @@ describe('the tenant dashboard in Chromium against a real gateway', () => {
       await check('template-pending');
 
       // the provider approves it: the page shows it, and the template_status event (in the filter) is delivered
-      await sim.send('POST', `/_sim/templates/${approvedId}/status`, { status: 'APPROVED' });
+      expect((await sim.send('POST', `/_sim/templates/${approvedId}/status`, { status: 'APPROVED' })).webhook_status).toBe(200);
+      await waitFor(async () => (await tenantA.api.get<{ status: string }>(`/api/templates/${approvedId}?client_id=${client.id}`)).json.status === 'APPROVED', { timeoutMs: UI_TIMEOUT_MS, what: 'the record to follow the provider’s status webhook' });
       await refreshUntil(page, async () => (await badge.textContent()) === 'APPROVED', 'the template to show as approved');
       await check('template-approved');
       await waitFor(() => hooks.byType('template_status').length === 1, { timeoutMs: UI_TIMEOUT_MS, what: 'the template_status event delivered' });
@@ -526,7 +527,8 @@ describe('the tenant dashboard in Chromium against a real gateway', () => {
       await page.getByRole('button', { name: 'Submit for review' }).click();
       await badge.waitFor();
       const rejectedId = new URL(page.url()).searchParams.get('template')!;
-      await sim.send('POST', `/_sim/templates/${rejectedId}/status`, { status: 'REJECTED', reason: 'PROMOTIONAL' });
+      expect((await sim.send('POST', `/_sim/templates/${rejectedId}/status`, { status: 'REJECTED', reason: 'PROMOTIONAL' })).webhook_status).toBe(200);
+      await waitFor(async () => (await tenantA.api.get<{ status: string }>(`/api/templates/${rejectedId}?client_id=${client.id}`)).json.status === 'REJECTED', { timeoutMs: UI_TIMEOUT_MS, what: 'the record to follow the provider’s status webhook' });
       await refreshUntil(page, async () => (await badge.textContent()) === 'REJECTED', 'the template to show as rejected');
       await expect(page.locator('.props').textContent()).resolves.toContain('Rejected becausePROMOTIONAL');
       await check('template-rejected');
@@ -655,7 +657,7 @@ describe('the tenant dashboard in Chromium against a real gateway', () => {
       await page.getByText('Replayed 1 skipped delivery').waitFor();
       const testRows = page.getByRole('row', { name: /test/ });
       await refreshUntil(page, async () => (await page.getByRole('row', { name: /succeeded/ }).count()) === 1, 'the replayed delivery to succeed');
-      await expect(testRows.count()).resolves.toBe(3);
+      await waitFor(async () => (await testRows.count()) === 3, { timeoutMs: UI_TIMEOUT_MS, what: 'the failed, skipped and replayed series listed' });
       await waitFor(() => hooks.byEventId(skippedEventId).length === 1, { timeoutMs: UI_TIMEOUT_MS, what: 'the replayed event delivered' });
       await check('deliveries-replayed');
       // nothing left to replay in that range
