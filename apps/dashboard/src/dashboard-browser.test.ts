@@ -579,6 +579,12 @@ describe('the tenant dashboard in Chromium against a real gateway', () => {
 
     await page.getByRole('button', { name: 'Rotate secret' }).click();
     const dialog = page.getByRole('dialog', { name: 'Rotate the webhook secret?' });
+    // Escape cancels: nothing rotated
+    await dialog.waitFor();
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden' });
+    expect((await t.api.get<{ webhook_secret: string }>('/api/tenants/me')).json.webhook_secret).toBe(oldSecret);
+    await page.getByRole('button', { name: 'Rotate secret' }).click();
     await expect(dialog.textContent()).resolves.toMatch(/two webhook-signature entries.*cannot be undone/);
     await check('settings-rotate-confirm');
     await dialog.getByRole('button', { name: 'Rotate secret' }).click();
@@ -604,6 +610,32 @@ describe('the tenant dashboard in Chromium against a real gateway', () => {
     expect(new Webhook(newSecret).verify(raw, headers)).toMatchObject({ type: 'test', client_id: client.id });
     expect(new Webhook(oldSecret).verify(raw, headers)).toMatchObject({ type: 'test', client_id: client.id });
     expect(headers['x-signature-256']).toBe(`sha256=${createHmac('sha256', newSecret).update(got.raw).digest('hex')}`);
+  });
+
+  it('syncs templates made in the provider’s own tools and pages them with cursors', async () => {
+    const client = await activeClient(tenantA.api, 'Many templates');
+    for (let i = 1; i <= 23; i++) {
+      await sim.send('POST', '/_sim/templates', { waba_id: client.waba_id, name: `promo_${String(i).padStart(2, '0')}`, language: 'en_US', category: 'MARKETING', components: [{ type: 'BODY', text: `Offer ${i}` }] });
+    }
+    await signIn(tenantA.apiKey);
+    await page.goto(url(`templates?client=${client.id}`));
+    await page.getByText('This client has no templates yet.').waitFor();
+    await page.getByRole('button', { name: 'Sync from provider' }).click();
+    await page.getByText('Synced 23 templates from the provider; 0 removed.').waitFor();
+    const rows = page.getByRole('table').locator('tbody tr');
+    await waitFor(async () => (await rows.count()) === 20, { timeoutMs: UI_TIMEOUT_MS, what: 'the first page of templates' });
+    await expect(rows.first().locator('th').textContent()).resolves.toBe('promo_01');
+    await page.getByRole('button', { name: 'Next page' }).click();
+    await page.getByText('Page 2').waitFor();
+    await settled();
+    await expect(rows.count()).resolves.toBe(3);
+    await expect(rows.last().locator('th').textContent()).resolves.toBe('promo_23');
+    await expect(page.getByRole('button', { name: 'Next page' }).isDisabled()).resolves.toBe(true);
+    await check('templates-page-2');
+    await page.getByRole('button', { name: 'Previous page' }).click();
+    await page.getByText('Page 1').waitFor();
+    await settled();
+    await expect(rows.first().locator('th').textContent()).resolves.toBe('promo_01');
   });
 
   it('shows a webhook disabled by a 410 Gone, re-enables it, and replays the skipped deliveries from the Deliveries page', async () => {
@@ -642,7 +674,9 @@ describe('the tenant dashboard in Chromium against a real gateway', () => {
       // enable it again from the client page
       hooks.fallback = 200;
       await page.getByRole('link', { name: 'Enable it on the client’s page' }).click();
-      await page.getByRole('button', { name: 'Enable webhook' }).click();
+      // by keyboard
+      await page.getByRole('button', { name: 'Enable webhook' }).focus();
+      await page.keyboard.press('Enter');
       await page.getByText('Webhook enabled').waitFor();
       await expect(status.textContent()).resolves.toBe('active');
       expect((await tenantA.api.get<ClientJson>(`/api/clients/${client.id}`)).json.webhook_status).toBe('active');
