@@ -656,6 +656,7 @@ describe('the tenant dashboard in Chromium against a real gateway', () => {
       // the overview and the clients list say so too
       await openFromNav('Overview');
       await page.getByRole('region', { name: 'Disabled webhooks' }).getByRole('link', { name: 'Gone receiver' }).waitFor();
+      await check('overview-disabled-webhooks');
       await openFromNav('Clients');
       await expect(page.getByRole('row', { name: /Gone receiver/ }).locator('.badge').nth(1).textContent()).resolves.toBe('disabled');
 

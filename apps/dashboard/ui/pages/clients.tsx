@@ -221,7 +221,7 @@ function ClientList() {
                             Send test event
                           </button>
                           <Link href={href('clients', { client: c.id })} aria-label={`Webhook settings of ${c.display_name}`}>
-                            Webhook settings
+                            Webhook
                           </Link>
                           <Link href={href('deliveries', { client: c.id })} aria-label={`Deliveries of ${c.display_name}`}>
                             Deliveries

@@ -131,7 +131,8 @@ function DeliveryDetail({ client, id }: { client: string; id: string }) {
  * Bulk replay (POST .../deliveries/replay): every event whose latest series is failed (or skipped) and was created
  * in the range gets a new series, same event id and bytes. `has_more`: the same call again continues.
  */
-function Replay({ client, onReplayed }: { client: string; onReplayed: () => void }) {
+function Replay({ client, status, onReplayed }: { client: string; status: string; onReplayed: () => void }) {
+  const [replayStatus, setReplayStatus] = useState(status === 'skipped' ? 'skipped' : 'failed');
   const [result, setResult] = useState<{ busy?: boolean; ok?: string; error?: string; more?: { status: string; since: string; until?: string } }>({});
   const run = async (body: { status: string; since: string; until?: string }, total: number) => {
     setResult({ busy: true });
@@ -165,7 +166,7 @@ function Replay({ client, onReplayed }: { client: string; onReplayed: () => void
       <div class="filters">
         <div class="field">
           <label for="replay-status">Deliveries that are</label>
-          <select id="replay-status" name="status">
+          <select id="replay-status" name="status" value={replayStatus} onChange={(e) => setReplayStatus((e.currentTarget as HTMLSelectElement).value)}>
             <option value="failed">failed</option>
             <option value="skipped">skipped</option>
           </select>
@@ -324,7 +325,7 @@ function ListWithReplay({ client, status, eventType }: { client: string; status:
         <>
           <DisabledBanner client={c} />
           <DeliveryList key={tick} client={client} status={status} eventType={eventType} />
-          <Replay client={client} onReplayed={() => setTick((t) => t + 1)} />
+          <Replay client={client} status={status} onReplayed={() => setTick((t) => t + 1)} />
         </>
       )}
     </WithClient>
