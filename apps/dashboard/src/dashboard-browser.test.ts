@@ -48,6 +48,8 @@ describe('the tenant dashboard in Chromium against a real gateway', () => {
   let context: BrowserContext;
   let page: Page;
   let problems: string[];
+  /** Every fetch/XHR the dashboard page made (method and URL). */
+  let apiCalls: string[];
   let bus: Bus;
 
   let sim: SimControl;
@@ -118,10 +120,17 @@ describe('the tenant dashboard in Chromium against a real gateway', () => {
     context.setDefaultTimeout(UI_TIMEOUT_MS);
     page = await context.newPage();
     problems = watchConsole(page);
+    apiCalls = [];
+    page.on('request', (r) => {
+      if (r.resourceType() === 'fetch' || r.resourceType() === 'xhr') apiCalls.push(`${r.method()} ${r.url()}`);
+    });
   });
   afterEach(async () => {
     await context?.close();
     expect(problems).toEqual([]);
+    // no private back door: the page calls the public API (and its session route) of the gateway that served it
+    const publicRoute = new RegExp(`^(GET|POST|PUT|PATCH|DELETE) ${stack.baseUrl.replace(/[.]/g, '\\.')}(/api/[^?]*|/dashboard/session)(\\?.*)?$`);
+    expect(apiCalls.filter((c) => !publicRoute.test(c))).toEqual([]);
   });
 
   it('is served by the edge with a strict CSP: hashed assets of this build, no inline script, nothing from another origin', async () => {
@@ -560,6 +569,8 @@ describe('the tenant dashboard in Chromium against a real gateway', () => {
       await page.getByText('Deleted order_shipped (en_US).').waitFor();
       expect((await tenantA.api.get(`/api/templates/${approvedId}?client_id=${client.id}`)).status).toBe(404);
       await waitFor(async () => (await rows.count()) === 1, { timeoutMs: UI_TIMEOUT_MS, what: 'the deleted template gone from the list' });
+      // all of it through the public routes (afterEach checks there was nothing else)
+      for (const route of [/^PATCH .*\/api\/clients\/[0-9a-f-]{36}$/, /^POST .*\/api\/templates$/, /^DELETE .*\/api\/templates\?client_id=.*&template_id=\d+$/]) expect(apiCalls).toContainEqual(expect.stringMatching(route));
     } finally {
       await sim.send('PUT', '/_sim/templates/review', { mode: 'auto' });
       await hooks.close();
@@ -610,6 +621,7 @@ describe('the tenant dashboard in Chromium against a real gateway', () => {
     expect(new Webhook(newSecret).verify(raw, headers)).toMatchObject({ type: 'test', client_id: client.id });
     expect(new Webhook(oldSecret).verify(raw, headers)).toMatchObject({ type: 'test', client_id: client.id });
     expect(headers['x-signature-256']).toBe(`sha256=${createHmac('sha256', newSecret).update(got.raw).digest('hex')}`);
+    expect(apiCalls).toContainEqual(expect.stringMatching(/^POST .*\/api\/tenants\/webhook-secret\/rotate$/));
   });
 
   it('syncs templates made in the provider’s own tools and pages them with cursors', async () => {
@@ -690,6 +702,7 @@ describe('the tenant dashboard in Chromium against a real gateway', () => {
       await page.getByLabel('Deliveries that are').selectOption('skipped');
       await page.getByRole('button', { name: 'Replay', exact: true }).click();
       await page.getByText('Replayed 1 skipped delivery').waitFor();
+      expect(apiCalls).toContainEqual(expect.stringMatching(/^POST .*\/api\/clients\/[0-9a-f-]{36}\/webhook\/deliveries\/replay$/));
       const testRows = page.getByRole('row', { name: /test/ });
       await refreshUntil(page, async () => (await page.getByRole('row', { name: /succeeded/ }).count()) === 1, 'the replayed delivery to succeed');
       await waitFor(async () => (await testRows.count()) === 3, { timeoutMs: UI_TIMEOUT_MS, what: 'the failed, skipped and replayed series listed' });
