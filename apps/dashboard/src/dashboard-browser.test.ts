@@ -1,10 +1,16 @@
+import { createHmac } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { Webhook } from 'standardwebhooks';
+import { connectBus, STREAMS, type Bus } from '@gateway/bus';
+import { createLogger } from '@gateway/logger';
 import { startStack, type ApiClient, type Stack } from '@gateway/test-stack';
-import { startWebhookReceiver, waitFor, type WebhookReceiver } from '@gateway/testing';
+import { SimControl, startWebhookReceiver, waitFor, type WebhookReceiver } from '@gateway/testing';
 import { launchChromium, screenshot, seriousViolations, watchConsole } from './testing/browser';
 
 interface ClientJson {
   id: string;
+  webhook_status: string;
+  webhook_events: string[];
   display_name: string;
   is_active: boolean;
   signup_status: string;
@@ -42,19 +48,18 @@ describe('the tenant dashboard in Chromium against a real gateway', () => {
   let context: BrowserContext;
   let page: Page;
   let problems: string[];
+  /** Every fetch/XHR the dashboard page made (method and URL). */
+  let apiCalls: string[];
+  let bus: Bus;
 
-  const sim = async <T = unknown>(method: string, path: string, body?: unknown): Promise<T> => {
-    const res = await fetch(`${stack.sim!.url}${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-    if (!res.ok) throw new Error(`simulator ${method} ${path}: ${res.status}`);
-    return (res.status === 204 ? undefined : await res.json()) as T;
-  };
-  const activeClient = async (api: ApiClient, name: string) => {
-    const account = await sim<{ waba_id: string; phone_number_id: string; access_token: string }>('POST', '/_sim/phone-numbers');
-    const res = await api.post<ClientJson>('/api/clients/', { display_name: name, business_account_id: account.waba_id, phone_number_id: account.phone_number_id, access_token: account.access_token });
+  let sim: SimControl;
+  const activeClient = async (api: ApiClient, name: string, extra: Record<string, unknown> = {}) => {
+    const account = await sim.phoneNumber();
+    const res = await api.post<ClientJson>('/api/clients/', { display_name: name, business_account_id: account.waba_id, phone_number_id: account.phone_number_id, access_token: account.access_token, ...extra });
     expect(res.status).toBe(200);
     // the test recipient wrote in: free-form messages need the provider's 24-hour window open
-    await sim('POST', '/_sim/inbound/message', { phone_number_id: account.phone_number_id, from: '16505551234' });
-    return res.json;
+    await sim.send('POST', '/_sim/inbound/message', { phone_number_id: account.phone_number_id, from: '16505551234' });
+    return { ...res.json, phone_number_id: account.phone_number_id, waba_id: account.waba_id };
   };
 
   const url = (path: string) => `${stack.baseUrl}/dashboard/${path}`;
@@ -99,11 +104,14 @@ describe('the tenant dashboard in Chromium against a real gateway', () => {
   beforeAll(async () => {
     receiver = await startWebhookReceiver();
     stack = await startStack({ services: ['tenant-directory', 'messaging', 'dispatcher', 'signup', 'flows', 'edge'], env: { WEBHOOK_RETRY_DELAYS_MS: '300,600', PROVIDER_TIMEOUT_MS: '5000' } });
+    sim = new SimControl(stack.sim!.url);
+    bus = await connectBus({ url: stack.nats.url, name: 'dashboard-test', logger: createLogger({ name: 'dashboard-test', level: 'silent' }) });
     tenantA = await stack.createTenant({ name: 'Tenant A', webhook_url: receiver.url });
     browser = await launchChromium();
   }, 300_000);
   afterAll(async () => {
     await browser?.close();
+    await bus?.close();
     await stack?.stop();
     await receiver?.close();
   });
@@ -112,10 +120,17 @@ describe('the tenant dashboard in Chromium against a real gateway', () => {
     context.setDefaultTimeout(UI_TIMEOUT_MS);
     page = await context.newPage();
     problems = watchConsole(page);
+    apiCalls = [];
+    page.on('request', (r) => {
+      if (r.resourceType() === 'fetch' || r.resourceType() === 'xhr') apiCalls.push(`${r.method()} ${r.url()}`);
+    });
   });
   afterEach(async () => {
     await context?.close();
     expect(problems).toEqual([]);
+    // no private back door: the page calls the public API (and its session route) of the gateway that served it
+    const publicRoute = new RegExp(`^(GET|POST|PUT|PATCH|DELETE) ${stack.baseUrl.replace(/[.]/g, '\\.')}(/api/[^?]*|/dashboard/session)(\\?.*)?$`);
+    expect(apiCalls.filter((c) => !publicRoute.test(c))).toEqual([]);
   });
 
   it('is served by the edge with a strict CSP: hashed assets of this build, no inline script, nothing from another origin', async () => {
@@ -195,7 +210,7 @@ describe('the tenant dashboard in Chromium against a real gateway', () => {
     const signupUrl = await link.inputValue();
     expect(signupUrl).toMatch(new RegExp(`^${stack.baseUrl}/signup/[0-9a-f-]{36}$`));
     const clientId = signupUrl.split('/').pop()!;
-    const bakeryBadge = page.getByRole('row', { name: /Corner bakery/ }).locator('.badge');
+    const bakeryBadge = page.getByRole('row', { name: /Corner bakery/ }).locator('.badge').first();
     await bakeryBadge.waitFor();
     await expect(bakeryBadge.textContent()).resolves.toBe('pending');
     await check('clients-created');
@@ -211,7 +226,7 @@ describe('the tenant dashboard in Chromium against a real gateway', () => {
     await signupPage.getByRole('heading', { name: 'Your account is connected' }).waitFor();
 
     const row = page.getByRole('row', { name: /Corner bakery/ });
-    await refreshUntil(page, async () => (await row.locator('.badge').textContent()) === 'active', 'the client to show as active');
+    await refreshUntil(page, async () => (await row.locator('.badge').first().textContent()) === 'active', 'the client to show as active');
     await row.getByRole('link', { name: 'Deliveries of Corner bakery' }).click();
     await heading('Deliveries').waitFor();
     expect(page.url()).toContain(`client=${clientId}`);
@@ -419,10 +434,303 @@ describe('the tenant dashboard in Chromium against a real gateway', () => {
     await expect(rows.first().locator('th').textContent()).resolves.toBe('Client 23');
   });
 
+  /** The `count`th chat event of `clientId` is on the bus (an internal consumer sees every event, filtered or not). */
+  async function chatEventsOnBus(clientId: string, count: number): Promise<void> {
+    const consumer = await bus.js.consumers.get(STREAMS.events.name, { filterSubjects: `events.chat.*.${clientId}` });
+    for (let seen = 0; seen < count; seen++) {
+      const m = await consumer.next({ expires: UI_TIMEOUT_MS });
+      expect(m?.headers?.get('X-Client-Id')).toBe(clientId);
+    }
+  }
+  /** Every durable consumer of EVENTS (the dispatcher's) has handled every event given to it so far. */
+  async function eventsHandled(): Promise<boolean> {
+    for await (const ci of await bus.jsm.consumers.list(STREAMS.events.name)) {
+      if (ci.config.durable_name && (ci.num_pending > 0 || ci.num_ack_pending > 0)) return false;
+    }
+    return true;
+  }
+
+  it('sets an event filter on the client page (a filtered chat event is not delivered), and manages templates: 422s beside the JSON, PENDING, then approved or rejected by the provider, deleted after a confirmation', async () => {
+    const hooks = await startWebhookReceiver();
+    try {
+      await sim.send('PUT', '/_sim/templates/review', { mode: 'manual' });
+      const client = await activeClient(tenantA.api, 'Template shop', { webhook_url: hooks.url });
+      await waitFor(() => hooks.byType('chat').length === 1, { timeoutMs: UI_TIMEOUT_MS, what: 'the first chat event, before the filter' });
+      await signIn(tenantA.apiKey);
+
+      // the event filter: only template_status
+      await openFromNav('Clients');
+      await page.getByRole('link', { name: 'Webhook settings of Template shop' }).click();
+      await page.getByRole('heading', { level: 2, name: /Template shop/ }).waitFor();
+      await settled();
+      await expect(page.getByLabel('Every event type').isChecked()).resolves.toBe(true);
+      await expect(page.getByLabel('template_status').isDisabled()).resolves.toBe(true);
+      await page.getByLabel('Only the types chosen below').check();
+      await page.getByRole('button', { name: 'Save event filter' }).click();
+      await page.getByText('Choose at least one event type').waitFor();
+      await page.getByLabel('template_status').check();
+      await page.getByRole('button', { name: 'Save event filter' }).click();
+      await page.getByText('Event filter saved: only template_status').waitFor();
+      await check('client-detail-event-filter');
+      expect((await tenantA.api.get<ClientJson>(`/api/clients/${client.id}`)).json.webhook_events).toEqual(['template_status']);
+
+      // a chat event now: on the bus, but never delivered nor recorded
+      await sim.send('POST', '/_sim/inbound/message', { phone_number_id: client.phone_number_id, text: 'filtered out' });
+      await chatEventsOnBus(client.id, 2);
+
+      // templates: the client has none yet
+      await openFromNav('Templates');
+      await check('templates-choose-client');
+      await page.getByLabel('Client', { exact: true }).selectOption(client.id);
+      await page.getByText('This client has no templates yet.').waitFor();
+      await check('templates-empty');
+
+      // our own shape check first: two footers
+      const components = page.getByLabel('Components (JSON)');
+      await page.getByLabel('Name', { exact: true }).fill('order_shipped');
+      await components.fill(JSON.stringify([{ type: 'BODY', text: 'Order shipped' }, { type: 'FOOTER', text: 'a' }, { type: 'FOOTER', text: 'b' }]));
+      await page.getByRole('button', { name: 'Submit for review' }).click();
+      const errors = page.getByRole('complementary', { name: 'Validation errors' });
+      await errors.getByText('Fix these fields and submit again:').waitFor();
+      await expect(errors.getByRole('listitem').allTextContents()).resolves.toEqual([expect.stringMatching(/^components.*at most one FOOTER/)]);
+      await components.fill('[{"type": "BODY",');
+      await page.getByRole('button', { name: 'Submit for review' }).click();
+      await errors.getByText('The components are not valid JSON.').waitFor();
+      await components.fill(JSON.stringify([{ type: 'BODY', text: 'Order {{1}} shipped' }]));
+      await page.getByRole('button', { name: 'Submit for review' }).click();
+      await expect(errors.getByRole('listitem').first().textContent()).resolves.toMatch(/components\.0.*example\.body_text/);
+      await check('template-validation-errors');
+
+      // a valid one: PENDING while the provider reviews it
+      await components.fill(JSON.stringify([{ type: 'BODY', text: 'Order {{1}} shipped', example: { body_text: [['A-1']] } }]));
+      await page.getByRole('button', { name: 'Submit for review' }).click();
+      const badge = page.locator('#template-title .badge');
+      await badge.waitFor();
+      await expect(badge.textContent()).resolves.toBe('PENDING');
+      await page.getByText('Submitted: the provider is reviewing it.').waitFor();
+      const approvedId = new URL(page.url()).searchParams.get('template')!;
+      await check('template-pending');
+
+      // the provider approves it: the page shows it, and the template_status event (in the filter) is delivered
+      expect((await sim.send('POST', `/_sim/templates/${approvedId}/status`, { status: 'APPROVED' })).webhook_status).toBe(200);
+      await waitFor(async () => (await tenantA.api.get<{ status: string }>(`/api/templates/${approvedId}?client_id=${client.id}`)).json.status === 'APPROVED', { timeoutMs: UI_TIMEOUT_MS, what: 'the record to follow the provider’s status webhook' });
+      await refreshUntil(page, async () => (await badge.textContent()) === 'APPROVED', 'the template to show as approved');
+      await check('template-approved');
+      await waitFor(() => hooks.byType('template_status').length === 1, { timeoutMs: UI_TIMEOUT_MS, what: 'the template_status event delivered' });
+      await waitFor(eventsHandled, { timeoutMs: UI_TIMEOUT_MS, what: 'the dispatcher to handle every event' });
+      expect(hooks.byType('chat')).toHaveLength(1);
+      expect((await tenantA.api.get<{ data: unknown[] }>(`/api/clients/${client.id}/webhook/deliveries?event_type=chat`)).json.data).toHaveLength(1);
+
+      // the same name and language again: the provider's refusal beside the JSON
+      await page.getByRole('link', { name: '← All templates of this client' }).click();
+      await page.getByLabel('Name', { exact: true }).fill('order_shipped');
+      await components.fill(JSON.stringify([{ type: 'BODY', text: 'Order {{1}} shipped', example: { body_text: [['A-1']] } }]));
+      await page.getByRole('button', { name: 'Submit for review' }).click();
+      await errors.getByText('The provider refused this template:').waitFor();
+      await check('template-provider-refusal');
+
+      // another one, rejected with a reason
+      await page.getByLabel('Name', { exact: true }).fill('spring_sale');
+      await page.getByLabel('Category').selectOption('MARKETING');
+      await components.fill(JSON.stringify([{ type: 'BODY', text: 'Everything half price!' }]));
+      await page.getByRole('button', { name: 'Submit for review' }).click();
+      await badge.waitFor();
+      const rejectedId = new URL(page.url()).searchParams.get('template')!;
+      expect((await sim.send('POST', `/_sim/templates/${rejectedId}/status`, { status: 'REJECTED', reason: 'PROMOTIONAL' })).webhook_status).toBe(200);
+      await waitFor(async () => (await tenantA.api.get<{ status: string }>(`/api/templates/${rejectedId}?client_id=${client.id}`)).json.status === 'REJECTED', { timeoutMs: UI_TIMEOUT_MS, what: 'the record to follow the provider’s status webhook' });
+      await refreshUntil(page, async () => (await badge.textContent()) === 'REJECTED', 'the template to show as rejected');
+      await expect(page.locator('.props').textContent()).resolves.toContain('Rejected becausePROMOTIONAL');
+      await check('template-rejected');
+
+      // the list: both, filterable by status
+      await page.getByRole('link', { name: '← All templates of this client' }).click();
+      const rows = page.getByRole('table').locator('tbody tr');
+      await waitFor(async () => (await rows.count()) === 2, { timeoutMs: UI_TIMEOUT_MS, what: 'two templates listed' });
+      await check('templates');
+      await page.getByLabel('Status').selectOption('REJECTED');
+      await settled();
+      await waitFor(async () => (await rows.count()) === 1, { timeoutMs: UI_TIMEOUT_MS, what: 'the status filter' });
+      await expect(rows.first().locator('th').textContent()).resolves.toBe('spring_sale');
+      await page.getByLabel('Status').selectOption('');
+      await page.getByLabel('Name contains').fill('order');
+      await page.getByLabel('Name contains').press('Enter');
+      await waitFor(async () => (await rows.count()) === 1 && (await rows.first().locator('th').textContent()) === 'order_shipped', { timeoutMs: UI_TIMEOUT_MS, what: 'the name filter' });
+
+      // delete asks first and says what cannot be undone
+      await page.getByRole('link', { name: 'Open template order_shipped (en_US)' }).click();
+      await page.getByRole('button', { name: 'Delete', exact: true }).click();
+      const dialog = page.getByRole('dialog', { name: 'Delete order_shipped (en_US)?' });
+      await expect(dialog.textContent()).resolves.toContain('cannot be undone');
+      await check('template-delete-confirm');
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+      expect((await tenantA.api.get(`/api/templates/${approvedId}?client_id=${client.id}`)).status).toBe(200);
+      await page.getByRole('button', { name: 'Delete', exact: true }).click();
+      await dialog.getByRole('button', { name: 'Delete template' }).click();
+      await page.getByText('Deleted order_shipped (en_US).').waitFor();
+      expect((await tenantA.api.get(`/api/templates/${approvedId}?client_id=${client.id}`)).status).toBe(404);
+      await waitFor(async () => (await rows.count()) === 1, { timeoutMs: UI_TIMEOUT_MS, what: 'the deleted template gone from the list' });
+      // all of it through the public routes (afterEach checks there was nothing else)
+      for (const route of [/^PATCH .*\/api\/clients\/[0-9a-f-]{36}$/, /^POST .*\/api\/templates$/, /^DELETE .*\/api\/templates\?client_id=.*&template_id=\d+$/]) expect(apiCalls).toContainEqual(expect.stringMatching(route));
+    } finally {
+      await sim.send('PUT', '/_sim/templates/review', { mode: 'auto' });
+      await hooks.close();
+    }
+  });
+
+  it('rotates the webhook secret after explaining the overlap; the next delivery is signed with both secrets', async () => {
+    const t = await stack.createTenant({ name: 'Rotating', webhook_url: receiver.url });
+    const client = (await t.api.post<ClientJson>('/api/clients/', { display_name: 'Rotation target' })).json;
+    await signIn(t.apiKey);
+    await openFromNav('Settings');
+    const secret = page.locator('#webhook-secret');
+    await page.getByRole('button', { name: 'Reveal secret' }).click();
+    const oldSecret = (await secret.textContent())!;
+    expect(oldSecret).toMatch(/^whsec_/);
+    await page.getByRole('button', { name: 'Hide secret' }).click();
+
+    await page.getByRole('button', { name: 'Rotate secret' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Rotate the webhook secret?' });
+    // Escape cancels: nothing rotated
+    await dialog.waitFor();
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden' });
+    expect((await t.api.get<{ webhook_secret: string }>('/api/tenants/me')).json.webhook_secret).toBe(oldSecret);
+    await page.getByRole('button', { name: 'Rotate secret' }).click();
+    await expect(dialog.textContent()).resolves.toMatch(/two webhook-signature entries.*cannot be undone/);
+    await check('settings-rotate-confirm');
+    await dialog.getByRole('button', { name: 'Rotate secret' }).click();
+    await page.getByText(/New secret issued/).waitFor();
+    // revealed on demand only
+    expect(await secret.textContent()).not.toContain('whsec_');
+    await page.getByRole('button', { name: 'Reveal secret' }).click();
+    const newSecret = (await secret.textContent())!;
+    expect(newSecret).toMatch(/^whsec_/);
+    expect(newSecret).not.toBe(oldSecret);
+    await check('settings-rotated');
+
+    // the next delivery (a test event from the client page) carries one signature per live secret
+    await openFromNav('Clients');
+    await page.getByRole('link', { name: 'Webhook settings of Rotation target' }).click();
+    await page.getByRole('button', { name: 'Send test event' }).click();
+    await page.getByText(/Test event sent/).waitFor();
+    await waitFor(() => receiver.received.some((r) => (r.body as { client_id?: string }).client_id === client.id), { timeoutMs: UI_TIMEOUT_MS, what: 'the test delivery' });
+    const got = receiver.received.find((r) => (r.body as { client_id?: string }).client_id === client.id)!;
+    const raw = got.raw.toString('utf8');
+    const headers = Object.fromEntries(Object.entries(got.headers).map(([k, v]) => [k, String(v)]));
+    expect(headers['webhook-signature'].split(' ')).toHaveLength(2);
+    expect(new Webhook(newSecret).verify(raw, headers)).toMatchObject({ type: 'test', client_id: client.id });
+    expect(new Webhook(oldSecret).verify(raw, headers)).toMatchObject({ type: 'test', client_id: client.id });
+    expect(headers['x-signature-256']).toBe(`sha256=${createHmac('sha256', newSecret).update(got.raw).digest('hex')}`);
+    expect(apiCalls).toContainEqual(expect.stringMatching(/^POST .*\/api\/tenants\/webhook-secret\/rotate$/));
+  });
+
+  it('syncs templates made in the provider’s own tools and pages them with cursors', async () => {
+    const client = await activeClient(tenantA.api, 'Many templates');
+    for (let i = 1; i <= 23; i++) {
+      await sim.send('POST', '/_sim/templates', { waba_id: client.waba_id, name: `promo_${String(i).padStart(2, '0')}`, language: 'en_US', category: 'MARKETING', components: [{ type: 'BODY', text: `Offer ${i}` }] });
+    }
+    await signIn(tenantA.apiKey);
+    await page.goto(url(`templates?client=${client.id}`));
+    await page.getByText('This client has no templates yet.').waitFor();
+    await page.getByRole('button', { name: 'Sync from provider' }).click();
+    await page.getByText('Synced 23 templates from the provider; 0 removed.').waitFor();
+    const rows = page.getByRole('table').locator('tbody tr');
+    await waitFor(async () => (await rows.count()) === 20, { timeoutMs: UI_TIMEOUT_MS, what: 'the first page of templates' });
+    await expect(rows.first().locator('th').textContent()).resolves.toBe('promo_01');
+    await page.getByRole('button', { name: 'Next page' }).click();
+    await page.getByText('Page 2').waitFor();
+    await settled();
+    await expect(rows.count()).resolves.toBe(3);
+    await expect(rows.last().locator('th').textContent()).resolves.toBe('promo_23');
+    await expect(page.getByRole('button', { name: 'Next page' }).isDisabled()).resolves.toBe(true);
+    await check('templates-page-2');
+    await page.getByRole('button', { name: 'Previous page' }).click();
+    await page.getByText('Page 1').waitFor();
+    await settled();
+    await expect(rows.first().locator('th').textContent()).resolves.toBe('promo_01');
+  });
+
+  it('shows a webhook disabled by a 410 Gone, re-enables it, and replays the skipped deliveries from the Deliveries page', async () => {
+    const hooks = await startWebhookReceiver({ fallback: 410 });
+    try {
+      const client = (await tenantA.api.post<ClientJson>('/api/clients/', { display_name: 'Gone receiver', webhook_url: hooks.url })).json;
+      await signIn(tenantA.apiKey);
+      await page.goto(url(`clients?client=${client.id}`));
+      const status = page.locator('#webhook-status-title .badge');
+      await status.waitFor();
+      await expect(status.textContent()).resolves.toBe('active');
+      await page.getByRole('button', { name: 'Send test event' }).click();
+      await page.getByText(/Test event sent/).waitFor();
+      await refreshUntil(page, async () => (await status.textContent()) === 'disabled', 'the webhook to show as disabled');
+      await expect(page.locator('.props').nth(1).textContent()).resolves.toContain('receiver answered 410 Gone');
+      await check('client-webhook-disabled');
+
+      // the overview and the clients list say so too
+      await openFromNav('Overview');
+      await page.getByRole('region', { name: 'Disabled webhooks' }).getByRole('link', { name: 'Gone receiver' }).waitFor();
+      await check('overview-disabled-webhooks');
+      await openFromNav('Clients');
+      await expect(page.getByRole('row', { name: /Gone receiver/ }).locator('.badge').nth(1).textContent()).resolves.toBe('disabled');
+
+      // while disabled, an event is recorded skipped
+      await page.getByRole('button', { name: 'Send test event to Gone receiver' }).click();
+      await page.getByText(/Test event sent to Gone receiver/).waitFor();
+      await page.getByRole('link', { name: 'View its deliveries' }).click();
+      await heading('Deliveries').waitFor();
+      await page.getByRole('note', { name: 'Webhook disabled' }).waitFor();
+      const skipped = page.getByRole('row', { name: /skipped/ });
+      await refreshUntil(page, async () => (await skipped.count()) === 1, 'the skipped delivery');
+      await check('deliveries-webhook-disabled');
+      const skippedEventId = (await tenantA.api.get<{ data: Array<{ event_id: string }> }>(`/api/clients/${client.id}/webhook/deliveries?status=skipped`)).json.data[0].event_id;
+      expect(hooks.byEventId(skippedEventId)).toHaveLength(0);
+
+      // enable it again from the client page
+      hooks.fallback = 200;
+      await page.getByRole('link', { name: 'Enable it on the client’s page' }).click();
+      // by keyboard
+      await page.getByRole('button', { name: 'Enable webhook' }).focus();
+      await page.keyboard.press('Enter');
+      await page.getByText('Webhook enabled').waitFor();
+      await expect(status.textContent()).resolves.toBe('active');
+      expect((await tenantA.api.get<ClientJson>(`/api/clients/${client.id}`)).json.webhook_status).toBe('active');
+
+      // replay the skipped ones: a new series of attempts, delivered with the same event id
+      await page.getByRole('main').getByRole('link', { name: 'Deliveries', exact: true }).click();
+      await heading('Deliveries').waitFor();
+      await settled();
+      expect(await page.getByRole('note', { name: 'Webhook disabled' }).count()).toBe(0);
+      await page.getByLabel('Deliveries that are').selectOption('skipped');
+      await page.getByRole('button', { name: 'Replay', exact: true }).click();
+      await page.getByText('Replayed 1 skipped delivery').waitFor();
+      expect(apiCalls).toContainEqual(expect.stringMatching(/^POST .*\/api\/clients\/[0-9a-f-]{36}\/webhook\/deliveries\/replay$/));
+      const testRows = page.getByRole('row', { name: /test/ });
+      await refreshUntil(page, async () => (await page.getByRole('row', { name: /succeeded/ }).count()) === 1, 'the replayed delivery to succeed');
+      await waitFor(async () => (await testRows.count()) === 3, { timeoutMs: UI_TIMEOUT_MS, what: 'the failed, skipped and replayed series listed' });
+      await waitFor(() => hooks.byEventId(skippedEventId).length === 1, { timeoutMs: UI_TIMEOUT_MS, what: 'the replayed event delivered' });
+      await check('deliveries-replayed');
+      // nothing left to replay in that range
+      await page.getByRole('button', { name: 'Replay', exact: true }).click();
+      await page.getByText('No skipped delivery in that range: nothing to replay.').waitFor();
+
+      // disabling on purpose asks first
+      await page.goto(url(`clients?client=${client.id}`));
+      await page.getByRole('button', { name: 'Disable webhook' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Disable this webhook?' });
+      await check('client-disable-confirm');
+      await dialog.getByRole('button', { name: 'Disable webhook' }).click();
+      await page.getByText('Webhook disabled: events are recorded as skipped.').waitFor();
+      expect((await tenantA.api.get<{ webhook_disabled_reason: string }>(`/api/clients/${client.id}`)).json.webhook_disabled_reason).toBe('disabled by the tenant');
+    } finally {
+      await hooks.close();
+    }
+  });
+
   it('tenant B’s session cannot load any of tenant A’s pages or data, direct URLs included', async () => {
     const a = await activeClient(tenantA.api, 'A private');
     const { delivery_id: deliveryId } = (await tenantA.api.post<{ delivery_id: string }>(`/api/clients/${a.id}/webhook/test`)).json;
     const flow = (await tenantA.api.post<{ id: string }>('/api/flows', { client_id: a.id, name: 'A flow', categories: ['OTHER'] })).json;
+    const template = await tenantA.api.post<{ id: string }>('/api/templates', { client_id: a.id, name: 'a_private_template', language: 'en_US', category: 'UTILITY', components: [{ type: 'BODY', text: 'A private' }] });
+    expect(template.status).toBe(200);
     const b = await stack.createTenant({ name: 'Tenant B' });
     await signIn(b.apiKey);
     await settled();
@@ -439,6 +747,9 @@ describe('the tenant dashboard in Chromium against a real gateway', () => {
       [`flows?client=${a.id}`, 'b-flows'],
       [`flows?client=${a.id}&flow=${flow.id}`, 'b-flow'],
       [`messages?client=${a.id}&id=wamid.x`, 'b-message'],
+      [`clients?client=${a.id}`, 'b-client'],
+      [`templates?client=${a.id}`, 'b-templates'],
+      [`templates?client=${a.id}&template=${template.json.id}`, 'b-template'],
     ] as const) {
       await page.goto(url(path));
       const alert = page.getByRole('alert');

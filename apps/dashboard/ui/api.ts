@@ -93,6 +93,11 @@ export interface Client {
   business_account_id: string | null;
   embed_signup_url: string | null;
   created_at: string;
+  /** Event types the client's webhook receives; empty: every type. */
+  webhook_events: string[];
+  webhook_status: 'active' | 'disabled';
+  webhook_disabled_reason: string | null;
+  webhook_disabled_at: string | null;
 }
 export interface Page<T> {
   data: T[];
@@ -156,4 +161,29 @@ export interface ApiKey {
   last_used_at: string | null;
   revoked_at: string | null;
   current: boolean;
+}
+export interface Template {
+  id: string;
+  client_id: string;
+  name: string;
+  language: string;
+  category: string;
+  status: string;
+  components: unknown[];
+  rejected_reason: string | null;
+  quality: string | null;
+  updated_at: string;
+}
+export interface SecretRotation {
+  webhook_secret: string;
+  previous_secret_expires_at: string;
+}
+
+/** Event types of the webhook envelope (docs/webhooks.md). */
+export const EVENT_TYPES = ['chat', 'signup_completed', 'template_status', 'flow_completion', 'test'] as const;
+
+/** The validation items of a 422 (empty for any other error). */
+export function validationItems(err: unknown): ValidationItem[] {
+  const body = err instanceof ApiError ? (err.body as { detail?: unknown } | null) : null;
+  return Array.isArray(body?.detail) ? (body!.detail as ValidationItem[]) : [];
 }

@@ -8,6 +8,7 @@ import { MessagesPage } from './pages/messages';
 import { OverviewPage } from './pages/overview';
 import { SettingsPage } from './pages/settings';
 import { SignIn } from './pages/sign-in';
+import { TemplatesPage } from './pages/templates';
 import { BASE, navigate, useLocation } from './router';
 
 const PAGES = [
@@ -16,6 +17,7 @@ const PAGES = [
   { path: 'deliveries', title: 'Deliveries', Page: DeliveriesPage },
   { path: 'messages', title: 'Messages', Page: MessagesPage },
   { path: 'flows', title: 'Flows', Page: FlowsPage },
+  { path: 'templates', title: 'Templates', Page: TemplatesPage },
   { path: 'settings', title: 'Settings', Page: SettingsPage },
 ] as const;
 

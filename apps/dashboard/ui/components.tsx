@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useId, useRef } from 'preact/hooks';
 import type { Load } from './hooks';
 import { onLinkClick } from './router';
 
@@ -76,6 +76,7 @@ export function Time({ at }: { at: string | null | undefined }) {
  */
 export function Confirm(props: { open: boolean; title: string; message: ComponentChildren; confirmLabel: string; danger?: boolean; busy?: boolean; onConfirm: () => void; onCancel: () => void }) {
   const ref = useRef<HTMLDialogElement>(null);
+  const titleId = `confirm-${useId()}`;
   useEffect(() => {
     const d = ref.current;
     if (!d) return;
@@ -83,8 +84,8 @@ export function Confirm(props: { open: boolean; title: string; message: Componen
     if (!props.open && d.open) d.close();
   }, [props.open]);
   return (
-    <dialog ref={ref} aria-labelledby="confirm-title" onCancel={(e) => (e.preventDefault(), props.onCancel())}>
-      <h2 id="confirm-title">{props.title}</h2>
+    <dialog ref={ref} aria-labelledby={titleId} onCancel={(e) => (e.preventDefault(), props.onCancel())}>
+      <h2 id={titleId}>{props.title}</h2>
       <div class="dialog-body">{props.message}</div>
       <div class="actions">
         <button type="button" onClick={props.onCancel}>

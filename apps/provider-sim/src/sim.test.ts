@@ -131,7 +131,9 @@ describe('provider simulator', () => {
     expect((await create({ name: 'Bad Name', components: [bodyWithVar] })).json.error.code).toBe(100);
     await control('/_sim/templates/review', { mode: 'manual' }, 'PUT');
     const created = await create({ components: [bodyWithVar, { type: 'BUTTONS', buttons: [{ type: 'URL', text: 'Track', url: 'https://x.test/t/{{1}}', example: ['https://x.test/t/1'] }] }] });
-    expect(created.json).toEqual({ id: expect.stringMatching(/^\d+$/), status: 'PENDING', category: 'UTILITY' });
+    // 16 digits, below 2^53: the status webhook carries it as a JSON number, which must parse back to the same id
+    expect(created.json).toEqual({ id: expect.stringMatching(/^1\d{15}$/), status: 'PENDING', category: 'UTILITY' });
+    expect(String(JSON.parse(JSON.stringify({ n: Number(created.json.id) })).n)).toBe(created.json.id);
     expect((await create({ components: [bodyWithVar] })).json.error).toMatchObject({ code: 100, error_subcode: 2388024 });
     const tpl = { name: 'order_update', language: { code: 'en_US' } };
     const params = [{ type: 'body', parameters: [{ type: 'text', text: 'A-9' }] }, { type: 'button', sub_type: 'url', index: '0', parameters: [{ type: 'text', text: '9' }] }];

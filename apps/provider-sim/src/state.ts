@@ -135,6 +135,14 @@ export class SimState {
     return digits(len);
   }
 
+  /**
+   * An id the provider also sends as a JSON number (a template's `message_template_id`): 16 digits like the
+   * provider's, below Number.MAX_SAFE_INTEGER so a JSON parser reads it back exactly.
+   */
+  numericId(): string {
+    return `1${digits(15)}`;
+  }
+
   wamid(): string {
     return `wamid.${randomBytes(24).toString('base64url')}`;
   }

@@ -1,4 +1,6 @@
+import type { ComponentChildren } from 'preact';
 import { get, type Client, type Page } from '../api';
+import { Loaded } from '../components';
 import { useLoad } from '../hooks';
 
 /**
@@ -22,5 +24,18 @@ export function ClientPicker({ value, onChange, id = 'client' }: { value: string
         ))}
       </select>
     </div>
+  );
+}
+
+/**
+ * Loads the client named in the URL first, so a page of a client that is not the tenant's (a direct link) shows
+ * only the API's "not found", never its forms.
+ */
+export function WithClient({ id, children }: { id: string; children: (c: Client) => ComponentChildren }) {
+  const [load, reload] = useLoad(() => get<Client>(`/api/clients/${id}`), [id]);
+  return (
+    <Loaded load={load} what="the client" retry={reload}>
+      {children}
+    </Loaded>
   );
 }

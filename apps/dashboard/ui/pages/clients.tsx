@@ -3,6 +3,7 @@ import { get, patch, post, q, type Client, type Page } from '../api';
 import { CopyField, Empty, Link, Loaded, Pager, StatusBadge, Time, signupLabel } from '../components';
 import { useCursor, useLoad } from '../hooks';
 import { href } from '../router';
+import { ClientDetail } from './client-detail';
 
 const orNull = (v: FormDataEntryValue | null) => (typeof v === 'string' && v.trim() ? v.trim() : null);
 
@@ -65,7 +66,10 @@ function EditClient({ client, onSaved, onCancel }: { client: Client; onSaved: (c
     setBusy(true);
     setError(null);
     try {
-      onSaved(await patch<Client>(`/api/clients/${client.id}`, { display_name: String(f.get('display_name') ?? '').trim(), external_id: orNull(f.get('external_id')), webhook_url: orNull(f.get('webhook_url')) }));
+      // only what changed: re-sending the same webhook URL is not a change (a new one also enables a disabled webhook)
+      const next = { display_name: String(f.get('display_name') ?? '').trim(), external_id: orNull(f.get('external_id')), webhook_url: orNull(f.get('webhook_url')) };
+      const changed = Object.fromEntries(Object.entries(next).filter(([k, v]) => client[k as keyof typeof next] !== v));
+      onSaved(Object.keys(changed).length ? await patch<Client>(`/api/clients/${client.id}`, changed) : client);
     } catch (err) {
       setError((err as Error).message);
       setBusy(false);
@@ -102,7 +106,12 @@ function EditClient({ client, onSaved, onCancel }: { client: Client; onSaved: (c
   );
 }
 
-export function ClientsPage() {
+export function ClientsPage({ params }: { params: URLSearchParams }) {
+  const client = params.get('client');
+  return client ? <ClientDetail id={client} /> : <ClientList />;
+}
+
+function ClientList() {
   const paging = useCursor([]);
   const [load, reload] = useLoad(() => get<Page<Client>>(`/api/clients${q({ limit: 20, cursor: paging.cursor })}`), [paging.cursor]);
   const [created, setCreated] = useState<Client | null>(null);
@@ -177,6 +186,7 @@ export function ClientsPage() {
                     <tr>
                       <th scope="col">Name</th>
                       <th scope="col">Status</th>
+                      <th scope="col">Webhook</th>
                       <th scope="col">Phone number id</th>
                       <th scope="col">External id</th>
                       <th scope="col">Webhook URL</th>
@@ -187,9 +197,15 @@ export function ClientsPage() {
                   <tbody>
                     {page.data.map((c) => (
                       <tr key={c.id} data-client-id={c.id}>
-                        <th scope="row">{c.display_name}</th>
+                        <th scope="row">
+                          <Link href={href('clients', { client: c.id })}>{c.display_name}</Link>
+                        </th>
                         <td>
                           <StatusBadge status={signupLabel(c)} />
+                        </td>
+                        <td>
+                          <StatusBadge status={c.webhook_status === 'disabled' ? 'disabled' : 'active'} />
+                          {c.webhook_events.length > 0 && <div class="muted small">only {c.webhook_events.join(', ')}</div>}
                         </td>
                         <td>{c.phone_number_id ?? <span class="muted">—</span>}</td>
                         <td>{c.external_id ?? <span class="muted">—</span>}</td>
@@ -204,6 +220,9 @@ export function ClientsPage() {
                           <button type="button" onClick={() => sendTest(c)} aria-label={`Send test event to ${c.display_name}`}>
                             Send test event
                           </button>
+                          <Link href={href('clients', { client: c.id })} aria-label={`Webhook settings of ${c.display_name}`}>
+                            Webhook
+                          </Link>
                           <Link href={href('deliveries', { client: c.id })} aria-label={`Deliveries of ${c.display_name}`}>
                             Deliveries
                           </Link>

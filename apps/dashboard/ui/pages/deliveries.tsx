@@ -1,12 +1,14 @@
 import { useState } from 'preact/hooks';
-import { get, post, q, type Delivery, type Page } from '../api';
+import { EVENT_TYPES, get, post, q, type Client, type Delivery, type Page } from '../api';
 import { Empty, Link, Loaded, Pager, StatusBadge, Time } from '../components';
 import { useCursor, useLoad } from '../hooks';
 import { href, navigate } from '../router';
-import { ClientPicker } from './client-picker';
+import { ClientPicker, WithClient } from './client-picker';
 
 const STATUSES = ['pending', 'succeeded', 'failed', 'skipped'];
-const EVENT_TYPES = ['chat', 'signup_completed', 'template_status', 'flow_completion', 'test'];
+
+/** `datetime-local` value (the browser's local time, to the minute) of a moment. */
+const localInput = (d: Date) => new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
 
 /** The body as sent (exact bytes), and a readable version of it when it is JSON. */
 function pretty(body: string): string | null {
@@ -125,6 +127,89 @@ function DeliveryDetail({ client, id }: { client: string; id: string }) {
   );
 }
 
+/**
+ * Bulk replay (POST .../deliveries/replay): every event whose latest series is failed (or skipped) and was created
+ * in the range gets a new series, same event id and bytes. `has_more`: the same call again continues.
+ */
+function Replay({ client, status, onReplayed }: { client: string; status: string; onReplayed: () => void }) {
+  const [replayStatus, setReplayStatus] = useState(status === 'skipped' ? 'skipped' : 'failed');
+  const [result, setResult] = useState<{ busy?: boolean; ok?: string; error?: string; more?: { status: string; since: string; until?: string } }>({});
+  const run = async (body: { status: string; since: string; until?: string }, total: number) => {
+    setResult({ busy: true });
+    try {
+      const r = await post<{ replayed: number; has_more: boolean }>(`/api/clients/${client}/webhook/deliveries/replay`, body);
+      const n = total + r.replayed;
+      setResult({
+        ok: n === 0 ? `No ${body.status} delivery in that range: nothing to replay.` : `Replayed ${n} ${body.status} deliver${n === 1 ? 'y' : 'ies'}: each gets a new series of attempts below.`,
+        more: r.has_more ? body : undefined,
+      });
+      onReplayed();
+    } catch (err) {
+      setResult({ error: (err as Error).message });
+    }
+  };
+  const submit = (e: Event) => {
+    e.preventDefault();
+    const f = new FormData(e.currentTarget as HTMLFormElement);
+    const since = String(f.get('since') ?? '');
+    const until = String(f.get('until') ?? '');
+    if (!since) return setResult({ error: 'Choose when the range starts.' });
+    void run({ status: String(f.get('status') ?? 'failed'), since: new Date(since).toISOString(), ...(until ? { until: new Date(until).toISOString() } : {}) }, 0);
+  };
+  return (
+    <form class="card" onSubmit={submit} aria-labelledby="replay-title">
+      <h2 id="replay-title">Replay deliveries</h2>
+      <p class="muted">
+        After an outage of your receiver: every event whose latest delivery is failed (or skipped, while the webhook was disabled) and was created in the range is sent again, with the same event id
+        and body, so receivers can drop the ones they already have.
+      </p>
+      <div class="filters">
+        <div class="field">
+          <label for="replay-status">Deliveries that are</label>
+          <select id="replay-status" name="status" value={replayStatus} onChange={(e) => setReplayStatus((e.currentTarget as HTMLSelectElement).value)}>
+            <option value="failed">failed</option>
+            <option value="skipped">skipped</option>
+          </select>
+        </div>
+        <div class="field">
+          <label for="replay-since">Created from</label>
+          <input id="replay-since" name="since" type="datetime-local" required defaultValue={localInput(new Date(Date.now() - 86_400_000))} />
+        </div>
+        <div class="field">
+          <label for="replay-until">Until (optional, default now)</label>
+          <input id="replay-until" name="until" type="datetime-local" />
+        </div>
+        <button type="submit" class="primary" disabled={result.busy}>
+          {result.busy ? 'Replaying…' : 'Replay'}
+        </button>
+      </div>
+      <div role="status" aria-live="polite">
+        {result.ok && <p class="notice">{result.ok}</p>}
+        {result.error && <p class="error-text">{result.error}</p>}
+        {result.more && (
+          <p>
+            More remain in that range (at most 10,000 per call).{' '}
+            <button type="button" onClick={() => result.more && run(result.more, 0)}>
+              Replay the next ones
+            </button>
+          </p>
+        )}
+      </div>
+    </form>
+  );
+}
+
+/** A warning when the client's webhook is disabled: its events are skipped until it is enabled again. */
+function DisabledBanner({ client }: { client: Client }) {
+  if (client.webhook_status !== 'disabled') return null;
+  return (
+    <div class="card warning" role="note" aria-label="Webhook disabled">
+      <strong>The webhook of {client.display_name} is disabled</strong> ({client.webhook_disabled_reason ?? 'unknown reason'}): its events are recorded as skipped and not sent.{' '}
+      <Link href={href('clients', { client: client.id })}>Enable it on the client’s page</Link>, then replay the skipped deliveries below.
+    </div>
+  );
+}
+
 function DeliveryList({ client, status, eventType }: { client: string; status: string; eventType: string }) {
   const paging = useCursor([client, status, eventType]);
   const [load, reload] = useLoad(
@@ -221,7 +306,28 @@ export function DeliveriesPage({ params }: { params: URLSearchParams }) {
           </select>
         </div>
       </form>
-      {!client ? <Empty>Choose a client to see its webhook deliveries.</Empty> : delivery ? <DeliveryDetail client={client} id={delivery} /> : <DeliveryList client={client} status={status} eventType={eventType} />}
+      {!client ? (
+        <Empty>Choose a client to see its webhook deliveries.</Empty>
+      ) : delivery ? (
+        <DeliveryDetail client={client} id={delivery} />
+      ) : (
+        <ListWithReplay key={client} client={client} status={status} eventType={eventType} />
+      )}
     </>
+  );
+}
+
+function ListWithReplay({ client, status, eventType }: { client: string; status: string; eventType: string }) {
+  const [tick, setTick] = useState(0);
+  return (
+    <WithClient id={client}>
+      {(c) => (
+        <>
+          <DisabledBanner client={c} />
+          <DeliveryList key={tick} client={client} status={status} eventType={eventType} />
+          <Replay client={client} status={status} onReplayed={() => setTick((t) => t + 1)} />
+        </>
+      )}
+    </WithClient>
   );
 }

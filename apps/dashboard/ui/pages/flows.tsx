@@ -3,7 +3,7 @@ import { ApiError, call, get, post, put, type Flow, type ValidationItem } from '
 import { Confirm, Empty, Link, Loaded, StatusBadge, Time } from '../components';
 import { useLoad } from '../hooks';
 import { href, navigate } from '../router';
-import { ClientPicker } from './client-picker';
+import { ClientPicker, WithClient } from './client-picker';
 
 const CATEGORIES = ['SIGN_UP', 'SIGN_IN', 'APPOINTMENT_BOOKING', 'LEAD_GENERATION', 'CONTACT_US', 'CUSTOMER_SUPPORT', 'SURVEY', 'SHOPPING', 'OTHER'];
 
@@ -239,7 +239,7 @@ export function FlowsPage({ params }: { params: URLSearchParams }) {
       <form class="filters" onSubmit={(e) => e.preventDefault()} aria-label="Choose a client">
         <ClientPicker value={client} onChange={(id) => navigate(href('flows', { client: id }))} />
       </form>
-      {!client ? <Empty>Choose a client to see its flows.</Empty> : flow ? <FlowEditor client={client} id={flow} /> : <FlowList client={client} />}
+      {!client ? <Empty>Choose a client to see its flows.</Empty> : flow ? <FlowEditor client={client} id={flow} /> : <WithClient id={client}>{() => <FlowList client={client} />}</WithClient>}
     </>
   );
 }

@@ -83,6 +83,21 @@ export function OverviewPage() {
               </dl>
               <p class="muted">Of the {Math.min(s.clients.length, CLIENTS_WITH_DELIVERIES)} newest clients, up to 100 deliveries each.</p>
             </section>
+            {s.clients.some((c) => c.webhook_status === 'disabled') && (
+              <section aria-labelledby="ov-disabled" class="card warning">
+                <h2 id="ov-disabled">Disabled webhooks</h2>
+                <p class="muted">Events of these clients are recorded as skipped, not sent, until their webhook is enabled again.</p>
+                <ul>
+                  {s.clients
+                    .filter((c) => c.webhook_status === 'disabled')
+                    .map((c) => (
+                      <li key={c.id}>
+                        <Link href={href('clients', { client: c.id })}>{c.display_name}</Link>: {c.webhook_disabled_reason ?? 'disabled'} (<Time at={c.webhook_disabled_at} />)
+                      </li>
+                    ))}
+                </ul>
+              </section>
+            )}
             <section aria-labelledby="ov-failures">
               <h2 id="ov-failures">Latest failures</h2>
               {s.failures.length === 0 ? (

@@ -1,11 +1,22 @@
 import { useState } from 'preact/hooks';
-import { del, get, post, put, type ApiKey, type Session, type Tenant } from '../api';
+import { del, get, post, put, type ApiKey, type SecretRotation, type Session, type Tenant } from '../api';
 import { Confirm, CopyField, Empty, Loaded, StatusBadge, Time } from '../components';
 import { useLoad } from '../hooks';
 
 function Webhook() {
   const [load, reload] = useLoad(() => get<Tenant>('/api/tenants/me'), []);
   const [revealed, setRevealed] = useState(false);
+  const [rotation, setRotation] = useState<{ confirming?: boolean; busy?: boolean; done?: SecretRotation; error?: string }>({});
+  const rotate = async () => {
+    setRotation({ confirming: true, busy: true });
+    try {
+      const done = await post<SecretRotation>('/api/tenants/webhook-secret/rotate');
+      setRevealed(false);
+      setRotation({ done });
+    } catch (err) {
+      setRotation({ error: (err as Error).message });
+    }
+  };
   const [saved, setSaved] = useState<{ ok?: string; error?: string }>({});
   const save = async (e: Event) => {
     e.preventDefault();
@@ -44,14 +55,46 @@ function Webhook() {
               </span>
               <div class="row">
                 <code class="secret" aria-labelledby="secret-label" id="webhook-secret">
-                  {revealed ? t.webhook_secret : '•'.repeat(24)}
+                  {revealed ? rotation.done?.webhook_secret ?? t.webhook_secret : '•'.repeat(24)}
                 </code>
                 <button type="button" aria-pressed={revealed} aria-controls="webhook-secret" onClick={() => setRevealed((r) => !r)}>
                   {revealed ? 'Hide secret' : 'Reveal secret'}
                 </button>
+                <button type="button" onClick={() => setRotation({ confirming: true })}>
+                  Rotate secret
+                </button>
               </div>
-              <p class="muted">Deliveries carry X-Signature-256: sha256 HMAC of the body with this secret.</p>
+              <p class="muted">
+                Deliveries carry <code>webhook-signature</code> (Standard Webhooks: one entry per live secret) and <code>X-Signature-256</code> (sha256 HMAC of the body with the current secret).
+              </p>
+              <div role="status" aria-live="polite">
+                {rotation.done && (
+                  <p class="notice">
+                    New secret issued (reveal it above and store it in your receivers). The previous secret keeps signing every delivery beside it until <Time at={rotation.done.previous_secret_expires_at} />; after
+                    that only the new one signs.
+                  </p>
+                )}
+                {rotation.error && <p class="error-text">{rotation.error}</p>}
+              </div>
             </div>
+            <Confirm
+              open={!!rotation.confirming}
+              title="Rotate the webhook secret?"
+              message={
+                <>
+                  <p>A new secret is made now and signs every delivery from the next one on.</p>
+                  <p>
+                    During the overlap (24 hours by default) each delivery carries two <code>webhook-signature</code> entries, one per secret, so receivers holding either secret keep verifying; <code>X-Signature-256</code>{' '}
+                    uses the new secret at once. Store the new secret in your receivers before the overlap ends: after it, the current secret no longer signs. This cannot be undone; rotating
+                    again during the overlap ends it early.
+                  </p>
+                </>
+              }
+              confirmLabel="Rotate secret"
+              busy={rotation.busy}
+              onConfirm={rotate}
+              onCancel={() => setRotation({})}
+            />
           </>
         )}
       </Loaded>

@@ -12,7 +12,7 @@ const language = Joi.string().pattern(/^[a-z]{2,3}(_[A-Z]{2,4})?$/, 'language co
 const variables = (text: unknown) => (typeof text === 'string' ? new Set([...text.matchAll(/\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g)].map((m) => m[1])).size : 0);
 
 const messages = {
-  'custom.example_missing': '{{#label}} uses {{#count}} variable(s): example.{{#key}} must give a value for each',
+  'custom.example_missing': '{{#label}} uses {{#count}} variable(s): example.{{#field}} must give a value for each',
   'custom.too_many_variables': '{{#label}} may use at most {{#limit}} variable(s)',
   'custom.component_count': 'components must hold {{#expected}} {{#type}} component',
   'custom.too_many_buttons': 'at most {{#limit}} {{#type}} buttons',
@@ -26,7 +26,7 @@ function examplesFor(key: 'body_text' | 'header_text', maxVariables?: number) {
     if (!n) return c;
     const ex = (c.example as Record<string, unknown> | undefined)?.[key];
     const row = key === 'body_text' && Array.isArray(ex) ? ex[0] : ex;
-    if (!Array.isArray(row) || row.length < n) return helpers.error('custom.example_missing', { count: n, key });
+    if (!Array.isArray(row) || row.length < n) return helpers.error('custom.example_missing', { count: n, field: key });
     return c;
   };
 }

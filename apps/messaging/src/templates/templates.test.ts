@@ -161,6 +161,9 @@ describe('template management through real HTTP: edge → messaging → provider
       const res = await api.post('/api/templates', body);
       expect([res.status, (res.json as any).detail?.[0]?.loc]).toEqual([422, loc]);
     }
+    // the message names the example field that is missing (shown beside the JSON in the dashboard)
+    const missing = await api.post('/api/templates', { ...base, components: [{ type: 'BODY', text: 'Hi {{1}}' }] });
+    expect((missing.json as any).detail[0].msg).toMatch(/uses 1 variable\(s\): example\.body_text must give a value for each$/);
     expect(await recorded('/message_templates')).toHaveLength(0);
   });
 

@@ -27,7 +27,7 @@ export function registerTemplates(router: Router, control: Router, state: SimSta
     const waba = wabaFor(ctx, state, ctx.params.wabaId);
     const t = validateNewTemplate(jsonBody(ctx));
     if (registry.find(waba.id, t.name, t.language)) throw templateError(`Content in this language already exists: ${t.name} (${t.language})`, 2388024);
-    const template: SimTemplate = { ...t, id: state.newId(16), wabaId: waba.id, status: 'PENDING', rejectedReason: null, quality: 'UNKNOWN' };
+    const template: SimTemplate = { ...t, id: state.numericId(), wabaId: waba.id, status: 'PENDING', rejectedReason: null, quality: 'UNKNOWN' };
     registry.add(template);
     ctx.body = { id: template.id, status: template.status, category: template.category };
   });
@@ -75,7 +75,7 @@ export function registerTemplates(router: Router, control: Router, state: SimSta
     const t = validateNewTemplate(b);
     const status = oneOf(String(b.status ?? 'APPROVED'), 'status', TEMPLATE_STATUSES);
     const existing = registry.find(String(b.waba_id), t.name, t.language);
-    const template: SimTemplate = { ...t, id: existing?.id ?? state.newId(16), wabaId: String(b.waba_id), status, rejectedReason: null, quality: 'GREEN' };
+    const template: SimTemplate = { ...t, id: existing?.id ?? state.numericId(), wabaId: String(b.waba_id), status, rejectedReason: null, quality: 'GREEN' };
     registry.templates.set(template.id, template);
     ctx.body = present(template);
   });
