@@ -12,6 +12,7 @@ import { registerAdminRoutes } from './routes/admin';
 import { registerDashboardSessionRoutes } from './routes/dashboard-session';
 import type { RegisterRoutes, RouteDeps } from './routes/context';
 import { registerHealthRoutes } from './routes/health';
+import { MEDIA_UPLOAD_ROUTE } from './routes/media';
 import { tenantApiRoutes } from './routes';
 
 export interface EdgeAppOptions extends RouteDeps {
@@ -47,6 +48,9 @@ export function routesOf(app: Koa): RouteInfo[] {
   return out;
 }
 
+/** The one /api route with its own body reader and limit (multipart, up to the largest media the provider takes). */
+const isMediaUpload = (ctx: Context) => ctx.method === MEDIA_UPLOAD_ROUTE.method && ctx.path === MEDIA_UPLOAD_ROUTE.path;
+
 export function createEdgeApp(opts: EdgeAppOptions): Koa {
   const app = new Koa({ proxy: true });
   app.use(requestContext(opts.logger, opts.observe));
@@ -62,11 +66,11 @@ export function createEdgeApp(opts: EdgeAppOptions): Koa {
 
   const admin = new Router();
   registerAdminRoutes(admin, opts);
-  app.use(mountUnder('/admin', [adminAuth(opts.config.adminToken), storableParams, jsonBody(opts.config.bodyLimitBytes), allowedMethods(admin), admin.routes()]));
+  app.use(mountUnder('/admin', [adminAuth(opts.config.adminToken), storableParams, jsonBody(opts.config.bodyLimitBytes, { timeoutMs: opts.config.bodyTimeoutMs }), allowedMethods(admin), admin.routes()]));
 
   const api = new Router();
   for (const register of tenantApiRoutes) register(api, opts);
-  app.use(mountUnder('/api', [tenantAuth(opts.keys, opts.config.adminToken, sessions.principal), storableParams, jsonBody(opts.config.bodyLimitBytes), allowedMethods(api), api.routes()]));
+  app.use(mountUnder('/api', [tenantAuth(opts.keys, opts.config.adminToken, sessions.principal), storableParams, jsonBody(opts.config.bodyLimitBytes, { timeoutMs: opts.config.bodyTimeoutMs, ownBody: isMediaUpload }), allowedMethods(api), api.routes()]));
   routersOf.set(app, [publicRouter, admin, api]);
   return app;
 }

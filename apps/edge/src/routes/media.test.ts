@@ -1,0 +1,299 @@
+import { createHash } from 'node:crypto';
+import { deflateSync } from 'node:zlib';
+import { Readable } from 'node:stream';
+import { request } from 'undici';
+import { startStack, type ApiClient, type Stack } from '@gateway/test-stack';
+import { SimControl, startWebhookReceiver, waitFor, type WebhookReceiver } from '@gateway/testing';
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- tests read arbitrary provider JSON */
+
+/** A real PNG (8-bit RGB, `side`×`side`, one colour), built from its chunks. */
+export function png(side: number, seed = 1): Buffer {
+  const crcTable = Array.from({ length: 256 }, (_, n) => {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    return c >>> 0;
+  });
+  const crc = (b: Buffer) => {
+    let c = 0xffffffff;
+    for (const x of b) c = crcTable[(c ^ x) & 0xff] ^ (c >>> 8);
+    return (c ^ 0xffffffff) >>> 0;
+  };
+  const chunk = (type: string, data: Buffer) => {
+    const head = Buffer.alloc(4);
+    head.writeUInt32BE(data.length);
+    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const tail = Buffer.alloc(4);
+    tail.writeUInt32BE(crc(body));
+    return Buffer.concat([head, body, tail]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(side, 0);
+  ihdr.writeUInt32BE(side, 4);
+  ihdr[8] = 8; // bit depth
+  ihdr[9] = 2; // RGB
+  const row = Buffer.concat([Buffer.from([0]), Buffer.alloc(side * 3, seed & 0xff)]);
+  const raw = Buffer.concat(Array.from({ length: side }, () => row));
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
+}
+
+/** A real one-page PDF. */
+export function pdf(text = 'Invoice 42'): Buffer {
+  const objects = [
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 100] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>',
+    `<< /Length ${`BT /F1 12 Tf 20 50 Td (${text}) Tj ET`.length} >>\nstream\nBT /F1 12 Tf 20 50 Td (${text}) Tj ET\nendstream`,
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+  ];
+  let out = '%PDF-1.4\n';
+  const offsets: number[] = [];
+  objects.forEach((o, i) => {
+    offsets.push(out.length);
+    out += `${i + 1} 0 obj\n${o}\nendobj\n`;
+  });
+  const xref = out.length;
+  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
+  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return Buffer.from(out, 'latin1');
+}
+
+/** A real 1×1 lossless WebP (VP8L), the smallest valid static sticker. */
+export const webp = (): Buffer => Buffer.from('UklGRhoAAABXRUJQVlA4TA0AAAAvAAAAEAcQERGIiP4HAA==', 'base64');
+
+/** The head of an MP4 (`ftyp` isom) followed by `size` bytes in total: a video as far as any sniffer can tell. */
+function mp4Head(): Buffer {
+  const ftyp = Buffer.alloc(24);
+  ftyp.writeUInt32BE(24, 0);
+  ftyp.write('ftypisom', 4, 'latin1');
+  ftyp.writeUInt32BE(0x200, 12);
+  ftyp.write('isomiso2', 16, 'latin1');
+  return ftyp;
+}
+
+const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+/** A multipart body: the fields, then the file part, streamed from `file` chunks; its exact length. */
+export function multipart(fields: Record<string, string>, file?: { name: string; type?: string; size: number; chunks: () => AsyncIterable<Buffer> | Iterable<Buffer> }) {
+  const boundary = `----test${Math.random().toString(16).slice(2)}`;
+  let head = '';
+  for (const [k, v] of Object.entries(fields)) head += `--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`;
+  if (file) head += `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file.name}"\r\nContent-Type: ${file.type ?? 'application/octet-stream'}\r\n\r\n`;
+  const tail = `${file ? '\r\n' : ''}--${boundary}--\r\n`;
+  const length = Buffer.byteLength(head) + (file?.size ?? 0) + Buffer.byteLength(tail);
+  async function* body() {
+    yield Buffer.from(head);
+    if (file) for await (const c of file.chunks()) yield c;
+    yield Buffer.from(tail);
+  }
+  return { contentType: `multipart/form-data; boundary=${boundary}`, length, body };
+}
+
+/** POST /api/media with a streamed multipart body; the answer's status and JSON. */
+export async function upload(baseUrl: string, key: string, fields: Record<string, string>, file?: { name: string; type?: string; bytes: Buffer } | { name: string; type?: string; size: number; chunks: () => AsyncIterable<Buffer> | Iterable<Buffer> }) {
+  const f = file && 'bytes' in file ? { name: file.name, type: file.type, size: file.bytes.length, chunks: () => [file.bytes] } : file;
+  const m = multipart(fields, f);
+  const res = await request(`${baseUrl}/api/media`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': m.contentType, 'content-length': String(m.length) },
+    body: Readable.from(m.body()),
+  });
+  const text = await res.body.text();
+  return { status: res.statusCode, headers: res.headers, json: (text ? JSON.parse(text) : undefined) as any };
+}
+
+describe('media: upload, send by id, download what customers send, delete (issue 19)', () => {
+  let stack: Stack;
+  let api: ApiClient;
+  let key: string;
+  let sim: SimControl;
+  let receiver: WebhookReceiver;
+  let phone: { phone_number_id: string; waba_id: string; access_token: string };
+  let clientId: string;
+  const to = '+16505551234';
+
+  beforeAll(async () => {
+    stack = await startStack({ services: ['tenant-directory', 'messaging', 'dispatcher', 'edge'], env: { WEBHOOK_RETRY_DELAYS_MS: '200,400' } });
+    sim = new SimControl(stack.sim!.url);
+    receiver = await startWebhookReceiver();
+    const t = await stack.createTenant({ name: 'Media shop', webhook_url: receiver.url });
+    ({ api } = t);
+    key = t.apiKey;
+    phone = await sim.phoneNumber();
+    const c = await api.post('/api/clients/', { display_name: 'Shop', business_account_id: phone.waba_id, phone_number_id: phone.phone_number_id, access_token: phone.access_token });
+    clientId = (c.json as { id: string }).id;
+    // the recipient wrote in: free-form sends go (the 24-hour window)
+    await sim.inboundMessage(phone.phone_number_id, to, 'text', { body: 'hi' });
+  }, 60_000);
+  afterAll(async () => {
+    await receiver?.close();
+    await stack?.stop();
+  });
+  beforeEach(() => sim.reset());
+
+  const uploads = async () => (await sim.calls('/media')).filter((c) => c.method === 'POST');
+
+  it('uploads a real PNG, PDF and WebP sticker, answers their id, type, hash and size, and each is sent by media_id', async () => {
+    const files = [
+      { name: 'photo.png', type: 'image/png', bytes: png(64), mime: 'image/png', send: { type: 'image', caption: 'Your order' } },
+      { name: 'invoice.pdf', type: 'application/pdf', bytes: pdf(), mime: 'application/pdf', send: { type: 'document', filename: 'invoice.pdf', caption: 'Invoice' } },
+      { name: 'thanks.webp', type: 'image/webp', bytes: webp(), mime: 'image/webp', send: { type: 'sticker' } },
+    ];
+    for (const f of files) {
+      await sim.reset();
+      const res = await upload(stack.baseUrl, key, { client_id: clientId }, f);
+      expect(res.status).toBe(200);
+      expect(res.json).toEqual({ id: expect.stringMatching(/^\d+$/), mime_type: f.mime, sha256: sha256(f.bytes), file_size: f.bytes.length });
+      // what reached the provider: the multipart the provider documents, the file's exact bytes, the client's token
+      const [call] = await uploads();
+      expect(call.path).toBe(`/v21.0/${phone.phone_number_id}/media`);
+      expect(call.body).toEqual({ messaging_product: 'whatsapp', type: f.mime, file: { filename: f.name, type: f.mime, size: f.bytes.length, sha256: sha256(f.bytes) } });
+
+      const sent = await api.post('/api/messaging/send-media', { client_id: clientId, to, media_id: res.json.id, ...f.send });
+      expect(sent.status).toBe(200);
+      const [message] = (await sim.calls('/messages')).filter((c) => c.method === 'POST');
+      const { type, ...fields } = f.send;
+      expect(message.body).toEqual({ messaging_product: 'whatsapp', recipient_type: 'individual', to, type, [type]: { id: res.json.id, ...fields } });
+    }
+  });
+
+  it('an inbound image arrives as a chat event, and its bytes download through GET /api/media byte for byte', async () => {
+    const bytes = png(48, 7);
+    const inbound = await sim.inboundMedia(phone.phone_number_id, '16505559876', 'image', { bytes, caption: 'broken part' });
+    const event = await waitFor(() => receiver.received.find((r) => r.raw.toString('utf8').includes(inbound.wamid)), { what: 'the chat event' });
+    const message = (event.body as any).payload.entry[0].changes[0].value.messages[0];
+    expect(message).toMatchObject({ type: 'image', image: { id: inbound.media_id, mime_type: 'image/png', sha256: sha256(bytes), caption: 'broken part' } });
+
+    const res = await fetch(`${stack.baseUrl}/api/media/${message.image.id}?client_id=${clientId}`, { headers: { authorization: `Bearer ${key}` } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('image/png');
+    expect(res.headers.get('content-length')).toBe(String(bytes.length));
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(Buffer.from(await res.arrayBuffer()).equals(bytes)).toBe(true);
+    // the gateway asked the provider for the URL with the number to check ownership
+    const [info] = await sim.calls(`/${message.image.id}`);
+    expect(info).toMatchObject({ method: 'GET', path: `/v21.0/${message.image.id}` });
+  });
+
+  it.each([
+    ['a document', 'document', 'application/pdf'],
+    ['an audio (OPUS)', 'audio', 'audio/ogg'],
+    ['a video', 'video', 'video/mp4'],
+    ['a sticker', 'sticker', 'image/webp'],
+  ] as const)('%s a customer sent downloads with its type', async (_name, type, mime) => {
+    const inbound = await sim.inboundMedia(phone.phone_number_id, '16505559876', type);
+    const res = await fetch(`${stack.baseUrl}/api/media/${inbound.media_id}?client_id=${clientId}`, { headers: { authorization: `Bearer ${key}` } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe(mime);
+    expect(sha256(Buffer.from(await res.arrayBuffer()))).toBe(inbound.sha256);
+  });
+
+  it('inbound location and contacts messages arrive as chat events', async () => {
+    const loc = await sim.inboundMessage(phone.phone_number_id, '16505559876', 'location', { latitude: 52.37, longitude: 4.89, name: 'Dam' });
+    const contacts = await sim.inboundMessage(phone.phone_number_id, '16505559876', 'contacts', [{ name: { formatted_name: 'Ann Lee' }, phones: [{ phone: '+16505550000', type: 'CELL' }] }]);
+    for (const wamid of [loc.wamid, contacts.wamid]) await waitFor(() => receiver.received.some((r) => r.raw.toString('utf8').includes(wamid)), { what: `chat event ${wamid}` });
+  });
+
+  it('refuses a file whose bytes are not what its name says, before any provider call', async () => {
+    const res = await upload(stack.baseUrl, key, { client_id: clientId }, { name: 'photo.png', type: 'image/png', bytes: pdf() });
+    expect(res.status).toBe(422);
+    expect(res.json.detail).toEqual([expect.objectContaining({ loc: ['body', 'file'], type: 'media_type_mismatch', ctx: expect.objectContaining({ detected: 'application/pdf', claimed: 'image/png' }) })]);
+    // the type field says one thing, the bytes another
+    const byType = await upload(stack.baseUrl, key, { client_id: clientId, type: 'image/jpeg' }, { name: 'photo', bytes: png(8) });
+    expect(byType.status).toBe(422);
+    expect(byType.json.detail[0]).toMatchObject({ loc: ['body', 'file'], type: 'media_type_mismatch' });
+    expect(await uploads()).toEqual([]);
+  });
+
+  it.each([
+    ['an image over 5 MB', {}, { name: 'big.png', type: 'image/png', bytes: Buffer.concat([png(4), Buffer.alloc(5 * 1024 * 1024)]) }, ['body', 'file'], 'media_too_large'],
+    ['a static sticker over 100 KB', {}, { name: 's.webp', type: 'image/webp', bytes: Buffer.concat([webp(), Buffer.alloc(100 * 1024)]) }, ['body', 'file'], 'media_too_large'],
+    ['a GIF (no media type of the provider)', {}, { name: 'a.gif', type: 'image/gif', bytes: Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64') }, ['body', 'file'], 'media_type_unsupported'],
+    ['an Ogg without OPUS (Vorbis)', {}, { name: 'a.ogg', type: 'audio/ogg', bytes: Buffer.concat([Buffer.from('OggS\0\u0002', 'latin1'), Buffer.alloc(22), Buffer.from([1, 30]), Buffer.from('\u0001vorbis', 'latin1'), Buffer.alloc(23)]) }, ['body', 'file'], 'media_type_unsupported'],
+    ['an empty file', {}, { name: 'a.pdf', type: 'application/pdf', bytes: Buffer.alloc(0) }, ['body', 'file'], 'media_empty'],
+    ['no file', {}, undefined, ['body', 'file'], 'missing'],
+    ['a type the provider does not take', { type: 'image/gif' }, { name: 'a.png', bytes: png(4) }, ['body', 'type'], 'enum'],
+    ['no client_id', { client_id: undefined }, { name: 'a.png', bytes: png(4) }, ['body', 'client_id'], 'missing'],
+  ] as const)('refuses %s with a 422 naming the field, before any provider call', async (_name, fields, file, loc, type) => {
+    const f: Record<string, string> = {};
+    const given = { client_id: clientId, ...fields } as Record<string, string | undefined>;
+    for (const [k, v] of Object.entries(given)) if (v !== undefined) f[k] = v;
+    const res = await upload(stack.baseUrl, key, f, file as { name: string; type?: string; bytes: Buffer } | undefined);
+    expect(res.status).toBe(422);
+    expect(res.json.detail).toEqual(expect.arrayContaining([expect.objectContaining({ loc, type })]));
+    expect(await uploads()).toEqual([]);
+  });
+
+  it('refuses a 20 MB video as too large for its type while streaming it, never holding it', async () => {
+    const size = 20 * 1024 * 1024;
+    const chunk = Buffer.alloc(64 * 1024);
+    const chunks = function* () {
+      yield mp4Head();
+      for (let sent = 24; sent < size; sent += chunk.length) yield chunk.subarray(0, Math.min(chunk.length, size - sent));
+    };
+    const res = await upload(stack.baseUrl, key, { client_id: clientId }, { name: 'clip.mp4', type: 'video/mp4', size, chunks });
+    expect(res.status).toBe(422);
+    expect(res.json.detail).toEqual([expect.objectContaining({ loc: ['body', 'file'], type: 'media_too_large', ctx: expect.objectContaining({ kind: 'video', max_bytes: 16 * 1024 * 1024 }) })]);
+    expect(await uploads()).toEqual([]);
+  });
+
+  it('a body over the largest media (100 MB) is a 413 before it is read', async () => {
+    const res = await request(`${stack.baseUrl}/api/media`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'multipart/form-data; boundary=x', 'content-length': String(101 * 1024 * 1024) },
+      body: '--x--\r\n',
+    }).catch((e: unknown) => e as Error);
+    // the edge answers at once and closes: the client may see the answer or the closed connection
+    if ('statusCode' in res) {
+      expect(res.statusCode).toBe(413);
+      expect(await res.body.json()).toEqual({ detail: expect.stringContaining('exceeds'), code: 'body_too_large' });
+    }
+    // every other route keeps the 1 MiB limit
+    const json = await api.post('/api/messaging/send-text', { client_id: clientId, to, text: 'x'.repeat(1024 * 1024) });
+    expect(json.status).toBe(413);
+  });
+
+  it('a JSON body is a 415 on the upload route', async () => {
+    const res = await api.post('/api/media', { client_id: clientId });
+    expect(res.status).toBe(415);
+    expect(res.json).toMatchObject({ code: 'unsupported_media_type' });
+  });
+
+  it('an unknown media id is a 404 media_not_found; a deleted media is gone', async () => {
+    const unknown = await api.get(`/api/media/999999999999?client_id=${clientId}`);
+    expect(unknown.status).toBe(404);
+    expect(unknown.json).toMatchObject({ code: 'media_not_found' });
+    const up = await upload(stack.baseUrl, key, { client_id: clientId }, { name: 'p.png', bytes: png(8) });
+    const del = await api.delete(`/api/media/${up.json.id}?client_id=${clientId}`);
+    expect(del.status).toBe(204);
+    const [call] = (await sim.calls(`/${up.json.id}`)).filter((c) => c.method === 'DELETE');
+    expect(call.path).toBe(`/v21.0/${up.json.id}`);
+    expect((await api.get(`/api/media/${up.json.id}?client_id=${clientId}`)).status).toBe(404);
+    expect((await api.delete(`/api/media/${up.json.id}?client_id=${clientId}`)).json).toMatchObject({ code: 'media_not_found' });
+    // a media id is never a path
+    const odd = await api.get(`/api/media/${encodeURIComponent('1/messages')}?client_id=${clientId}`);
+    expect(odd.status).toBe(422);
+  });
+
+  it('a media URL on a host that is not the provider\'s is refused without a request to it', async () => {
+    const elsewhere = await startWebhookReceiver();
+    try {
+      const inbound = await sim.inboundMedia(phone.phone_number_id, '16505559876', 'image');
+      await sim.setMediaBaseUrl(elsewhere.url);
+      const res = await api.get(`/api/media/${inbound.media_id}?client_id=${clientId}`);
+      expect(res.status).toBe(503);
+      expect(res.json).toMatchObject({ code: 'media_host_not_allowed' });
+      expect(elsewhere.received).toEqual([]);
+    } finally {
+      await sim.setMediaBaseUrl(undefined);
+      await elsewhere.close();
+    }
+  });
+
+  it('provider errors of an upload go through the same classification as sends', async () => {
+    await sim.fail('POST', '/media');
+    const res = await upload(stack.baseUrl, key, { client_id: clientId }, { name: 'p.png', bytes: png(8) });
+    expect(res.status).toBe(422);
+    expect(res.json).toMatchObject({ code: 'provider_invalid_parameter', provider_error: { code: 100 } });
+  });
+});
