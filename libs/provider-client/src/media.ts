@@ -170,6 +170,8 @@ export class MediaCalls {
       if (abort.signal.aborted) throw abort.signal.reason;
       throw new AppError('unavailable', 'provider_unavailable', `The media host is unreachable (${(e as { code?: string }).code ?? 'error'})`, { cause: e });
     }
+    // an answer given up on is destroyed: its abort is expected, never an unhandled error
+    res.body.on('error', () => undefined);
     const fail = async (err: AppError): Promise<never> => {
       clearTimeout(timer);
       res.body.destroy();
