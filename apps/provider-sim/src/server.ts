@@ -72,8 +72,8 @@ interface FilePart {
   bytes: Buffer;
 }
 
-/** Types whose file parts are recorded with their text (flow JSON); media are recorded by size and hash only. */
-const TEXT_PART = /^(application\/json|text\/)/;
+/** Media files (images, sound, video, PDF and Office documents) are recorded by size and hash; others (flow JSON) with their text too. */
+const MEDIA_PART = /^(image|audio|video)\/|^application\/(pdf|msword|vnd\.)/;
 
 async function readBody(ctx: Context): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -99,9 +99,8 @@ async function parseBody(ctx: Context, raw: Buffer): Promise<unknown> {
       const f = v as File;
       const bytes = Buffer.from(await f.arrayBuffer());
       files[k] = { filename: f.name, type: f.type, bytes };
-      out[k] = TEXT_PART.test(f.type)
-        ? { filename: f.name, type: f.type, content: bytes.toString('utf8') }
-        : { filename: f.name, type: f.type, size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
+      const recorded = { filename: f.name, type: f.type, size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
+      out[k] = MEDIA_PART.test(f.type) ? recorded : { ...recorded, content: bytes.toString('utf8') };
     }
     ctx.state.files = files;
     return out;
