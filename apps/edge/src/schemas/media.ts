@@ -9,7 +9,8 @@ import { clientId } from './common';
 
 /** The upload's fields, before its `file` part: the client, and optionally the provider MIME type to declare. */
 export const mediaFields = Joi.object({
-  client_id: clientId,
+  // the form's fields are read before the file: one sent after it is as good as absent
+  client_id: clientId.messages({ 'any.required': 'client_id is required, before the file part' }),
   type: Joi.string().valid(...MEDIA_MIME_TYPES),
 });
 
