@@ -20,7 +20,7 @@ describe('media: upload, send by id, download what customers send, delete (issue
   const to = '+16505551234';
 
   beforeAll(async () => {
-    stack = await startStack({ services: ['tenant-directory', 'messaging', 'dispatcher', 'edge'], env: { WEBHOOK_RETRY_DELAYS_MS: '200,400' } });
+    stack = await startStack({ services: ['tenant-directory', 'messaging', 'dispatcher', 'edge'], env: { WEBHOOK_RETRY_DELAYS_MS: '200,400', BODY_TIMEOUT_MS: '1500' } });
     sim = new SimControl(stack.sim!.url);
     receiver = await startWebhookReceiver();
     const t = await stack.createTenant({ name: 'Media shop', webhook_url: receiver.url });
@@ -142,6 +142,40 @@ describe('media: upload, send by id, download what customers send, delete (issue
     expect(res.status).toBe(422);
     expect(res.json.detail).toEqual([expect.objectContaining({ loc: ['body', 'file'], type: 'media_too_large', ctx: expect.objectContaining({ kind: 'video', max_bytes: 16 * 1024 * 1024 }) })]);
     expect(await uploads()).toEqual([]);
+  });
+
+  it('an upload slower than the JSON body timeout goes through (its own timeout); a JSON body that slow is a 408', async () => {
+    // a 3 MB PDF trickling in over about 3 s, while BODY_TIMEOUT_MS is 1.5 s in this stack
+    const doc = Buffer.concat([pdf(), Buffer.alloc(3 * 1024 * 1024 - pdf().length, 0x20)]);
+    const slices = 12;
+    const step = Math.ceil(doc.length / slices);
+    const chunks = async function* () {
+      for (let i = 0; i < doc.length; i += step) {
+        yield doc.subarray(i, i + step);
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    };
+    const started = Date.now();
+    const res = await upload(stack.baseUrl, key, { client_id: clientId }, { name: 'report.pdf', type: 'application/pdf', size: doc.length, chunks });
+    expect(Date.now() - started).toBeGreaterThan(2500);
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({ mime_type: 'application/pdf', sha256: sha256(doc), file_size: doc.length });
+    const [call] = await uploads();
+    expect(call.body).toMatchObject({ file: { size: doc.length, sha256: sha256(doc) } });
+
+    const body = JSON.stringify({ client_id: clientId, to, text: 'slow' });
+    const slow = await request(`${stack.baseUrl}/api/messaging/send-text`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': String(body.length) },
+      body: (async function* () {
+        yield Buffer.from(body.slice(0, 5));
+        await new Promise((r) => setTimeout(r, 3000));
+        yield Buffer.from(body.slice(5));
+      })(),
+    }).catch((e: unknown) => e as Error);
+    if (!('statusCode' in slow)) throw slow;
+    expect(slow.statusCode).toBe(408);
+    expect(await slow.body.json()).toEqual({ detail: expect.stringContaining('1500 ms'), code: 'request_body_timeout' });
   });
 
   it('a body over the largest media (100 MB) is a 413 before it is read', async () => {
