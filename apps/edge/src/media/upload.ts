@@ -80,10 +80,20 @@ export async function receiveUpload(ctx: Context, check: (fields: UploadFields) 
   const finished = new Promise<void>((resolve, reject) => {
     bb.once('close', resolve);
     bb.once('error', reject);
-    counter.once('error', reject);
-    ctx.req.once('aborted', () => reject(new AppError('validation', 'upload_aborted', 'The upload was broken off')));
   });
   finished.catch(() => undefined);
+  // a body that stops (too long, or the tenant went away) ends the parser and the file's stream with its error,
+  // so nothing waits for bytes that will not come; a too-long body is not read further (the answer closes)
+  const stop = (e: Error) => {
+    if (!bb.destroyed) bb.destroy(e);
+  };
+  counter.once('error', (e) => {
+    ctx.req.unpipe(counter);
+    stop(e);
+  });
+  const brokenOff = () => stop(new AppError('validation', 'upload_aborted', 'The upload was broken off'));
+  ctx.req.once('aborted', brokenOff);
+  ctx.req.once('error', brokenOff);
   const fileArrived = new Promise<void>((resolve, reject) => {
     bb.on('field', (name, value, info) => {
       if (fileSeen) problems.push(bodyIssue(name, `${name} must come before file`, 'part_after_file'));

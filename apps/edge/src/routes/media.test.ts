@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
 import { request } from 'undici';
 import { startStack, type ApiClient, type Stack } from '@gateway/test-stack';
 import { SimControl, startWebhookReceiver, waitFor, type WebhookReceiver } from '@gateway/testing';
 
-import { mp4Head, pdf, png, upload, webp } from '../testing/media-files';
+import { mp4Head, multipart, pdf, png, upload, webp } from '../testing/media-files';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- tests read arbitrary provider JSON */
 
@@ -167,15 +168,47 @@ describe('media: upload, send by id, download what customers send, delete (issue
     const slow = await request(`${stack.baseUrl}/api/messaging/send-text`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': String(body.length) },
-      body: (async function* () {
-        yield Buffer.from(body.slice(0, 5));
-        await new Promise((r) => setTimeout(r, 3000));
-        yield Buffer.from(body.slice(5));
-      })(),
+      body: Readable.from(
+        (async function* () {
+          yield Buffer.from(body.slice(0, 5));
+          await new Promise((r) => setTimeout(r, 3000));
+          yield Buffer.from(body.slice(5));
+        })(),
+      ),
     }).catch((e: unknown) => e as Error);
     if (!('statusCode' in slow)) throw slow;
     expect(slow.statusCode).toBe(408);
     expect(await slow.body.json()).toEqual({ detail: expect.stringContaining('1500 ms'), code: 'request_body_timeout' });
+  });
+
+  it('an upload the tenant breaks off mid-file reaches the provider as no media, and the edge carries on', async () => {
+    const doc = Buffer.concat([pdf(), Buffer.alloc(2 * 1024 * 1024, 0x20)]);
+    const m = multipart({ client_id: clientId }, {
+      name: 'report.pdf',
+      type: 'application/pdf',
+      size: doc.length,
+      chunks: async function* () {
+        yield doc.subarray(0, 1024 * 1024);
+        // the rest never comes: the tenant's connection goes away
+        await new Promise((r) => setTimeout(r, 300));
+        throw new Error('tenant went away');
+      },
+    });
+    const res = await request(`${stack.baseUrl}/api/media`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': m.contentType, 'content-length': String(m.length) },
+      body: Readable.from(m.body()),
+    }).catch((e: unknown) => e);
+    expect(res).toBeInstanceOf(Error);
+    // the edge's upload to the provider ends at once (it does not wait for bytes that will not come)
+    const metrics = `http://127.0.0.1:${stack.running.get('edge')!.metricsPort}/metrics`;
+    await waitFor(async () => /provider_calls_total\{[^}]*operation="POST \/\{id\}\/media"[^}]*error_code="upload_aborted"[^}]*\} 1/.test(await (await fetch(metrics)).text()), {
+      timeoutMs: 5000,
+      what: 'the aborted provider upload in the metrics',
+    });
+    expect(await uploads()).toEqual([]);
+    const after = await upload(stack.baseUrl, key, { client_id: clientId }, { name: 'p.png', bytes: png(8) });
+    expect(after.status).toBe(200);
   });
 
   it('a body over the largest media (100 MB) is a 413 before it is read', async () => {
