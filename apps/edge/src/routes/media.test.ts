@@ -132,6 +132,35 @@ describe('media: upload, send by id, download what customers send, delete (issue
     expect(await uploads()).toEqual([]);
   });
 
+  it('an animated sticker may be up to 500 KB, a static one 100 KB (the WebP animation flag)', async () => {
+    // RIFF/WEBP with a VP8X header whose animation bit is set, padded to the size
+    const animated = (size: number) => {
+      const head = Buffer.alloc(30);
+      head.write('RIFF', 0, 'latin1');
+      head.writeUInt32LE(size - 8, 4);
+      head.write('WEBPVP8X', 8, 'latin1');
+      head.writeUInt32LE(10, 16);
+      head[20] = 0x02;
+      return Buffer.concat([head, Buffer.alloc(size - head.length)]);
+    };
+    const ok = await upload(stack.baseUrl, key, { client_id: clientId }, { name: 'wave.webp', type: 'image/webp', bytes: animated(300 * 1024) });
+    expect(ok.status).toBe(200);
+    expect(ok.json).toMatchObject({ mime_type: 'image/webp', file_size: 300 * 1024 });
+    const big = await upload(stack.baseUrl, key, { client_id: clientId }, { name: 'wave.webp', type: 'image/webp', bytes: animated(501 * 1024) });
+    expect(big.status).toBe(422);
+    expect(big.json.detail[0]).toMatchObject({ loc: ['body', 'file'], type: 'media_too_large', ctx: { max_bytes: 500 * 1024 } });
+  });
+
+  it('a client whose signup is not finished has no number for media: 409 client_not_active', async () => {
+    const pending = await api.post('/api/clients/', { display_name: 'Pending shop' });
+    const id = (pending.json as { id: string }).id;
+    const up = await upload(stack.baseUrl, key, { client_id: id }, { name: 'p.png', bytes: png(8) });
+    expect(up.status).toBe(409);
+    expect(up.json).toMatchObject({ code: 'client_not_active' });
+    expect((await api.get(`/api/media/1234567890?client_id=${id}`)).json).toMatchObject({ code: 'client_not_active' });
+    expect(await uploads()).toEqual([]);
+  });
+
   it('refuses a 20 MB video as too large for its type while streaming it, never holding it', async () => {
     const size = 20 * 1024 * 1024;
     const chunk = Buffer.alloc(64 * 1024);
