@@ -53,6 +53,10 @@ const isMediaUpload = (ctx: Context) => ctx.method === MEDIA_UPLOAD_ROUTE.method
 
 export function createEdgeApp(opts: EdgeAppOptions): Koa {
   const app = new Koa({ proxy: true });
+  // what fails after the answer started (a streamed media download broken off): logged, the connection closed
+  app.on('error', (err: { code?: string; message?: string }, ctx?: Context) => {
+    opts.logger.warn({ code: err?.code, error: err?.message, method: ctx?.method, path: ctx?.path }, 'response stream failed');
+  });
   app.use(requestContext(opts.logger, opts.observe));
 
   // the dashboard signs in with a key and then calls /api with its session cookie (+ CSRF token)
