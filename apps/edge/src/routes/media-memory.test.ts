@@ -23,7 +23,7 @@ async function* video(size: number): AsyncIterable<Buffer> {
   const chunk = Buffer.alloc(64 * 1024);
   for (let sent = ftyp.length; sent < size; sent += chunk.length) {
     yield chunk.subarray(0, Math.min(chunk.length, size - sent));
-    if (sent % MB < chunk.length) await new Promise((r) => setTimeout(r, 20));
+    if (sent % MB < chunk.length) await new Promise((r) => setTimeout(r, 50));
   }
 }
 
