@@ -159,6 +159,8 @@ try {
     run('provider-sim', 'node', [app('provider-sim')], { PORT: simPort, SIM_WEBHOOK_URL: `http://127.0.0.1:${env.PORT}/webhooks/provider` });
     await waitPort(simPort, 'provider simulator');
     env.PROVIDER_BASE_URL = `http://127.0.0.1:${simPort}`;
+    // the simulator's media URLs are on http://localhost:<port>, like the provider's own media host apart from its Graph API
+    env.PROVIDER_MEDIA_HOSTS ??= `http://localhost:${simPort}`;
   }
   for (const { name, addrVar } of services) {
     run(name, 'node', [app(name)], { GRPC_PORT: env[addrVar].split(':').pop(), METRICS_PORT: env[metricsVar(name)] });

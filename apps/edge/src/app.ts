@@ -14,6 +14,7 @@ import type { RegisterRoutes, RouteDeps } from './routes/context';
 import { registerHealthRoutes } from './routes/health';
 import { registerReferenceRoutes } from './routes/reference';
 import type { MountedRouter } from './openapi/document';
+import { MEDIA_UPLOAD_ROUTE } from './routes/media';
 import { tenantApiRoutes } from './routes';
 
 export interface EdgeAppOptions extends RouteDeps {
@@ -54,8 +55,15 @@ export function routesOf(app: Koa): RouteInfo[] {
   return out;
 }
 
+/** The one /api route with its own body reader and limit (multipart, up to the largest media the provider takes). */
+const isMediaUpload = (ctx: Context) => ctx.method === MEDIA_UPLOAD_ROUTE.method && ctx.path === MEDIA_UPLOAD_ROUTE.path;
+
 export function createEdgeApp(opts: EdgeAppOptions): Koa {
   const app = new Koa({ proxy: true });
+  // what fails after the answer started (a streamed media download broken off): logged, the connection closed
+  app.on('error', (err: { code?: string; message?: string }, ctx?: Context) => {
+    opts.logger.warn({ code: err?.code, error: err?.message, method: ctx?.method, path: ctx?.path }, 'response stream failed');
+  });
   app.use(requestContext(opts.logger, opts.observe));
 
   // the dashboard signs in with a key and then calls /api with its session cookie (+ CSRF token)
@@ -70,11 +78,11 @@ export function createEdgeApp(opts: EdgeAppOptions): Koa {
 
   const admin = new Router();
   registerAdminRoutes(admin, opts);
-  app.use(mountUnder('/admin', [adminAuth(opts.config.adminToken), storableParams, jsonBody(opts.config.bodyLimitBytes), allowedMethods(admin), admin.routes()]));
+  app.use(mountUnder('/admin', [adminAuth(opts.config.adminToken), storableParams, jsonBody(opts.config.bodyLimitBytes, { timeoutMs: opts.config.bodyTimeoutMs }), allowedMethods(admin), admin.routes()]));
 
   const api = new Router();
   for (const register of tenantApiRoutes) register(api, opts);
-  app.use(mountUnder('/api', [tenantAuth(opts.keys, opts.config.adminToken, sessions.principal), storableParams, jsonBody(opts.config.bodyLimitBytes), allowedMethods(api), api.routes()]));
+  app.use(mountUnder('/api', [tenantAuth(opts.keys, opts.config.adminToken, sessions.principal), storableParams, jsonBody(opts.config.bodyLimitBytes, { timeoutMs: opts.config.bodyTimeoutMs, ownBody: isMediaUpload }), allowedMethods(api), api.routes()]));
   routersOf.set(app, [
     { router: publicRouter, mount: 'public' },
     { router: admin, mount: 'admin' },

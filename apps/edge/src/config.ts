@@ -1,6 +1,27 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { common, EDGE, int, loadConfig, str, url, type Env } from '@gateway/config';
+import { common, EDGE, int, loadConfig, str, url, type Env, type Field } from '@gateway/config';
+import { MediaHosts } from '@gateway/provider-client';
+
+/** The provider's documented media download host (supplement §3): media URLs are there, not on the Graph API host. */
+export const DEFAULT_PROVIDER_MEDIA_HOSTS = ['lookaside.fbsbx.com'];
+
+/** PROVIDER_MEDIA_HOSTS: comma-separated host names (https) or origins (`http://host:port`, taken exactly). */
+const mediaHosts: Field<string[]> = {
+  key: 'PROVIDER_MEDIA_HOSTS',
+  parse(raw) {
+    if (raw === undefined) return DEFAULT_PROVIDER_MEDIA_HOSTS;
+    const entries = raw.split(',').map((e) => e.trim()).filter(Boolean);
+    for (const e of entries) {
+      try {
+        MediaHosts.originOf(e);
+      } catch {
+        throw new Error(`must be comma-separated host names or origins, got "${e}"`);
+      }
+    }
+    return entries;
+  },
+};
 
 /**
  * Where the built dashboard is: beside the bundle in an image (dist/dashboard), else the workspace's
@@ -29,6 +50,15 @@ export function readConfig(env: Env = process.env) {
       dispatcherAddr: common.serviceAddr('dispatcher'),
       providerAppSecret: str('PROVIDER_APP_SECRET', 'sim-app-secret'),
       providerVerifyToken: str('PROVIDER_VERIFY_TOKEN', 'sim-verify-token'),
+      /** The media API (/api/media) is the one provider API the edge calls itself (docs/media.md). */
+      ...common.providerFields(),
+      providerMediaHosts: mediaHosts,
+      /** How long one upload may take, its body included (a 100 MB document on a slow link): the route's own request timeout. */
+      mediaUploadTimeoutMs: int('MEDIA_UPLOAD_TIMEOUT_MS', 600_000, { min: 1000 }),
+      /** How long the download of one media from the provider may take, its body included. */
+      mediaDownloadTimeoutMs: int('MEDIA_DOWNLOAD_TIMEOUT_MS', 300_000, { min: 1000 }),
+      /** How long any other request's (JSON, at most 1 MiB) body may take to arrive. */
+      bodyTimeoutMs: int('BODY_TIMEOUT_MS', 60_000, { min: 1000 }),
       bodyLimitBytes: int('BODY_LIMIT_BYTES', 1024 * 1024, { min: 1024 }),
       /** Inbound provider webhooks may be up to 3 MB (provider reference 7.3). */
       webhookBodyLimitBytes: int('WEBHOOK_BODY_LIMIT_BYTES', 3 * 1024 * 1024, { min: 1024 }),

@@ -10,6 +10,7 @@ export const STATUS_BY_KIND: Record<ErrorKind, number> = {
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
+  request_timeout: 408,
   too_large: 413,
   unsupported_media: 415,
   rate_limited: 429,

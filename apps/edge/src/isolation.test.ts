@@ -1,4 +1,5 @@
 import { startStack, type Stack } from '@gateway/test-stack';
+import { png, upload } from './testing/media-files';
 
 describe('tenant isolation', () => {
   let stack: Stack;
@@ -21,6 +22,18 @@ describe('tenant isolation', () => {
       const write = await b.api.patch(`/api/clients/${target}`, { display_name: 'stolen' });
       expect(write.status).toBe(404);
       expect(write.json).toEqual({ detail: 'Client not found', code: 'client_not_found' });
+    }
+    // the media routes (issue 19): the client is looked up before any provider call, so no provider is needed
+    for (const target of [id, unknown]) {
+      const up = await upload(stack.baseUrl, b.apiKey, { client_id: target }, { name: 'a.png', bytes: png(4) });
+      expect(up.status).toBe(404);
+      expect(up.json).toEqual({ detail: 'Client not found', code: 'client_not_found' });
+      const get = await b.api.get(`/api/media/1234567890?client_id=${target}`);
+      expect(get.status).toBe(404);
+      expect(get.json).toEqual({ detail: 'Client not found', code: 'client_not_found' });
+      const del = await b.api.delete(`/api/media/1234567890?client_id=${target}`);
+      expect(del.status).toBe(404);
+      expect(del.json).toEqual({ detail: 'Client not found', code: 'client_not_found' });
     }
     const listB = await b.api.get('/api/clients');
     expect((listB.json as { data: unknown[] }).data).toEqual([]);

@@ -108,3 +108,8 @@ export function templateJson(t: tp.Template | undefined) {
   const { components_json: _components, ...template } = recordJson(tp.TemplateSchema, t);
   return { ...template, components: t.componentsJson ? parsed(t.componentsJson) : [] };
 }
+
+/** An uploaded media (issue 19): the provider's media id, with the type the provider was told and the bytes' hash and size. */
+export function mediaJson(m: { id: string; mimeType: string; sha256: string; size: number }) {
+  return { id: m.id, mime_type: m.mimeType, sha256: m.sha256, file_size: m.size };
+}

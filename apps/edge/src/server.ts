@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import { connectBus, STREAMS, type Bus } from '@gateway/bus';
 import { followDirectoryChanges } from '@gateway/directory-changes';
 import type { Logger } from '@gateway/logger';
+import { connectProvider } from '@gateway/provider-client';
 import { Metrics, startMetricsServer, type RunningProcess } from '@gateway/runtime';
 import { createEdgeApp, routesOf, type RouteInfo } from './app';
 import { ApiKeyCache } from './auth';
@@ -43,6 +44,7 @@ export async function startEdge(config: EdgeConfig, logger: Logger): Promise<Run
   const requests = metrics.counter('http_requests_total', 'HTTP requests handled', ['route', 'method', 'status']);
   const latency = metrics.histogram('http_request_duration_seconds', 'HTTP request latency', ['route', 'method', 'status'], [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]);
   const keys = new ApiKeyCache(services, config.authCacheTtlMs);
+  const media = connectProvider(config, metrics.providerCall, logger);
   const changes = await followDirectoryChanges({
     bus,
     logger,
@@ -54,6 +56,7 @@ export async function startEdge(config: EdgeConfig, logger: Logger): Promise<Run
     services,
     logger,
     keys,
+    media,
     bus,
     publicRoutes,
     observe: (route, method, status, ms) => {
@@ -64,7 +67,10 @@ export async function startEdge(config: EdgeConfig, logger: Logger): Promise<Run
   const server: Server = createServer(app.callback());
   server.on('clientError', answerClientError);
   server.keepAliveTimeout = 65_000;
-  server.requestTimeout = 60_000;
+  // the whole request may take as long as a media upload (MEDIA_UPLOAD_TIMEOUT_MS); every other body has its own
+  // BODY_TIMEOUT_MS (middleware/body.ts), and headers must arrive within 60 s whatever the route
+  server.requestTimeout = Math.max(config.mediaUploadTimeoutMs, config.bodyTimeoutMs);
+  server.headersTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
@@ -87,6 +93,7 @@ export async function startEdge(config: EdgeConfig, logger: Logger): Promise<Run
       await changes.stop();
       await bus.close();
       closeServices(services);
+      await media.close();
     },
   };
 }

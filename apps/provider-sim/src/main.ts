@@ -20,6 +20,8 @@ function readConfig(env = process.env) {
       window: oneOf('SIM_WINDOW', ['sync', 'async', 'off'] as const, 'sync'),
       rateLimits: bool('SIM_RATE_LIMITS', true),
       templateReviewMs: int('SIM_TEMPLATE_REVIEW_MS', 2000, { min: 0, max: 3_600_000 }),
+      // the origin of media download URLs (default http://localhost:<PORT>); the gateway's PROVIDER_MEDIA_HOSTS must allow it
+      mediaBaseUrl: optStr('SIM_MEDIA_BASE_URL'),
     },
     env,
   );
@@ -27,6 +29,6 @@ function readConfig(env = process.env) {
 
 runMain('provider-sim', () => readConfig(), async (config, logger) => {
   const sim = await startProviderSim({ ...config, logger });
-  logger.info({ url: sim.url }, 'provider simulator listening');
+  logger.info({ url: sim.url, mediaBaseUrl: sim.mediaBaseUrl }, 'provider simulator listening');
   return sim;
 });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa, { type Context, type Next } from 'koa';
@@ -11,6 +12,7 @@ import { registerControl } from './routes/control';
 import { registerEmbeddedSignup } from './routes/embedded-signup';
 import { registerFlowControl } from './routes/flow-control';
 import { registerFlows } from './routes/flows';
+import { registerMedia } from './routes/media';
 import { registerMessages } from './routes/messages';
 import { registerOnboarding } from './routes/onboarding';
 import { registerTemplates } from './routes/templates';
@@ -37,11 +39,18 @@ export interface ProviderSimOptions {
   window?: 'sync' | 'async' | 'off';
   /** `false` turns the throughput and pair-rate limits off (load tests); on by default like the provider. */
   rateLimits?: boolean;
+  /**
+   * Origin of the media download URLs, like the provider's media host (not its Graph API host): default
+   * `http://localhost:<port>`, the simulator under another name than the `127.0.0.1` of its Graph API.
+   */
+  mediaBaseUrl?: string;
   logger?: Logger;
 }
 
 export interface RunningProviderSim {
   url: string;
+  /** Origin of its media download URLs (what the gateway's PROVIDER_MEDIA_HOSTS must allow). */
+  mediaBaseUrl: string;
   port: number;
   state: SimState;
   templates: TemplateRegistry;
@@ -56,13 +65,23 @@ declare module 'koa' {
 
 const VERSION = /^\/v\d+\.\d+(?=\/)/;
 
+/** A file part of a multipart body: its bytes are kept beside the parsed body (`ctx.state.files`). */
+interface FilePart {
+  filename: string;
+  type: string;
+  bytes: Buffer;
+}
+
+/** Media files (images, sound, video, PDF and Office documents) are recorded by size and hash; others (flow JSON) with their text too. */
+const MEDIA_PART = /^(image|audio|video)\/|^application\/(pdf|msword|vnd\.)/;
+
 async function readBody(ctx: Context): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const c of ctx.req) chunks.push(c as Buffer);
   return Buffer.concat(chunks);
 }
 
-/** Parses JSON, multipart/form-data (flow assets) and urlencoded bodies; file parts become text. */
+/** Parses JSON, multipart/form-data (flow assets, media) and urlencoded bodies; file parts are kept in `ctx.state.files`. */
 async function parseBody(ctx: Context, raw: Buffer): Promise<unknown> {
   if (!raw.length) return undefined;
   const type = ctx.get('content-type');
@@ -71,7 +90,19 @@ async function parseBody(ctx: Context, raw: Buffer): Promise<unknown> {
     const out: Record<string, unknown> = {};
     const entries: Array<[string, unknown]> = [];
     form.forEach((v, k) => entries.push([k, v]));
-    for (const [k, v] of entries) out[k] = typeof v === 'string' ? v : { filename: (v as File).name, type: (v as File).type, content: await (v as File).text() };
+    const files: Record<string, FilePart> = {};
+    for (const [k, v] of entries) {
+      if (typeof v === 'string') {
+        out[k] = v;
+        continue;
+      }
+      const f = v as File;
+      const bytes = Buffer.from(await f.arrayBuffer());
+      files[k] = { filename: f.name, type: f.type, bytes };
+      const recorded = { filename: f.name, type: f.type, size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
+      out[k] = MEDIA_PART.test(f.type) ? recorded : { ...recorded, content: bytes.toString('utf8') };
+    }
+    ctx.state.files = files;
     return out;
   }
   try {
@@ -91,6 +122,8 @@ export async function startProviderSim(opts: ProviderSimOptions): Promise<Runnin
   if (opts.window) state.window = opts.window;
   if (opts.rateLimits === false) state.rateLimits = { throughputPerSecond: null, pairRate: false };
   let autoStatuses = opts.autoStatuses ?? false;
+  // known once listening (the default names the simulator's own port)
+  let mediaBaseUrl = opts.mediaBaseUrl ?? '';
 
   const control = new Router();
   registerControl(control, state, webhooks, limits);
@@ -111,6 +144,8 @@ export async function startProviderSim(opts: ProviderSimOptions): Promise<Runnin
   registerOnboarding(graph, { state, appId: opts.appId, appSecret: opts.appSecret });
   // after the flows: GET /{id} of a template is reached when the id is no flow's
   registerTemplates(graph, control, state, templates);
+  // last: GET and DELETE /{id} of an id no flow or template has
+  registerMedia(graph, control, { state, mediaBaseUrl: () => state.mediaBaseUrlOverride ?? mediaBaseUrl });
 
   const app = new Koa();
   app.use(async (ctx: Context, next: Next) => {
@@ -185,8 +220,10 @@ export async function startProviderSim(opts: ProviderSimOptions): Promise<Runnin
     const s = app.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve(s));
   });
   const port = (server.address() as AddressInfo).port;
+  mediaBaseUrl ||= `http://localhost:${port}`;
   return {
     url: `http://127.0.0.1:${port}`,
+    mediaBaseUrl,
     port,
     state,
     templates,

@@ -33,6 +33,18 @@ export interface Call {
   state: 'ringing' | 'pre_accepted' | 'accepted' | 'ended';
 }
 
+/** An uploaded or received media: owned by a business number, sendable by its account. */
+export interface SimMedia {
+  id: string;
+  phoneId: string;
+  wabaId: string;
+  mimeType: string;
+  bytes: Buffer;
+  /** Hex SHA-256 of the bytes. */
+  sha256: string;
+  createdAt: number;
+}
+
 export interface RecordedRequest {
   id: number;
   at: string;
@@ -108,6 +120,14 @@ export class SimState {
   readonly templates = new Map<string, SimTemplate>();
   readonly codes = new Map<string, SignupCode>();
   readonly requests: RecordedRequest[] = [];
+  /** Media by id (uploads and what customers sent). */
+  readonly media = new Map<string, SimMedia>();
+  /** Signs the short-lived media URLs. */
+  readonly mediaUrlKey = randomBytes(32);
+  /** Where media URLs point instead of the configured media host (`PUT /_sim/media-base-url`). */
+  mediaBaseUrlOverride: string | undefined;
+  /** Downloads asked of the media host, whatever their outcome. */
+  mediaDownloads = 0;
   faults: Fault[] = [];
   webhookUrl: string | undefined;
   /** Throughput per business number (130429) and the pair rate (131056): on by default, like the provider. */

@@ -9,6 +9,7 @@ export type ErrorKind =
   | 'not_found' // 404 (also: belongs to another tenant)
   | 'method_not_allowed' // 405 (a known path asked with another method)
   | 'conflict' // 409 (wrong state, idempotency key reuse, inactive client)
+  | 'request_timeout' // 408 (the request's body did not arrive in time)
   | 'too_large' // 413
   | 'unsupported_media' // 415
   | 'rate_limited' // 429, retryAfterSeconds

@@ -3,6 +3,7 @@ import { AppError } from '@gateway/errors';
 import type { Logger } from '@gateway/logger';
 import { acceptCallBody, blockUsersBody, markReadBody } from './bodies';
 import { ProviderHttp, type ProviderCallObserver } from './http';
+import { MediaCalls, MediaHosts, type MediaDownload, type MediaDownloadLimits, type MediaUpload, type ProviderMediaInfo } from './media';
 import { TemplateCalls } from './templates';
 
 export interface ProviderClientOptions {
@@ -14,6 +15,11 @@ export interface ProviderClientOptions {
   logger?: Logger;
   /** Told every call's final outcome (operation, ok or error kind, provider error code, duration): pass `metrics.providerCall`. */
   observer?: ProviderCallObserver;
+  /**
+   * Hosts (or origins) media may be downloaded from besides the Graph API's own origin: the provider's media
+   * download host (supplement §3). Default: none.
+   */
+  mediaHosts?: string[];
 }
 
 type Json = Record<string, unknown>;
@@ -64,10 +70,34 @@ export class ProviderClient {
   private readonly http: ProviderHttp;
   /** The template management API (templates.ts). */
   readonly templates: TemplateCalls;
+  private readonly media: MediaCalls;
 
   constructor(private readonly opts: ProviderClientOptions) {
     this.http = new ProviderHttp(opts);
     this.templates = new TemplateCalls(this.http);
+    this.media = new MediaCalls(this.http, new MediaHosts(opts.baseUrl, opts.mediaHosts ?? []));
+  }
+
+  // ---- Media (supplement §3; media.ts)
+
+  /** Streams a file to POST /{phone_number_id}/media (multipart: messaging_product, type, file) → the media id. */
+  uploadMedia(token: string, phoneNumberId: string, upload: MediaUpload): Promise<{ id: string }> {
+    return this.media.upload(token, phoneNumberId, upload);
+  }
+
+  /** GET /{media_id}?phone_number_id=: the short-lived URL, type, hash and size; an unknown id is `404 media_not_found`. */
+  mediaInfo(token: string, mediaId: string, phoneNumberId: string): Promise<ProviderMediaInfo> {
+    return this.media.info(token, mediaId, phoneNumberId);
+  }
+
+  /** Downloads a media URL from mediaInfo with the token: only the provider's hosts, no redirects, bounded. */
+  downloadMedia(token: string, info: ProviderMediaInfo, limits: MediaDownloadLimits): Promise<MediaDownload> {
+    return this.media.download(token, info, limits);
+  }
+
+  /** DELETE /{media_id}?phone_number_id=. */
+  deleteMedia(token: string, mediaId: string, phoneNumberId: string): Promise<void> {
+    return this.media.delete(token, mediaId, phoneNumberId);
   }
 
   /** POST /{phone_number_id}/messages with a message (§1); never retried once it may have been sent. */

@@ -9,6 +9,8 @@ export interface ProviderSettings {
   providerTimeoutMs: number;
   providerAppId?: string;
   providerAppSecret?: string;
+  /** PROVIDER_MEDIA_HOSTS: where media downloads may go besides the Graph API origin. */
+  providerMediaHosts?: string[];
 }
 
 /**
@@ -23,6 +25,7 @@ export function connectProvider(config: ProviderSettings, observer?: ProviderCal
     timeoutMs: config.providerTimeoutMs,
     appId: config.providerAppId,
     appSecret: config.providerAppSecret,
+    mediaHosts: config.providerMediaHosts,
     observer,
     logger,
   });

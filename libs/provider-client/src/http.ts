@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { Agent, FormData, errors as undiciErrors, request, type Dispatcher } from 'undici';
 import { AppError } from '@gateway/errors';
 import { currentRequestId, type Logger } from '@gateway/logger';
@@ -27,6 +28,10 @@ export interface CallOptions {
   query?: Record<string, string>;
   json?: unknown;
   form?: FormData;
+  /** A streamed body (media uploads): read once, so the call is never repeated once it started. */
+  stream?: { contentType: string; body: AsyncIterable<Uint8Array> };
+  /** This call's own time limit instead of the client's (an upload as long as the tenant's file). */
+  timeoutMs?: number;
   /**
    * Whether repeating the call is harmless. Sends and call actions are not: once the request may have
    * reached the provider, a retry could deliver a second message or act twice. They are retried only when
@@ -59,6 +64,11 @@ export class ProviderHttp {
     this.agent = new Agent({ keepAliveTimeout: 30_000, connections: 128, connectTimeout: Math.min(opts.timeoutMs, 10_000) });
   }
 
+  /** The keep-alive pool, for the media download (media.ts) that reaches the provider's media hosts. */
+  get dispatcher(): Dispatcher {
+    return this.agent;
+  }
+
   url(path: string, query?: Record<string, string>): string {
     const u = new URL(`${this.base}/${this.opts.apiVersion}/${path.replace(/^\/+/, '')}`);
     for (const [k, v] of Object.entries(query ?? {})) u.searchParams.set(k, v);
@@ -79,8 +89,9 @@ export class ProviderHttp {
         // an error answer (a provider code) means the provider did not act: safe to repeat whatever the call
         const answered = providerCodeOf(err) !== null;
         const retryable = err.notSent || (isTransientProviderError(err) && (answered || o.idempotent));
-        if (!retryable || attempt >= delays.length) {
-          const final = !o.idempotent && !err.notSent && !answered && (err.kind === 'timeout' || err.kind === 'unavailable') ? outcomeUnknown(err) : err;
+        // a streamed body was read once: it cannot be sent again, and a lost upload leaves no message to check
+        if (!retryable || attempt >= delays.length || o.stream) {
+          const final = !o.stream && !o.idempotent && !err.notSent && !answered && (err.kind === 'timeout' || err.kind === 'unavailable') ? outcomeUnknown(err) : err;
           this.report(o, started, final);
           throw final;
         }
@@ -90,7 +101,12 @@ export class ProviderHttp {
     }
   }
 
-  private report(o: CallOptions, started: number, err?: AppError): void {
+  /** Reports a call made outside `call()` (a media download) to the observer. */
+  reportCall(method: CallOptions['method'], path: string, started: number, err?: AppError): void {
+    this.report({ method, path }, started, err);
+  }
+
+  private report(o: Pick<CallOptions, 'method' | 'path'>, started: number, err?: AppError): void {
     if (!this.opts.observer) return;
     const providerCode = (err?.details?.provider_error as { code?: unknown } | undefined)?.code;
     const errorCode = !err ? '' : typeof providerCode === 'number' ? String(providerCode) : (err.code ?? 'unknown');
@@ -106,13 +122,17 @@ export class ProviderHttp {
     if (o.token) headers.authorization = `Bearer ${o.token}`;
     const requestId = currentRequestId();
     if (requestId) headers['x-request-id'] = requestId;
-    let body: string | FormData | undefined;
-    if (o.json !== undefined) {
+    let body: string | FormData | Readable | undefined;
+    if (o.stream) {
+      headers['content-type'] = o.stream.contentType;
+      body = Readable.from(o.stream.body, { objectMode: false });
+    } else if (o.json !== undefined) {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(o.json);
     } else if (o.form) {
       body = o.form;
     }
+    const timeoutMs = o.timeoutMs ?? this.opts.timeoutMs;
     let res: Dispatcher.ResponseData;
     try {
       res = await request(this.url(o.path, o.query), {
@@ -120,18 +140,18 @@ export class ProviderHttp {
         headers,
         body,
         dispatcher: this.agent,
-        headersTimeout: this.opts.timeoutMs,
-        bodyTimeout: this.opts.timeoutMs,
-        signal: AbortSignal.timeout(this.opts.timeoutMs),
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+        signal: AbortSignal.timeout(timeoutMs),
       });
     } catch (e) {
-      throw transportError(e, this.opts.timeoutMs);
+      throw o.stream ? streamError(e, timeoutMs) : transportError(e, timeoutMs);
     }
     let text: string;
     try {
       text = await res.body.text();
     } catch (e) {
-      throw transportError(e, this.opts.timeoutMs);
+      throw transportError(e, timeoutMs);
     }
     let parsed: unknown;
     try {
@@ -212,6 +232,16 @@ export function operationName(o: Pick<CallOptions, 'method' | 'path'>): string {
     .map((seg) => (/^[a-z_]+$/.test(seg) ? seg : '{id}'))
     .join('/');
   return `${o.method} /${path}`;
+}
+
+/** A streamed body that failed on our side (the tenant's upload refused or broken off) keeps its own error. */
+function streamError(e: unknown, timeoutMs: number): AppError {
+  let cur: unknown = e;
+  for (let i = 0; i < 5 && cur; i++) {
+    if (cur instanceof AppError) return cur;
+    cur = (cur as { cause?: unknown }).cause;
+  }
+  return transportError(e, timeoutMs);
 }
 
 function transportError(e: unknown, timeoutMs: number): AppError {

@@ -11,3 +11,5 @@ export type { ProviderErrorBody } from './errors';
 export { parseErrorTableDoc } from './error-table-doc';
 export type { DocumentedRule } from './error-table-doc';
 export type { ProviderTemplate, NewTemplate } from './templates';
+export { MediaHosts, mediaUploadBody } from './media';
+export type { MediaUpload, MediaDownload, MediaDownloadLimits, ProviderMediaInfo } from './media';

@@ -15,6 +15,7 @@ function successFor(method: string, path: string): unknown {
   if (path.endsWith('/flows') && method === 'POST') return { id: '1234567890', success: true, validation_errors: [] };
   if (path.endsWith('/assets')) return { success: true, validation_errors: [] };
   if (path.endsWith('/oauth/access_token')) return { access_token: 'EAAG', token_type: 'bearer' };
+  if (path.endsWith('/media') && method === 'POST') return { id: '4490709327384033' };
   if (path.endsWith('/block_users')) return { messaging_product: 'whatsapp', block_users: { added_users: [{ input: '+16505551234', wa_id: '16505551234' }] } };
   return { success: true };
 }
@@ -72,6 +73,12 @@ describe("the provider client's requests against the provider's OpenAPI descript
     ['publish a flow', '/{Version}/{Flow-ID}/publish', 'post', (c) => c.publishFlow('tok', '333')],
     ['deprecate a flow', '/{Version}/{Flow-ID}/deprecate', 'post', (c) => c.deprecateFlow('tok', '333')],
     ['block users', '/{Version}/{Phone-Number-ID}/block_users', 'post', (c) => c.blockUsers('tok', '111', ['+16505551234'], true)],
+    [
+      'upload a media (streamed multipart)',
+      '/{Version}/{Phone-Number-ID}/media',
+      'post',
+      (c) => c.uploadMedia('tok', '111', { bytes: (async function* () { yield Buffer.from('%PDF-1.4\n'); })(), mimeType: 'application/pdf', filename: 'invoice.pdf', timeoutMs: 2000 }),
+    ],
   ];
 
   it.each(calls)('%s', async (_name, template, method, call) => {
@@ -103,6 +110,14 @@ describe("the provider client's requests against the provider's OpenAPI descript
       ? Object.fromEntries(Object.entries(body as Record<string, unknown>).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]))
       : body;
     expect(validate(asSent) ? [] : validate.errors).toEqual([]);
+  });
+
+  it('sends a media upload as the supplement documents it: messaging_product, type, then the file with its type', async () => {
+    await client.uploadMedia('tok', '111', { bytes: (async function* () { yield Buffer.from('%PDF-1.4\n'); })(), mimeType: 'application/pdf', filename: 'invoice.pdf', timeoutMs: 2000 });
+    expect(await bodyOf(captured[0])).toEqual({ messaging_product: 'whatsapp', type: 'application/pdf', file: '<file 9 bytes>' });
+    const form = await new Response(new Uint8Array(captured[0].body), { headers: { 'content-type': captured[0].contentType } }).formData();
+    const file = form.get('file') as File;
+    expect([file.name, file.type, await file.text()]).toEqual(['invoice.pdf', 'application/pdf', '%PDF-1.4\n']);
   });
 
   it('sends the flow JSON upload as a file part named file with asset_type FLOW_JSON', async () => {

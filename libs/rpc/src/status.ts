@@ -13,6 +13,7 @@ const KIND_TO_STATUS: Record<ErrorKind, status> = {
   not_found: status.NOT_FOUND,
   method_not_allowed: status.UNIMPLEMENTED,
   conflict: status.FAILED_PRECONDITION,
+  request_timeout: status.DEADLINE_EXCEEDED,
   too_large: status.INVALID_ARGUMENT,
   unsupported_media: status.INVALID_ARGUMENT,
   rate_limited: status.RESOURCE_EXHAUSTED,

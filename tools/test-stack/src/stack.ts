@@ -107,6 +107,8 @@ export class Stack {
       });
       this.sim = sim as unknown as SimHandle;
       this.env.PROVIDER_BASE_URL ??= sim.url;
+      // the simulator's media URLs are on another name than its Graph API (as the provider's media host is)
+      this.env.PROVIDER_MEDIA_HOSTS ??= sim.mediaBaseUrl;
     }
     for (const name of startOrder(opts.services ?? Object.keys(SERVICES))) await this.startService(name);
     const edge = this.running.get('edge');

@@ -62,6 +62,37 @@ export class SimControl {
     return this.send('GET', `/_sim/requests?path_contains=${encodeURIComponent(part)}`);
   }
 
+  /** A customer's message of any type (`text`, `location`, `contacts`...: `content` is the type's object). */
+  inboundMessage(phoneNumberId: string, from: string, type: string, content?: Record<string, unknown> | unknown[]): Promise<{ wamid: string; status: number }> {
+    return this.send('POST', '/_sim/inbound/message', { phone_number_id: phoneNumberId, from, type, ...(content === undefined ? {} : { [type]: content }) });
+  }
+
+  /**
+   * A customer's media message (`image`, `document`, `audio`, `video`, `sticker`): the bytes (or a small real
+   * sample of the type) become a media of the number whose id the message carries and which downloads as those bytes.
+   */
+  inboundMedia(
+    phoneNumberId: string,
+    from: string,
+    type: 'image' | 'document' | 'audio' | 'video' | 'sticker',
+    opts: { bytes?: Buffer; mimeType?: string; caption?: string; filename?: string } = {},
+  ): Promise<{ wamid: string; media_id: string; sha256: string; status: number }> {
+    return this.send('POST', '/_sim/inbound/media', {
+      phone_number_id: phoneNumberId,
+      from,
+      type,
+      ...(opts.bytes ? { content_base64: opts.bytes.toString('base64') } : {}),
+      ...(opts.mimeType ? { mime_type: opts.mimeType } : {}),
+      ...(opts.caption ? { caption: opts.caption } : {}),
+      ...(opts.filename ? { filename: opts.filename } : {}),
+    });
+  }
+
+  /** Where the simulator's media URLs point from now on (a host the gateway must refuse, say); undefined restores its own. */
+  setMediaBaseUrl(url: string | undefined): Promise<{ url: string }> {
+    return this.send('PUT', '/_sim/media-base-url', { url: url ?? null });
+  }
+
   /** Clears the injected faults and the recorded calls. */
   reset(): Promise<unknown> {
     return Promise.all([this.send('DELETE', '/_sim/faults'), this.send('DELETE', '/_sim/requests')]);

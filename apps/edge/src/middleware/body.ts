@@ -9,22 +9,42 @@ declare module 'koa' {
   }
 }
 
-/** Reads the raw body up to `limit` bytes; larger is a 413 and the rest is not read. */
-export async function readRaw(ctx: Context, limit: number): Promise<Buffer> {
+/**
+ * Reads the raw body up to `limit` bytes; larger is a 413 and the rest is not read. A body that has not arrived
+ * within `timeoutMs` is a 408 and the connection is closed (the server's own request timeout is the media
+ * upload's, docs/media.md: every other body keeps this shorter one).
+ */
+export async function readRaw(ctx: Context, limit: number, timeoutMs = 60_000): Promise<Buffer> {
   const declared = Number(ctx.get('content-length') || 0);
   if (declared > limit) throw tooLarge(limit);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of ctx.req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) {
-      ctx.req.unpipe();
-      ctx.req.resume();
-      throw tooLarge(limit);
+  const reading = (async () => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of ctx.req) {
+      size += (chunk as Buffer).length;
+      if (size > limit) {
+        ctx.req.unpipe();
+        ctx.req.resume();
+        throw tooLarge(limit);
+      }
+      chunks.push(chunk as Buffer);
     }
-    chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks);
+  })();
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      // the rest of the body is not waited for: the answer closes the connection
+      reading.catch(() => undefined);
+      ctx.set('Connection', 'close');
+      reject(new AppError('request_timeout', 'request_body_timeout', `The request body did not arrive within ${timeoutMs} ms`));
+    }, timeoutMs);
+  });
+  try {
+    return await Promise.race([reading, late]);
+  } finally {
+    clearTimeout(timer);
   }
-  return Buffer.concat(chunks);
 }
 
 function tooLarge(limit: number) {
@@ -32,14 +52,16 @@ function tooLarge(limit: number) {
 }
 
 /**
- * JSON bodies only: a body with another content type is a 415; malformed JSON, JSON nested deeper than
+ * JSON bodies only (`ownBody` routes excepted): a body with another content type is a 415; malformed JSON, JSON nested deeper than
  * MAX_JSON_DEPTH and text PostgreSQL cannot store are a 422 before any work. An empty body is `undefined`
  * (the route's schema decides whether that is acceptable).
  */
-export function jsonBody(limit: number) {
+export function jsonBody(limit: number, opts: { timeoutMs?: number; ownBody?: (ctx: Context) => boolean } = {}) {
   return async (ctx: Context, next: Next) => {
+    // a route that reads its own body (the media upload, multipart up to 100 MB)
+    if (opts.ownBody?.(ctx)) return next();
     if (['POST', 'PUT', 'PATCH', 'DELETE'].includes(ctx.method)) {
-      const raw = await readRaw(ctx, limit);
+      const raw = await readRaw(ctx, limit, opts.timeoutMs);
       ctx.request.rawBody = raw;
       if (raw.length > 0) {
         if (!ctx.is('application/json', '+json')) {

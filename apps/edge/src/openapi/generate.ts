@@ -1,4 +1,5 @@
 import { createLogger } from '@gateway/logger';
+import { connectProvider } from '@gateway/provider-client';
 import { createEdgeApp, mountedRouters } from '../app';
 import { ApiKeyCache } from '../auth';
 import { readConfig } from '../config';
@@ -17,11 +18,13 @@ export const GENERATED_SERVER_URL = 'http://localhost:8080';
 export function openApiDocument(): Record<string, unknown> {
   const config = readConfig({ GATEWAY_ADMIN_TOKEN: 'generate-only-token-generate-only', PUBLIC_BASE_URL: GENERATED_SERVER_URL, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false' });
   const services = connectServices(config);
+  const media = connectProvider(config);
   try {
     const logger = createLogger({ name: 'openapi', level: 'silent' });
-    const app = createEdgeApp({ config, services, logger, keys: new ApiKeyCache(services, config.authCacheTtlMs), publicRoutes });
+    const app = createEdgeApp({ config, services, logger, keys: new ApiKeyCache(services, config.authCacheTtlMs), publicRoutes, media });
     return buildOpenApiDocument(mountedRouters(app), { serverUrl: config.publicBaseUrl, version: API_VERSION });
   } finally {
+    void media.close();
     closeServices(services);
   }
 }

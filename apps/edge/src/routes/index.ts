@@ -3,6 +3,7 @@ import { registerApiKeyRoutes } from './api-keys';
 import { registerCallRoutes } from './calls';
 import { registerClientRoutes } from './clients';
 import { registerFlowRoutes } from './flows';
+import { registerMediaRoutes } from './media';
 import { registerMessageRoutes } from './messages';
 import { registerMessagingRoutes } from './messaging';
 import { registerTemplateRoutes } from './templates';
@@ -13,4 +14,4 @@ import { registerWebhookDeliveryRoutes } from './webhook-deliveries';
  * Tenant API routes (bearer API key, JSON bodies). One module per area; each registers its own paths.
  * Add a module here when an area is added.
  */
-export const tenantApiRoutes: RegisterRoutes[] = [registerTenantRoutes, registerClientRoutes, registerMessagingRoutes, registerCallRoutes, registerMessageRoutes, registerWebhookDeliveryRoutes, registerFlowRoutes, registerApiKeyRoutes, registerTemplateRoutes];
+export const tenantApiRoutes: RegisterRoutes[] = [registerTenantRoutes, registerClientRoutes, registerMessagingRoutes, registerCallRoutes, registerMessageRoutes, registerWebhookDeliveryRoutes, registerFlowRoutes, registerApiKeyRoutes, registerTemplateRoutes, registerMediaRoutes];

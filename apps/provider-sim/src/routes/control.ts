@@ -4,6 +4,8 @@ import type { RateLimiter } from '../rate-limits';
 import type { Fault, SimState } from '../state';
 import type { WebhookSender } from '../webhooks';
 import { jsonBody } from './graph';
+import { isAnimatedWebp, storeMedia } from './media';
+import { SAMPLE_MEDIA } from './sample-media';
 
 type Json = Record<string, unknown>;
 
@@ -87,6 +89,38 @@ export function registerControl(router: Router, state: SimState, webhooks: Webho
     const body = webhooks.envelope(phone.wabaId, 'messages', webhooks.messagesValue(phone, { contacts: [{ profile: { name: String(b.name ?? 'Test User') }, wa_id: from }], messages: [message] }));
     const res = await webhooks.send(body);
     ctx.body = { wamid, status: res.status, body: JSON.parse(res.body) as Json };
+  });
+
+  /**
+   * A customer sends a media message (image, document, audio, video, sticker): the bytes (`content_base64`, or a
+   * small real sample of the type) become a media of the number, downloadable through its id like the provider's.
+   */
+  router.post('/_sim/inbound/media', async (ctx) => {
+    const b = jsonBody(ctx);
+    const sender = inboundSender(ctx, b);
+    if (!sender) return;
+    const { phone, from } = sender;
+    const type = String(b.type ?? 'image');
+    const sample = SAMPLE_MEDIA[type];
+    if (!sample) {
+      ctx.status = 400;
+      ctx.body = { error: `type must be one of ${Object.keys(SAMPLE_MEDIA).join(', ')}` };
+      return;
+    }
+    const bytes = typeof b.content_base64 === 'string' ? Buffer.from(b.content_base64, 'base64') : sample.bytes;
+    const mimeType = typeof b.mime_type === 'string' ? b.mime_type : sample.mimeType;
+    const media = storeMedia(state, phone.id, bytes, mimeType);
+    const content: Json = { id: media.id, mime_type: mimeType, sha256: media.sha256 };
+    if (typeof b.caption === 'string' && ['image', 'video', 'document'].includes(type)) content.caption = b.caption;
+    if (type === 'document') content.filename = typeof b.filename === 'string' ? b.filename : 'document.pdf';
+    if (type === 'audio') content.voice = b.voice === true;
+    if (type === 'sticker') content.animated = isAnimatedWebp(bytes);
+    const wamid = state.wamid();
+    const message: Json = { from, id: wamid, timestamp: String(Math.floor(Date.now() / 1000)), type, [type]: content };
+    state.recordInbound(phone.id, from, wamid);
+    const body = webhooks.envelope(phone.wabaId, 'messages', webhooks.messagesValue(phone, { contacts: [{ profile: { name: String(b.name ?? 'Test User') }, wa_id: from }], messages: [message] }));
+    const res = await webhooks.send(body);
+    ctx.body = { wamid, media_id: media.id, sha256: media.sha256, status: res.status, body: JSON.parse(res.body) as Json };
   });
 
   router.post('/_sim/inbound/call', async (ctx) => {

@@ -32,7 +32,7 @@ function flowFor(ctx: Context, state: SimState, flowId: string): Flow {
  * phone number or business account are flows here; anything else is left to the routes after this one.
  */
 function isFlowPath(state: SimState, id: string): boolean {
-  return /^\d+$/.test(id) && !state.phones.has(id) && !state.wabas.has(id) && !state.templates.has(id);
+  return /^\d+$/.test(id) && !state.phones.has(id) && !state.wabas.has(id) && !state.templates.has(id) && !state.media.has(id);
 }
 
 function optionalString(v: unknown, name: string): string | undefined {

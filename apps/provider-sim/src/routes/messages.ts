@@ -68,6 +68,8 @@ export function registerMessages(router: Router, d: MessagesDeps): void {
         const f = d.state.flows.get(id);
         return f && f.wabaId === phone.wabaId ? f : undefined;
       },
+      // uploaded by a number of the account, or received by one
+      media: (id) => d.state.media.get(id)?.wabaId === phone.wabaId,
     });
     const to = String(b.to);
     const until = d.state.maintenance.get(phone.id);
