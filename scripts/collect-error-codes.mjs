@@ -14,7 +14,7 @@ const OUT = join(root, 'apps/edge/src/openapi/error-codes.json');
 
 const STATUS_BY_KIND = {
   validation: 422, unauthenticated: 401, forbidden: 403, not_found: 404, method_not_allowed: 405, conflict: 409,
-  too_large: 413, unsupported_media: 415, rate_limited: 429, provider_rejected: 502, unavailable: 503, timeout: 504, internal: 500,
+  request_timeout: 408, too_large: 413, unsupported_media: 415, rate_limited: 429, provider_rejected: 502, unavailable: 503, timeout: 504, internal: 500,
 };
 
 function* sources(dir) {

@@ -1,6 +1,7 @@
 export { Stack, startStack } from './stack';
 export type { StackOptions, SimHandle } from './stack';
 export { ApiClient } from './api-client';
+export { checkAnswer } from './openapi-check';
 export type { ApiResponse } from './api-client';
 export { SERVICES } from './services';
 export type { ServiceEntry, StartedService, Env } from './services';

@@ -159,3 +159,12 @@ export function recordChecked(operationId: string): void {
   mkdirSync(RESULTS_DIR, { recursive: true });
   appendFileSync(resolve(RESULTS_DIR, `checked-${process.pid}.txt`), `${operationId}\n`);
 }
+
+/**
+ * Checks one answer a test got without `ApiClient` (a streamed multipart upload, say) against the document of
+ * the edge at `baseUrl`, and records the operation as checked. Throws like `ApiClient` on a mismatch.
+ */
+export async function checkAnswer(baseUrl: string, method: string, pathAndQuery: string, res: { status: number; headers: Headers; text: string }): Promise<void> {
+  const operationId = (await openApiCheck(baseUrl)).check(method, pathAndQuery, res);
+  if (operationId) recordChecked(operationId);
+}

@@ -101,7 +101,8 @@ function defaultErrors(mount: Mount, spec: OperationSpec, method: string): numbe
   if (mount !== 'public') {
     // every /api and /admin operation calls a service over gRPC (or the bus)
     out.add(503).add(504);
-    if (method !== 'get' && method !== 'delete') out.add(413).add(415);
+    // a body slower than BODY_TIMEOUT_MS is a 408, a larger one a 413, a non-JSON one a 415
+    if (method !== 'get' && method !== 'delete') out.add(408).add(413).add(415);
   }
   const r = spec.request ?? {};
   // query and path parameters are checked for storable text, bodies for JSON syntax and nesting, before any schema
@@ -124,6 +125,7 @@ const ERROR_TEXT: Record<number, string> = {
   403: 'Refused: e.g. a state-changing request made with the dashboard session cookie without its `X-CSRF-Token`.',
   404: 'Not found (another tenant\'s objects are not found too).',
   405: 'Method not allowed on this path (`Allow` lists the allowed ones).',
+  408: 'The request body did not arrive within `BODY_TIMEOUT_MS` (`request_body_timeout`).',
   409: 'Conflict with the current state (inactive client, idempotency key reuse, closed customer-service window, …).',
   413: 'Request body too large.',
   415: 'The body must be `application/json`.',

@@ -1,6 +1,7 @@
 import { deflateSync } from 'node:zlib';
 import { Readable } from 'node:stream';
 import { request } from 'undici';
+import { checkAnswer } from '@gateway/test-stack';
 
 /* Real small files of the media types, built in the test, and a streamed multipart upload to the edge. */
 
@@ -96,6 +97,10 @@ export async function upload(baseUrl: string, key: string, fields: Record<string
     body: Readable.from(m.body()),
   });
   const text = await res.body.text();
+  const headers = new Headers();
+  for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : String(v));
+  // the answer is held to the OpenAPI document like every ApiClient answer
+  await checkAnswer(baseUrl, 'POST', '/api/media', { status: res.statusCode, headers, text });
   return { status: res.statusCode, headers: res.headers, json: (text ? JSON.parse(text) : undefined) as any };
 }
 

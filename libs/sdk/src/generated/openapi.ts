@@ -1033,6 +1033,47 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/media": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload a file to the client's business number
+         * @description multipart/form-data with `client_id` (and optionally `type`) before the `file` part. The type is read from the bytes and must agree with the name, the part's Content-Type and `type`; the provider's per-type types and size limits (up to 100 MB for documents) are checked before the upload. Streamed, never held whole.
+         */
+        post: operations["uploadMedia"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/media/{media_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a media (one a customer sent, or one uploaded)
+         * @description The bytes with the provider's Content-Type and Content-Length, fetched only from the provider's own hosts.
+         */
+        get: operations["downloadMedia"];
+        put?: never;
+        post?: never;
+        /** Delete a media at the provider */
+        delete: operations["deleteMedia"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 };
 export type webhooks = {
     chat: {
@@ -1395,7 +1436,7 @@ export type components = {
              * @description Stable machine code.
              * @enum {string}
              */
-            code: "csrf_token_invalid" | "webhook_verification_failed";
+            code: "csrf_token_invalid" | "signup_page_session_required" | "webhook_verification_failed";
             /** @description The same request may succeed later (after `Retry-After` when given). */
             retryable?: boolean;
             provider_error?: components["schemas"]["ProviderError"];
@@ -1426,7 +1467,7 @@ export type components = {
              * @description Stable machine code.
              * @enum {string}
              */
-            code: "api_key_not_found" | "client_not_found" | "delivery_not_found" | "flow_not_found" | "message_not_found" | "not_found" | "provider_object_not_found" | "route_not_found" | "signup_session_not_found" | "template_not_found" | "tenant_not_found";
+            code: "api_key_not_found" | "client_not_found" | "delivery_not_found" | "flow_not_found" | "media_not_found" | "media_url_expired" | "message_not_found" | "not_found" | "provider_object_not_found" | "route_not_found" | "signup_session_not_found" | "template_not_found" | "tenant_not_found";
             /** @description The same request may succeed later (after `Retry-After` when given). */
             retryable?: boolean;
             provider_error?: components["schemas"]["ProviderError"];
@@ -1458,6 +1499,37 @@ export type components = {
              * @enum {string}
              */
             code: "method_not_allowed";
+            /** @description The same request may succeed later (after `Retry-After` when given). */
+            retryable?: boolean;
+            provider_error?: components["schemas"]["ProviderError"];
+            /**
+             * @description `unknown`: the provider may have acted (a send that timed out); check before sending again under a new key.
+             * @enum {string}
+             */
+            outcome?: "unknown";
+            /** @description block/unblock-users: the users the provider refused. */
+            failed_users?: {
+                [key: string]: unknown;
+            }[];
+            added_users?: string[];
+            removed_users?: string[];
+            /** @description The object's current state (e.g. a flow's status), when the conflict is about it. */
+            status?: string;
+            /** @description A client's signup state, when the conflict is about it (`client_not_active`). */
+            signup_status?: string;
+            /** @description The provider's validation errors of a flow JSON. */
+            validation_errors?: {
+                [key: string]: unknown;
+            }[];
+        };
+        Error408: {
+            /** @description For people: what went wrong. */
+            detail: string;
+            /**
+             * @description Stable machine code.
+             * @enum {string}
+             */
+            code: "request_body_timeout";
             /** @description The same request may succeed later (after `Retry-After` when given). */
             retryable?: boolean;
             provider_error?: components["schemas"]["ProviderError"];
@@ -1519,7 +1591,7 @@ export type components = {
              * @description Stable machine code.
              * @enum {string}
              */
-            code: "body_too_large";
+            code: "body_too_large" | "media_too_large";
             /** @description The same request may succeed later (after `Retry-After` when given). */
             retryable?: boolean;
             provider_error?: components["schemas"]["ProviderError"];
@@ -1578,7 +1650,7 @@ export type components = {
         ValidationError: {
             detail: components["schemas"]["ValidationIssue"][];
             /** @enum {string} */
-            code?: "call_receiver_invalid" | "media_download_failed" | "media_upload_failed" | "provider_invalid_parameter" | "provider_parameter_invalid" | "provider_required_parameter_missing" | "recipient_is_sender" | "recipient_undeliverable" | "template_language_not_found" | "template_not_approved" | "template_not_found" | "template_param_count_mismatch" | "template_param_format_mismatch" | "template_policy_violation" | "template_text_too_long" | "unsupported_message_type";
+            code?: "call_receiver_invalid" | "media_download_failed" | "media_upload_failed" | "provider_invalid_parameter" | "provider_parameter_invalid" | "provider_required_parameter_missing" | "recipient_is_sender" | "recipient_undeliverable" | "template_language_not_found" | "template_not_approved" | "template_not_found" | "template_param_count_mismatch" | "template_param_format_mismatch" | "template_policy_violation" | "template_text_too_long" | "unsupported_message_type" | "upload_aborted";
             /** @description The same request may succeed later (after `Retry-After` when given). */
             retryable?: boolean;
             provider_error?: components["schemas"]["ProviderError"];
@@ -1733,7 +1805,7 @@ export type components = {
              * @description Stable machine code.
              * @enum {string}
              */
-            code: "bus_unavailable" | "provider_bad_response" | "provider_maintenance" | "provider_service_unavailable" | "provider_unavailable" | "service_unavailable";
+            code: "bus_unavailable" | "media_host_not_allowed" | "media_redirect_refused" | "provider_bad_response" | "provider_maintenance" | "provider_service_unavailable" | "provider_unavailable" | "service_unavailable";
             /** @description The same request may succeed later (after `Retry-After` when given). */
             retryable?: boolean;
             provider_error?: components["schemas"]["ProviderError"];
@@ -1764,7 +1836,7 @@ export type components = {
              * @description Stable machine code.
              * @enum {string}
              */
-            code: "provider_outcome_unknown" | "provider_timeout" | "service_timeout";
+            code: "media_download_timeout" | "provider_outcome_unknown" | "provider_timeout" | "service_timeout";
             /** @description The same request may succeed later (after `Retry-After` when given). */
             retryable?: boolean;
             provider_error?: components["schemas"]["ProviderError"];
@@ -2027,6 +2099,16 @@ export type components = {
             };
             content: {
                 "application/json": components["schemas"]["Error405"];
+            };
+        };
+        /** @description The request body did not arrive within `BODY_TIMEOUT_MS` (`request_body_timeout`). */
+        Error408: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error408"];
             };
         };
         /** @description Conflict with the current state (inactive client, idempotency key reuse, closed customer-service window, …). */
@@ -2834,6 +2916,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            408: components["responses"]["Error408"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
@@ -2881,6 +2964,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
@@ -2985,6 +3069,7 @@ export interface operations {
             };
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
@@ -3084,6 +3169,7 @@ export interface operations {
             };
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
@@ -3116,6 +3202,7 @@ export interface operations {
             };
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
@@ -3204,6 +3291,7 @@ export interface operations {
             };
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
@@ -3285,6 +3373,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
@@ -3350,6 +3439,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
@@ -3412,6 +3502,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
@@ -3469,6 +3560,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
@@ -3549,6 +3641,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
@@ -3600,6 +3693,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
@@ -3665,6 +3759,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
@@ -3718,6 +3813,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
@@ -3769,6 +3865,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
@@ -3821,6 +3918,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
@@ -3873,6 +3971,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
@@ -3929,6 +4028,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
@@ -4022,6 +4122,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
@@ -4084,6 +4185,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
@@ -4134,6 +4236,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
@@ -4180,6 +4283,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
@@ -4226,6 +4330,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
@@ -4272,6 +4377,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
@@ -4318,6 +4424,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
@@ -4365,6 +4472,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
@@ -4532,6 +4640,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
@@ -4572,6 +4681,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
@@ -4611,6 +4721,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
@@ -4697,6 +4808,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
@@ -4822,6 +4934,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
@@ -4867,6 +4980,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
@@ -4912,6 +5026,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
@@ -4983,6 +5098,7 @@ export interface operations {
             };
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
@@ -5146,6 +5262,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
@@ -5231,6 +5348,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
@@ -5274,6 +5392,140 @@ export interface operations {
             409: components["responses"]["Error409"];
             422: components["responses"]["Error422"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    uploadMedia: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (echoed; else one is made). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /** Format: uuid */
+                    client_id: string;
+                    /** @description A provider MIME type to declare; must agree with the bytes. */
+                    type?: string;
+                    /** @description The file, last part of the form. */
+                    file: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The provider media id and what was uploaded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The provider's media id: send it as `media_id` (`/api/messaging/send-media`). */
+                        id: string;
+                        /** @description The type read from the bytes, as declared to the provider. */
+                        mime_type: string;
+                        /** @description SHA-256 of the bytes, hex. */
+                        sha256: string;
+                        /** @description Bytes uploaded. */
+                        file_size: number;
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            502: components["responses"]["Error502"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    downloadMedia: {
+        parameters: {
+            query: {
+                /** @description The client (UUID). */
+                client_id: string;
+            };
+            header?: {
+                /** @description Your id for this request (echoed; else one is made). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                media_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The media bytes. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description SHA-256 of the bytes as the provider reports it, when it does. */
+                    "X-Media-Sha256"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "*/*": string;
+                };
+            };
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            502: components["responses"]["Error502"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    deleteMedia: {
+        parameters: {
+            query: {
+                /** @description The client (UUID). */
+                client_id: string;
+            };
+            header?: {
+                /** @description Your id for this request (echoed; else one is made). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                media_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            502: components["responses"]["Error502"];
             503: components["responses"]["Error503"];
             504: components["responses"]["Error504"];
         };
