@@ -5,6 +5,8 @@ import { connect } from 'node:net';
 /** A child process of the bench, with its peak resident memory read from /proc. */
 export class Proc {
   private peakKb = 0;
+  /** Set once the bench asked it to stop: its exit code is then expected. */
+  stopping = false;
   private readonly timer: NodeJS.Timeout;
   readonly exited: Promise<number | null>;
 
@@ -33,6 +35,7 @@ export class Proc {
   async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
     this.sample();
     clearInterval(this.timer);
+    this.stopping = true;
     if (this.child.exitCode !== null || this.child.signalCode !== null) return;
     this.child.kill(signal);
     const t = setTimeout(() => this.child.kill('SIGKILL'), 15_000);
@@ -47,10 +50,11 @@ export function start(name: string, cmd: string, args: string[], env: Record<str
   child.stderr?.on('data', (d) => {
     tail = (tail + d).slice(-4000);
   });
+  const proc = new Proc(name, child);
   child.once('exit', (code, signal) => {
-    if (code && code !== 0) process.stderr.write(`[bench] ${name} exited ${code ?? signal}\n${tail}\n`);
+    if (code && code !== 0 && !proc.stopping) process.stderr.write(`[bench] ${name} exited ${code ?? signal}\n${tail}\n`);
   });
-  return new Proc(name, child);
+  return proc;
 }
 
 export async function waitPort(port: number, what: string, timeoutMs = 60_000): Promise<void> {
