@@ -18,7 +18,7 @@ log "building apps"
 # each app is its own esbuild bundle: no build needs another first (tests import apps, which nx sees as cycles)
 npx nx run-many -t build --outputStyle=static --excludeTaskDependencies >/dev/null
 mkdir -p dist/bench
-for entry in main helpers-server; do
+for entry in main helpers-server profile-summary; do
   npx esbuild "tools/bench/src/$entry.ts" --bundle --platform=node --target=node20 --packages=external \
     --tsconfig=tsconfig.base.json --outfile="dist/bench/$entry.js" --log-level=warning
 done

@@ -3,7 +3,7 @@
  *   - embedded: PGlite inside every process (`npm start` without DATABASE_URL);
  *   - production: every service on a PostgreSQL server (BENCH_DATABASE_URL, a fresh database per run, dropped after).
  * For each: webhook dispatch (one dispatcher draining a backlog), the send path and inbound ingest, against ceilings
- * measured once in the same run on the same machine; peak RSS per process. In production also a scaling row (two
+ * measured in the same run on the same machine, each right after its pipeline; peak RSS per process. In production also a scaling row (two
  * dispatchers / two edges against one). Prints one markdown table. Exits non-zero only when a correctness count
  * fails (lost or unrecorded events, accepted bodies missing); speed is reported, not asserted.
  *
@@ -19,6 +19,7 @@ import { Agent, request } from 'undici';
 import { buildEvent } from '@gateway/events';
 import { SimControl } from '@gateway/testing';
 import { startHelper } from './ceilings';
+import { cpuSecondsOf, pidsMatching, type Proc } from './processes';
 import { load, type LoadResult } from './load';
 import { fmt, met, pct, table, type Row } from './report';
 import { bootStack, type BenchStack } from './stack';
@@ -50,7 +51,14 @@ interface IngestResult {
   stored: number;
   accepted: number;
 }
+/**
+ * Each configuration's ceilings are measured right after its own pipeline, with its stack idle: the machine is
+ * shared, and a ceiling taken minutes apart from its measure would compare two different machines.
+ */
 interface ConfigResult {
+  ceilings: Ceilings;
+  /** CPU seconds by process per pipeline (and per ceiling), for "where the time goes". */
+  cpu: Map<string, CpuUse>;
   dispatch?: DispatchResult;
   send?: LoadResult;
   ingest?: IngestResult;
@@ -70,6 +78,34 @@ async function json<T>(res: Response): Promise<T> {
 }
 
 const log = (msg: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
+
+/** CPU seconds used so far by each process of the run (PostgreSQL: the backends serving the bench's database). */
+type CpuSnapshot = Map<string, number>;
+const PG = 'postgres (backends of this database)';
+const LOADER = 'bench (load tool)';
+function cpuSnapshot(procs: Iterable<[string, Proc]>, dbName?: string): CpuSnapshot {
+  const m: CpuSnapshot = new Map();
+  for (const [name, p] of procs) m.set(name, p.cpuSeconds());
+  const u = process.cpuUsage();
+  m.set(LOADER, (u.user + u.system) / 1e6);
+  if (dbName) for (const pid of pidsMatching(` ${dbName} `)) m.set(`pg:${pid}`, cpuSecondsOf(pid) ?? 0);
+  return m;
+}
+/** CPU seconds each process used between two snapshots, PostgreSQL backends summed. */
+function cpuUsed(before: CpuSnapshot, after: CpuSnapshot): Map<string, number> {
+  const used = new Map<string, number>();
+  for (const [k, v] of after) {
+    const name = k.startsWith('pg:') ? PG : k;
+    const d = v - (before.get(k) ?? 0);
+    if (d > 0) used.set(name, (used.get(name) ?? 0) + d);
+  }
+  return used;
+}
+/** Where the CPU went in one pipeline: seconds by process, and the operations done meanwhile. */
+interface CpuUse {
+  ops: number;
+  byProcess: Map<string, number>;
+}
 
 // request bodies, shared by the gateway runs and their ceilings
 const sendBodyFor = (clientId: string) =>
@@ -96,44 +132,56 @@ function eventBodies(tenantId: string, clientId: string, n: number) {
   return Array.from({ length: n }, (_, i) => buildEvent({ type: 'test', tenantId, clientId, externalId: null, payload: { test: true, n: i } }));
 }
 
-/** The ceilings, measured once: the same bodies through minimal servers on the same machine. */
-async function measureCeilings(receiverUrl: string): Promise<Ceilings> {
-  const c: Ceilings = {};
-  if (ONLY.has('dispatch')) {
-    // undici POSTs of event envelopes to the same receiver, 64 in flight
-    const bodies = eventBodies(randomUUID(), randomUUID(), N_EVENTS).map((e) => e.body);
-    await fetch(`${receiverUrl}/stats`, { method: 'DELETE' });
-    const agent = new Agent({ connections: 64, pipelining: 1 });
-    const t0 = performance.now();
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: 64 }, async () => {
-        while (next < bodies.length) {
-          const i = next++;
-          const r = await request(`${receiverUrl}/hooks`, { method: 'POST', dispatcher: agent, body: bodies[i], headers: { 'content-type': 'application/json', 'x-event-id': `c${i}` } });
-          await r.body.dump();
-        }
-      }),
-    );
-    c.dispatch = bodies.length / ((performance.now() - t0) / 1000);
-    await agent.close();
-    log(`dispatch ceiling ${fmt(c.dispatch)}/s`);
-  }
-  if (ONLY.has('send')) {
-    const grpc = await startHelper(helpersBundle, 'grpc');
-    const koa = await startHelper(helpersBundle, 'koa-grpc', [`127.0.0.1:${grpc.port}`]);
-    c.send = await load({ url: `http://127.0.0.1:${koa.port}/`, headers: { 'content-type': 'application/json' }, body: sendBodyFor(randomUUID()), connections: CONNECTIONS, durationSec: SEND_SECONDS, warmupSec: WARMUP_SECONDS });
+/** Dispatch ceiling: undici POSTs of event envelopes to the same receiver, 64 in flight. */
+async function dispatchCeiling(receiver: Proc, receiverUrl: string, tenantId: string, clientId: string): Promise<{ rate: number; cpu: CpuUse }> {
+  const bodies = eventBodies(tenantId, clientId, N_EVENTS).map((e) => e.body);
+  await fetch(`${receiverUrl}/stats`, { method: 'DELETE' });
+  const agent = new Agent({ connections: 64, pipelining: 1 });
+  const procs = (): [string, Proc][] => [['receiver', receiver]];
+  const cpu0 = cpuSnapshot(procs());
+  const t0 = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 64 }, async () => {
+      while (next < bodies.length) {
+        const i = next++;
+        const r = await request(`${receiverUrl}/hooks`, { method: 'POST', dispatcher: agent, body: bodies[i], headers: { 'content-type': 'application/json', 'x-event-id': `c${i}` } });
+        await r.body.dump();
+      }
+    }),
+  );
+  const rate = bodies.length / ((performance.now() - t0) / 1000);
+  const cpu = { ops: bodies.length, byProcess: cpuUsed(cpu0, cpuSnapshot(procs())) };
+  await agent.close();
+  return { rate, cpu };
+}
+
+/** Send-path ceiling: a minimal Koa server making one unary gRPC call per request, the same body and load. */
+async function sendCeiling(clientId: string): Promise<{ result: LoadResult; cpu: CpuUse }> {
+  const grpc = await startHelper(helpersBundle, 'grpc');
+  const koa = await startHelper(helpersBundle, 'koa-grpc', [`127.0.0.1:${grpc.port}`]);
+  try {
+    const procs = (): [string, Proc][] => [['ceiling: Koa', koa.proc], ['ceiling: gRPC server', grpc.proc]];
+    const cpu0 = cpuSnapshot(procs());
+    const result = await load({ url: `http://127.0.0.1:${koa.port}/`, headers: { 'content-type': 'application/json' }, body: sendBodyFor(clientId), connections: CONNECTIONS, durationSec: SEND_SECONDS, warmupSec: WARMUP_SECONDS });
+    return { result, cpu: { ops: result.total + (result.warmup?.total ?? 0), byProcess: cpuUsed(cpu0, cpuSnapshot(procs())) } };
+  } finally {
     await koa.proc.stop();
     await grpc.proc.stop();
-    log(`send ceiling ${fmt(c.send.requestsPerSec)}/s p99 ${c.send.p99Ms} ms`);
   }
-  if (ONLY.has('ingest')) {
-    const noop = await startHelper(helpersBundle, 'koa-noop');
-    c.ingest = (await load({ url: `http://127.0.0.1:${noop.port}/`, setupRequest: signedStatuses('1', '2'), connections: CONNECTIONS, durationSec: INGEST_SECONDS, warmupSec: 2 })).requestsPerSec;
+}
+
+/** Ingest ceiling: a minimal Koa server reading the body and answering 200, the same signed bodies and load. */
+async function ingestCeiling(nextRequest: ReturnType<typeof signedStatuses>): Promise<{ rate: number; cpu: CpuUse }> {
+  const noop = await startHelper(helpersBundle, 'koa-noop');
+  try {
+    const procs = (): [string, Proc][] => [['ceiling: Koa', noop.proc]];
+    const cpu0 = cpuSnapshot(procs());
+    const r = await load({ url: `http://127.0.0.1:${noop.port}/`, setupRequest: nextRequest, connections: CONNECTIONS, durationSec: INGEST_SECONDS, warmupSec: 2 });
+    return { rate: r.requestsPerSec, cpu: { ops: r.total + (r.warmup?.total ?? 0), byProcess: cpuUsed(cpu0, cpuSnapshot(procs())) } };
+  } finally {
     await noop.proc.stop();
-    log(`ingest ceiling ${fmt(c.ingest)}/s`);
   }
-  return c;
 }
 
 /** A fresh database on the PostgreSQL server for one run; dropped after. */
@@ -154,7 +202,7 @@ async function freshDatabase(adminUrl: string): Promise<{ url: string; drop(): P
   return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
 
-async function runConfig(config: ConfigName, natsBin: string, receiverUrl: string, failures: string[]): Promise<ConfigResult> {
+async function runConfig(config: ConfigName, natsBin: string, receiver: Proc, receiverUrl: string, failures: string[]): Promise<ConfigResult> {
   let db: { url: string; drop(): Promise<void> } | undefined;
   if (config === 'production') {
     const adminUrl = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL;
@@ -164,7 +212,9 @@ async function runConfig(config: ConfigName, natsBin: string, receiverUrl: strin
   log(`${config}: starting the stack`);
   const stack = await bootStack(natsBin, { label: config, databaseUrl: db?.url });
   const fail = (msg: string) => failures.push(`${config}: ${msg}`);
-  const result: ConfigResult = { rss: new Map() };
+  const result: ConfigResult = { rss: new Map(), ceilings: {}, cpu: new Map() };
+  const dbName = db ? new URL(db.url).pathname.slice(1) : undefined;
+  const procsNow = (): [string, Proc][] => [...stack.procs, ['receiver', receiver]];
   const nc = await connect({ servers: stack.natsUrl });
   try {
     const admin = { authorization: `Bearer ${stack.env.GATEWAY_ADMIN_TOKEN}`, 'content-type': 'application/json' };
@@ -186,24 +236,40 @@ async function runConfig(config: ConfigName, natsBin: string, receiverUrl: strin
 
     // 1. dispatch: a backlog of N events drained by one dispatcher process
     if (ONLY.has('dispatch')) {
-      result.dispatch = await dispatchRun(stack, nc, receiverUrl, tenant.id, client.id, ['dispatcher'], () => countSucceeded((recorded += N_EVENTS)), recorded);
+      result.dispatch = await dispatchRun(stack, nc, receiverUrl, tenant.id, client.id, ['dispatcher'], () => countSucceeded((recorded += N_EVENTS)), recorded, {
+        start: () => cpuSnapshot(procsNow(), dbName),
+        stop: (before) => result.cpu.set('dispatch', { ops: N_EVENTS, byProcess: cpuUsed(before, cpuSnapshot(procsNow(), dbName)) }),
+      });
       checkDispatch(result.dispatch, fail, 'dispatch');
-      log(`${config}: dispatch ${fmt(result.dispatch.rate)}/s`);
+      const dc = await dispatchCeiling(receiver, receiverUrl, tenant.id, client.id);
+      result.ceilings.dispatch = dc.rate;
+      result.cpu.set('dispatch ceiling', dc.cpu);
+      log(`${config}: dispatch ${fmt(result.dispatch.rate)}/s, ceiling ${fmt(result.ceilings.dispatch)}/s`);
     }
 
     // 2. send path: send-buttons through edge → messaging → simulator
     if (ONLY.has('send')) {
+      const cpu0 = cpuSnapshot(procsNow(), dbName);
       result.send = await load({ url: `${stack.baseUrl}/api/messaging/send-buttons`, headers: auth, body: sendBodyFor(client.id), connections: CONNECTIONS, durationSec: SEND_SECONDS, warmupSec: WARMUP_SECONDS });
-      log(`${config}: send ${fmt(result.send.requestsPerSec)}/s p99 ${result.send.p99Ms} ms`);
+      result.cpu.set('send', { ops: result.send.total + (result.send.warmup?.total ?? 0), byProcess: cpuUsed(cpu0, cpuSnapshot(procsNow(), dbName)) });
+      const sc = await sendCeiling(client.id);
+      result.ceilings.send = sc.result;
+      result.cpu.set('send ceiling', sc.cpu);
+      log(`${config}: send ${fmt(result.send.requestsPerSec)}/s p99 ${result.send.p99Ms} ms, ceiling ${fmt(result.ceilings.send.requestsPerSec)}/s p99 ${result.ceilings.send.p99Ms} ms`);
     }
 
     // 3. inbound ingest: signed status-update webhooks, each body distinct
     const jsm = await nc.jetstreamManager();
     const nextRequest = signedStatuses(phone.waba_id, phone.phone_number_id);
     if (ONLY.has('ingest')) {
+      const cpu0 = cpuSnapshot(procsNow(), dbName);
       result.ingest = await ingestRun(jsm, [stack.baseUrl], nextRequest);
+      result.cpu.set('ingest', { ops: result.ingest.accepted, byProcess: cpuUsed(cpu0, cpuSnapshot(procsNow(), dbName)) });
       checkIngest(result.ingest, fail, 'ingest');
-      log(`${config}: ingest ${fmt(result.ingest.rate)}/s`);
+      const ic = await ingestCeiling(nextRequest);
+      result.ceilings.ingest = ic.rate;
+      result.cpu.set('ingest ceiling', ic.cpu);
+      log(`${config}: ingest ${fmt(result.ingest.rate)}/s, ceiling ${fmt(result.ceilings.ingest)}/s`);
     }
 
     // 4. scaling (production: replicas share the database): the same dispatch and ingest with two processes
@@ -253,6 +319,7 @@ async function dispatchRun(
   processes: string[],
   countSucceeded: () => Promise<number>,
   recordedBefore: number,
+  meter?: { start(): CpuSnapshot; stop(before: CpuSnapshot): void },
 ): Promise<DispatchResult> {
   for (const p of processes) await stack.procs.get(p)?.stop();
   const js = nc.jetstream();
@@ -270,6 +337,7 @@ async function dispatchRun(
   await fetch(`${receiverUrl}/stats`, { method: 'DELETE' });
   const t0 = performance.now();
   await Promise.all(processes.map((p) => (p.endsWith('-2') ? stack.startReplica(p.slice(0, -2)) : stack.startService(p))));
+  const cpu0 = meter?.start();
   let stats = { received: 0, distinct: 0, firstAt: 0, lastAt: 0 };
   const deadline = Date.now() + 180_000;
   while (stats.distinct < N_EVENTS && Date.now() < deadline) {
@@ -277,6 +345,7 @@ async function dispatchRun(
     stats = await json(await fetch(`${receiverUrl}/stats`));
   }
   const total = (performance.now() - t0) / 1000;
+  if (cpu0) meter!.stop(cpu0);
   const drainSeconds = Math.max((stats.lastAt - stats.firstAt) / 1000, 0.001);
   const succeeded = (await countSucceeded()) - recordedBefore;
   return { rate: stats.distinct / drainSeconds, drainSeconds, startupSeconds: total - drainSeconds, distinct: stats.distinct, succeeded };
@@ -331,48 +400,43 @@ async function countDeliveries(baseUrl: string, headers: Record<string, string>,
   return last;
 }
 
-function report(ceil: Ceilings, results: Partial<Record<ConfigName, ConfigResult>>): string {
+function report(results: Partial<Record<ConfigName, ConfigResult>>): string {
   const configs = CONFIGS.filter((c) => results[c]);
-  const columns = ['Measure', ...configs.map((c) => TITLES[c]), 'Ceiling (same run)', 'Goal (production)', 'Met'];
+  const columns = ['Measure', ...configs.map((c) => TITLES[c]), 'Goal (production)', 'Met'];
   const rows: Row[] = [];
   const prod = results.production;
   const cells = (f: (r: ConfigResult) => string) => configs.map((c) => f(results[c]!));
-  const ratio = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? 'n/a' : pct(a, b));
   const goal = (ok: boolean | undefined) => met(ok === undefined ? null : ok);
-  if (ceil.dispatch !== undefined) {
+  const ratio = (a: number, b: number | undefined) => (b === undefined ? 'n/a' : pct(a, b));
+  if (ONLY.has('dispatch')) {
     rows.push([
       `Dispatch: ${fmt(N_EVENTS)} events, signed + recorded deliveries/s (one dispatcher)`,
-      ...cells((r) => (r.dispatch ? `**${fmt(r.dispatch.rate)}** (${ratio(r.dispatch.rate, ceil.dispatch)}); ${fmt(r.dispatch.distinct)} received, ${fmt(r.dispatch.succeeded)} recorded; drained in ${fmt(r.dispatch.drainSeconds, 1)} s after a ${fmt(r.dispatch.startupSeconds, 1)} s start` : '')),
-      `${fmt(ceil.dispatch)} (undici, 64 in flight)`,
+      ...cells((r) => (r.dispatch ? `**${fmt(r.dispatch.rate)}** = **${ratio(r.dispatch.rate, r.ceilings.dispatch)}** of ${fmt(r.ceilings.dispatch ?? 0)} (undici, 64 in flight); ${fmt(r.dispatch.distinct)} received, ${fmt(r.dispatch.succeeded)} recorded; drained in ${fmt(r.dispatch.drainSeconds, 1)} s after a ${fmt(r.dispatch.startupSeconds, 1)} s start` : '')),
       '≥ 50 % of ceiling; N received, N recorded',
-      goal(prod?.dispatch && prod.dispatch.rate >= 0.5 * ceil.dispatch && prod.dispatch.distinct === N_EVENTS && prod.dispatch.succeeded === N_EVENTS),
+      goal(prod?.dispatch && prod.dispatch.rate >= 0.5 * (prod.ceilings.dispatch ?? Infinity) && prod.dispatch.distinct === N_EVENTS && prod.dispatch.succeeded === N_EVENTS),
     ]);
   }
-  if (ceil.send) {
-    const s = ceil.send;
+  if (ONLY.has('send')) {
     rows.push([
       `Send path: send-buttons req/s (${CONNECTIONS} connections)`,
-      ...cells((r) => (r.send ? `**${fmt(r.send.requestsPerSec)}** (${ratio(r.send.requestsPerSec, s.requestsPerSec)}); ${fmt(r.send.non2xx)} non-2xx` : '')),
-      `${fmt(s.requestsPerSec)} (Koa + 1 unary gRPC)`,
+      ...cells((r) => (r.send ? `**${fmt(r.send.requestsPerSec)}** = **${ratio(r.send.requestsPerSec, r.ceilings.send?.requestsPerSec)}** of ${fmt(r.ceilings.send?.requestsPerSec ?? 0)} (Koa + 1 unary gRPC); ${fmt(r.send.non2xx)} non-2xx` : '')),
       '≥ 50 % of ceiling',
-      goal(prod?.send && prod.send.requestsPerSec >= 0.5 * s.requestsPerSec),
+      goal(prod?.send && prod.send.requestsPerSec >= 0.5 * (prod.ceilings.send?.requestsPerSec ?? Infinity)),
     ]);
+    const p99 = (r: ConfigResult) => Math.max(r.ceilings.send?.p99Ms ?? 0, 1);
     rows.push([
       'Send path: p99 latency',
-      ...cells((r) => (r.send ? `**${fmt(r.send.p99Ms)} ms** (${fmt(r.send.p99Ms / Math.max(s.p99Ms, 1), 1)} ×); p50 ${fmt(r.send.p50Ms)} ms` : '')),
-      `${fmt(s.p99Ms)} ms (p50 ${fmt(s.p50Ms)} ms)`,
+      ...cells((r) => (r.send ? `**${fmt(r.send.p99Ms)} ms** = **${fmt(r.send.p99Ms / p99(r), 1)} ×** the ceiling's ${fmt(r.ceilings.send?.p99Ms ?? 0)} ms; p50 ${fmt(r.send.p50Ms)} ms (ceiling ${fmt(r.ceilings.send?.p50Ms ?? 0)} ms)` : '')),
       '≤ 3 × ceiling p99',
-      goal(prod?.send && prod.send.p99Ms <= 3 * Math.max(s.p99Ms, 1)),
+      goal(prod?.send && prod.send.p99Ms <= 3 * p99(prod)),
     ]);
   }
-  if (ceil.ingest !== undefined) {
-    const c = ceil.ingest;
+  if (ONLY.has('ingest')) {
     rows.push([
       'Inbound ingest: accepted webhooks/s (one edge)',
-      ...cells((r) => (r.ingest ? `**${fmt(r.ingest.rate)}** (${ratio(r.ingest.rate, c)}); ${fmt(r.ingest.non2xx)} non-2xx; ${fmt(r.ingest.stored)} stored of ${fmt(r.ingest.accepted)} accepted` : '')),
-      `${fmt(c)} (Koa, no work)`,
+      ...cells((r) => (r.ingest ? `**${fmt(r.ingest.rate)}** = **${ratio(r.ingest.rate, r.ceilings.ingest)}** of ${fmt(r.ceilings.ingest ?? 0)} (Koa, no work); ${fmt(r.ingest.non2xx)} non-2xx; ${fmt(r.ingest.stored)} stored of ${fmt(r.ingest.accepted)} accepted` : '')),
       '≥ 50 % of ceiling, every accepted body stored',
-      goal(prod?.ingest && prod.ingest.rate >= 0.5 * c && prod.ingest.stored >= prod.ingest.accepted),
+      goal(prod?.ingest && prod.ingest.rate >= 0.5 * (prod.ceilings.ingest ?? Infinity) && prod.ingest.stored >= prod.ingest.accepted),
     ]);
   }
   const sc = prod?.scaling;
@@ -380,7 +444,6 @@ function report(ceil: Ceilings, results: Partial<Record<ConfigName, ConfigResult
     rows.push([
       'Scaling: dispatch, two dispatchers against one',
       ...configs.map((c) => (c === 'production' ? `**${fmt(sc.dispatch2!.rate)}/s vs ${fmt(prod.dispatch!.rate)}/s = ${fmt(sc.dispatch2!.rate / prod.dispatch!.rate, 2)} ×**; ${fmt(sc.dispatch2!.distinct)} received, ${fmt(sc.dispatch2!.succeeded)} recorded` : '(one data directory per process: no replicas)')),
-      '',
       'reported (2 cores bound it)',
       '—',
     ]);
@@ -389,7 +452,6 @@ function report(ceil: Ceilings, results: Partial<Record<ConfigName, ConfigResult
     rows.push([
       'Scaling: ingest, two edges against one',
       ...configs.map((c) => (c === 'production' ? `**${fmt(sc.ingest2!.rate)}/s vs ${fmt(prod.ingest!.rate)}/s = ${fmt(sc.ingest2!.rate / prod.ingest!.rate, 2)} ×**; ${fmt(sc.ingest2!.stored)} stored of ${fmt(sc.ingest2!.accepted)} accepted` : '(not measured)')),
-      '',
       'reported (2 cores bound it)',
       '—',
     ]);
@@ -401,12 +463,27 @@ function report(ceil: Ceilings, results: Partial<Record<ConfigName, ConfigResult
     rows.push([
       `Peak RSS: ${name}`,
       ...cells((r) => (r.rss.has(name) ? `${fmt(r.rss.get(name)!)} MB` : '')),
-      '',
       ours ? `≤ ${RSS_GOAL_MB} MB` : '(not ours)',
       ours ? goal(p === undefined ? undefined : p <= RSS_GOAL_MB) : '—',
     ]);
   }
   return table(columns, rows);
+}
+
+/** CPU milliseconds per operation by process, for each pipeline and its ceiling: where the time goes. */
+function cpuReport(results: Partial<Record<ConfigName, ConfigResult>>): string {
+  const rows: Row[] = [];
+  for (const c of CONFIGS) {
+    const r = results[c];
+    if (!r) continue;
+    for (const [what, use] of r.cpu) {
+      if (!use.ops) continue;
+      const total = [...use.byProcess.values()].reduce((a, b) => a + b, 0);
+      const parts = [...use.byProcess].filter(([, t]) => t / total >= 0.02).sort((a, b) => b[1] - a[1]).map(([n, t]) => `${n} ${fmt((1000 * t) / use.ops, 3)}`);
+      rows.push([`${c}: ${what}`, fmt(use.ops), `**${fmt((1000 * total) / use.ops, 3)}**`, parts.join(', ')]);
+    }
+  }
+  return table(['Pipeline', 'Operations', 'CPU ms per operation, all processes', 'By process (ms per operation; ≥ 2 % of the total)'], rows);
 }
 
 async function main() {
@@ -416,16 +493,16 @@ async function main() {
   const receiver = await startHelper(helpersBundle, 'receiver');
   const receiverUrl = `http://127.0.0.1:${receiver.port}`;
   const results: Partial<Record<ConfigName, ConfigResult>> = {};
-  let ceil: Ceilings;
   try {
-    ceil = await measureCeilings(receiverUrl);
-    for (const c of CONFIGS) results[c] = await runConfig(c, natsBin, receiverUrl, failures);
+    for (const c of CONFIGS) results[c] = await runConfig(c, natsBin, receiver.proc, receiverUrl, failures);
   } finally {
     await receiver.proc.stop();
   }
   const minutes = (performance.now() - t0) / 60_000;
   console.log(`\n## Benchmark — ${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown cpu'}), Node ${process.version}, ${fmt(minutes, 1)} min\n`);
-  console.log(report(ceil, results));
+  console.log(report(results));
+  console.log(`\nCPU time per operation (user + system, from /proc; the machine's other load not included):\n`);
+  console.log(cpuReport(results));
   if (failures.length) {
     console.error(`\nCorrectness failures:\n- ${failures.join('\n- ')}`);
     process.exit(1);

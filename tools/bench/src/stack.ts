@@ -9,6 +9,9 @@ import { start, waitPort, type Proc } from './processes';
 export const ROOT = resolve(__dirname, '..', '..');
 const dist = (app: string) => join(ROOT, 'dist', 'apps', app, 'main.js');
 
+/** The services' V8 flags in the container image (Dockerfile `ENV NODE_OPTIONS`); none yet. */
+export const SERVICE_NODE_OPTIONS = '';
+
 export interface BenchStack {
   /** Every process by name; replicas as `<name>-2`. */
   procs: Map<string, Proc>;
@@ -64,6 +67,8 @@ export async function bootStack(natsBin: string, opts: StackOptions): Promise<Be
     HOST: '127.0.0.1',
     METRICS_PORT: '0',
     ...(opts.databaseUrl ? { DATABASE_URL: opts.databaseUrl } : {}),
+    // V8 flags of the services, as the Dockerfile sets them (BENCH_NODE_OPTIONS overrides, to try others)
+    NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS ?? SERVICE_NODE_OPTIONS,
     ...opts.extraEnv,
   };
   procs.set('provider-sim', start('provider-sim', process.execPath, [dist('provider-sim')], { ...env, DATABASE_URL: undefined, PORT: String(simPort), SIM_AUTO_STATUSES: 'false', SIM_RATE_LIMITS: 'false', SIM_WINDOW: 'off', SIM_WEBHOOK_URL: `http://127.0.0.1:${edgePort}/webhooks/provider` }));
