@@ -11,6 +11,7 @@
  * BENCH_PROFILE=dispatcher,edge,messaging writes CPU profiles under .bench/profiles/<config>.
  */
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { connect, headers as natsHeaders, type JetStreamManager } from 'nats';
@@ -22,7 +23,7 @@ import { startHelper } from './ceilings';
 import { cpuSecondsOf, pidsMatching, type Proc } from './processes';
 import { load, type LoadResult } from './load';
 import { fmt, met, pct, table, type Row } from './report';
-import { bootStack, type BenchStack } from './stack';
+import { bootStack, ROOT, type BenchStack } from './stack';
 
 const N_EVENTS = Number(process.env.BENCH_EVENTS ?? 30_000);
 const SEND_SECONDS = Number(process.env.BENCH_SEND_SECONDS ?? 15);
@@ -32,7 +33,7 @@ const CONNECTIONS = 50;
 const APP_SECRET = 'sim-app-secret';
 const helpersBundle = join(__dirname, 'helpers-server.js');
 const CONFIGS = (process.env.BENCH_CONFIGS ?? 'embedded,production').split(',').filter(Boolean) as ConfigName[];
-const ONLY = new Set((process.env.BENCH_ONLY ?? 'dispatch,send,ingest,scaling').split(',').filter(Boolean));
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'dispatch,send,ingest,scaling,tracing').split(',').filter(Boolean));
 const RSS_GOAL_MB = 150;
 
 type ConfigName = 'embedded' | 'production';
@@ -63,6 +64,9 @@ interface ConfigResult {
   send?: LoadResult;
   ingest?: IngestResult;
   scaling?: { dispatch2?: DispatchResult; ingest2?: IngestResult };
+  /** The send path again with OpenTelemetry on (production only, once the tracing switch exists). */
+  sendTraced?: LoadResult;
+  traceExports?: { exports: number; bytes: number };
   rss: Map<string, number>;
 }
 interface Ceilings {
@@ -284,9 +288,31 @@ async function runConfig(config: ConfigName, natsBin: string, receiver: Proc, re
       checkDispatch(result.scaling.dispatch2, fail, 'dispatch, two dispatchers');
       log(`${config}: dispatch with two dispatchers ${fmt(result.scaling.dispatch2.rate)}/s`);
     }
+
+    // 5. the send path again with tracing on (OpenTelemetry, OTLP/HTTP export to a local sink), after the RSS
+    // figures are taken: the services of the send path restarted with OTEL_EXPORTER_OTLP_ENDPOINT set
+    if (ONLY.has('tracing') && config === 'production' && existsSync(join(ROOT, 'libs', 'telemetry'))) {
+      result.rss = stack.peakRss();
+      const sink = await startHelper(helpersBundle, 'otlp-sink');
+      try {
+        const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${sink.port}`, OTEL_BSP_SCHEDULE_DELAY: '1000' };
+        for (const name of ['edge', 'messaging', 'tenant-directory']) {
+          await stack.procs.get(name)?.stop();
+          await stack.startService(name, otel);
+        }
+        const cpu0 = cpuSnapshot([...procsNow(), ['otlp-sink', sink.proc]], dbName);
+        result.sendTraced = await load({ url: `${stack.baseUrl}/api/messaging/send-buttons`, headers: auth, body: sendBodyFor(client.id), connections: CONNECTIONS, durationSec: SEND_SECONDS, warmupSec: WARMUP_SECONDS });
+        await new Promise((r) => setTimeout(r, 1500)); // the last batch of spans
+        result.cpu.set('send, tracing on', { ops: result.sendTraced.total + (result.sendTraced.warmup?.total ?? 0), byProcess: cpuUsed(cpu0, cpuSnapshot([...procsNow(), ['otlp-sink', sink.proc]], dbName)) });
+        result.traceExports = await json(await fetch(`http://127.0.0.1:${sink.port}/stats`));
+        log(`${config}: send with tracing ${fmt(result.sendTraced.requestsPerSec)}/s p99 ${result.sendTraced.p99Ms} ms; ${result.traceExports!.exports} OTLP exports`);
+      } finally {
+        await sink.proc.stop();
+      }
+    }
   } finally {
     await nc.close();
-    for (const [name, p] of stack.procs) if (!name.endsWith('-2')) result.rss.set(name, p.peakRssMb);
+    if (!result.rss.size) result.rss = stack.peakRss();
     await stack.stop();
     await db?.drop();
   }
@@ -453,6 +479,21 @@ function report(results: Partial<Record<ConfigName, ConfigResult>>): string {
       'Scaling: ingest, two edges against one',
       ...configs.map((c) => (c === 'production' ? `**${fmt(sc.ingest2!.rate)}/s vs ${fmt(prod.ingest!.rate)}/s = ${fmt(sc.ingest2!.rate / prod.ingest!.rate, 2)} ×**; ${fmt(sc.ingest2!.stored)} stored of ${fmt(sc.ingest2!.accepted)} accepted` : '(not measured)')),
       'reported (2 cores bound it)',
+      '—',
+    ]);
+  }
+  if (ONLY.has('tracing')) {
+    const t = prod?.sendTraced;
+    rows.push([
+      'Send path with tracing on (OpenTelemetry, OTLP/HTTP to a local sink) against off',
+      ...configs.map((c) =>
+        c !== 'production'
+          ? ''
+          : t && prod?.send
+            ? `**${fmt(t.requestsPerSec)} req/s vs ${fmt(prod.send.requestsPerSec)} req/s off = ${fmt(t.requestsPerSec / prod.send.requestsPerSec, 2)} ×**; p99 ${fmt(t.p99Ms)} ms vs ${fmt(prod.send.p99Ms)} ms; ${fmt(t.non2xx)} non-2xx; ${fmt(prod.traceExports?.exports ?? 0)} OTLP exports (${fmt((prod.traceExports?.bytes ?? 0) / 1024)} KB)`
+            : 'not measured: this build has no tracing switch (libs/telemetry)',
+      ),
+      'reported',
       '—',
     ]);
   }

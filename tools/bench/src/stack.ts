@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -9,8 +9,8 @@ import { start, waitPort, type Proc } from './processes';
 export const ROOT = resolve(__dirname, '..', '..');
 const dist = (app: string) => join(ROOT, 'dist', 'apps', app, 'main.js');
 
-/** The services' V8 flags in the container image (Dockerfile `ENV NODE_OPTIONS`); none yet. */
-export const SERVICE_NODE_OPTIONS = '';
+/** The services' V8 flags, as the container image runs them (the Dockerfile's `NODE_OPTIONS="..."`). */
+export const SERVICE_NODE_OPTIONS = /NODE_OPTIONS="([^"]*)"/.exec(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'))?.[1] ?? '';
 
 export interface BenchStack {
   /** Every process by name; replicas as `<name>-2`. */
@@ -20,9 +20,12 @@ export interface BenchStack {
   simUrl: string;
   natsUrl: string;
   dataDir: string;
-  startService(name: string): Promise<Proc>;
+  /** Starts (or starts again) a service; `extraEnv` adds to the stack's environment for this process. */
+  startService(name: string, extraEnv?: Record<string, string>): Promise<Proc>;
   /** A second process of a service (dispatcher, edge) on ports of its own; for the edge, `url` is its base URL. */
   startReplica(name: string): Promise<{ proc: Proc; url: string }>;
+  /** Peak RSS (MB) by service over every process it has had so far (restarts and replicas included). */
+  peakRss(): Map<string, number>;
   stop(): Promise<void>;
 }
 
@@ -47,6 +50,7 @@ export async function bootStack(natsBin: string, opts: StackOptions): Promise<Be
     }
   };
   const procs = new Map<string, Proc>();
+  const retired: [string, number][] = [];
   const natsPort = await freshPort();
   procs.set('nats-server', start('nats-server', natsBin, ['-a', '127.0.0.1', '-p', String(natsPort), '-js', '-sd', join(dataDir, 'nats')], process.env));
   await waitPort(natsPort, 'nats-server');
@@ -75,19 +79,21 @@ export async function bootStack(natsBin: string, opts: StackOptions): Promise<Be
   await waitPort(simPort, 'provider-sim');
   for (const { addrVar } of GRPC_SERVICES) env[addrVar] = `127.0.0.1:${await freshPort()}`;
 
-  const spawnApp = async (procName: string, app: string, port: number, listenEnv: Record<string, string>): Promise<Proc> => {
+  const spawnApp = async (procName: string, app: string, port: number, listenEnv: Record<string, string>, extraEnv: Record<string, string> = {}): Promise<Proc> => {
     // BENCH_PROFILE=dispatcher,edge writes V8 CPU profiles of those processes to .bench/profiles/<label> (open in Chrome DevTools)
     const profiled = (process.env.BENCH_PROFILE ?? '').split(',').includes(app);
     const args = profiled ? ['--cpu-prof', `--cpu-prof-dir=${join(ROOT, '.bench', 'profiles', opts.label)}`, `--cpu-prof-name=${procName}-${Date.now()}.cpuprofile`, dist(app)] : [dist(app)];
-    const p = start(procName, process.execPath, args, { ...env, ...listenEnv });
+    const previous = procs.get(procName);
+    if (previous) retired.push([app, previous.peakRssMb]);
+    const p = start(procName, process.execPath, args, { ...env, ...extraEnv, ...listenEnv });
     procs.set(procName, p);
     await waitPort(port, procName);
     return p;
   };
-  const startService = async (name: string): Promise<Proc> => {
+  const startService = async (name: string, extraEnv?: Record<string, string>): Promise<Proc> => {
     const addrVar = GRPC_SERVICES.find((s) => s.name === name)?.addrVar;
     const port = addrVar ? Number(env[addrVar].split(':')[1]) : edgePort;
-    return spawnApp(name, name, port, { GRPC_PORT: String(port), PORT: String(edgePort) });
+    return spawnApp(name, name, port, { GRPC_PORT: String(port), PORT: String(edgePort) }, extraEnv);
   };
   const startReplica = async (name: string) => {
     const port = await freshPort();
@@ -105,6 +111,13 @@ export async function bootStack(natsBin: string, opts: StackOptions): Promise<Be
     dataDir,
     startService,
     startReplica,
+    peakRss() {
+      const peak = new Map<string, number>();
+      const add = (name: string, mb: number) => peak.set(name, Math.max(peak.get(name) ?? 0, mb));
+      for (const [name, p] of procs) add(name.replace(/-2$/, ''), p.peakRssMb);
+      for (const [name, mb] of retired) add(name, mb);
+      return peak;
+    },
     async stop() {
       const order = ['edge', ...GRPC_SERVICES.map((s) => s.name).reverse()];
       for (const name of [...order.map((n) => `${n}-2`), ...order, 'provider-sim', 'nats-server']) await procs.get(name)?.stop();
