@@ -71,8 +71,9 @@ export async function bootStack(natsBin: string, opts: StackOptions): Promise<Be
     HOST: '127.0.0.1',
     METRICS_PORT: '0',
     ...(opts.databaseUrl ? { DATABASE_URL: opts.databaseUrl } : {}),
-    // V8 flags of the services, as the Dockerfile sets them (BENCH_NODE_OPTIONS overrides, to try others)
-    NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS ?? SERVICE_NODE_OPTIONS,
+    // production: the V8 flags of the container image (BENCH_NODE_OPTIONS overrides, to try others);
+    // embedded: none, as `npm start` runs it
+    NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS ?? (opts.databaseUrl ? SERVICE_NODE_OPTIONS : ''),
     ...opts.extraEnv,
   };
   procs.set('provider-sim', start('provider-sim', process.execPath, [dist('provider-sim')], { ...env, DATABASE_URL: undefined, PORT: String(simPort), SIM_AUTO_STATUSES: 'false', SIM_RATE_LIMITS: 'false', SIM_WINDOW: 'off', SIM_WEBHOOK_URL: `http://127.0.0.1:${edgePort}/webhooks/provider` }));
