@@ -1,3 +1,4 @@
+import './telemetry';
 import { runMain } from '@gateway/runtime';
 import { readConfig } from './config';
 import { startEdge } from './server';

@@ -1,5 +1,6 @@
 import { connect, headers as natsHeaders, type JetStreamClient, type JetStreamManager, type MsgHdrs, type NatsConnection, type PubAck, type StreamConfig } from 'nats';
 import { currentRequestId, type Logger } from '@gateway/logger';
+import { inSpan, injectTraceContext, SpanKind } from '@gateway/telemetry';
 
 export const HEADER_REQUEST_ID = 'X-Request-Id';
 
@@ -60,14 +61,19 @@ export async function connectBus(opts: ConnectBusOptions): Promise<Bus> {
     js,
     jsm,
     publish(subject, data, o = {}) {
-      const h = natsHeaders();
-      const rid = currentRequestId();
-      if (rid) h.set(HEADER_REQUEST_ID, rid);
-      for (const [k, v] of Object.entries(o.headers ?? {})) h.set(k, v);
-      return js.publish(subject, typeof data === 'string' ? enc.encode(data) : data, {
-        msgID: o.msgId,
-        headers: h,
-        timeout: o.timeoutMs ?? 5_000,
+      // a producer span, child of the active one; its traceparent goes in the headers (after the caller's, so a
+      // stored traceparent, e.g. the outbox's, is replaced by this span, which continues that trace)
+      return inSpan(`publish ${subjectName(subject)}`, { kind: SpanKind.PRODUCER, attributes: { 'messaging.system': 'nats', 'messaging.operation.type': 'send', 'messaging.destination.name': subject, ...(o.msgId ? { 'messaging.message.id': o.msgId } : {}) } }, () => {
+        const h = natsHeaders();
+        const rid = currentRequestId();
+        if (rid) h.set(HEADER_REQUEST_ID, rid);
+        for (const [k, v] of Object.entries(o.headers ?? {})) h.set(k, v);
+        injectTraceContext((k, v) => h.set(k, v));
+        return js.publish(subject, typeof data === 'string' ? enc.encode(data) : data, {
+          msgID: o.msgId,
+          headers: h,
+          timeout: o.timeoutMs ?? 5_000,
+        });
       });
     },
     isConnected: () => connected && !closed && !nc.isClosed(),
@@ -122,6 +128,11 @@ export async function whileJetStreamSettles<T>(fn: () => Promise<T>): Promise<T>
       await new Promise((r) => setTimeout(r, Math.min(200 * 2 ** attempt, 2000)));
     }
   }
+}
+
+/** A span name of few values: the subject's first two tokens (`events.chat`, `provider.inbound`, `dead_letter.EVENTS`). */
+export function subjectName(subject: string): string {
+  return subject.split('.').slice(0, 2).join('.');
 }
 
 export function headerValue(h: MsgHdrs | undefined, name: string): string | undefined {

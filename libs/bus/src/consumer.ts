@@ -1,5 +1,6 @@
 import { AckPolicy, DeliverPolicy, nanos, type ConsumerConfig, type ConsumerMessages, type JsMsg } from 'nats';
 import { normalizeRequestId, runWithContext, type Logger } from '@gateway/logger';
+import { extractTraceContext, inSpan, SpanKind, SpanStatusCode } from '@gateway/telemetry';
 import { HEADER_REQUEST_ID, headerValue, whileJetStreamSettles, type Bus } from './bus';
 import { deadLetter } from './dead-letter';
 
@@ -95,7 +96,16 @@ export async function runConsumer(opts: RunConsumerOptions): Promise<RunningCons
   heartbeat.unref();
   const process = async (m: JsMsg) => {
     const requestId = normalizeRequestId(headerValue(m.headers, HEADER_REQUEST_ID));
-    await runWithContext({ requestId }, async () => {
+    // the message's traceparent (set by bus.publish) is the parent: the handler's work continues the publisher's trace
+    const parent = extractTraceContext((name) => headerValue(m.headers, name));
+    const attributes = {
+      'messaging.system': 'nats',
+      'messaging.operation.type': 'process',
+      'messaging.destination.name': m.subject,
+      'messaging.consumer.group.name': opts.durable,
+      'messaging.message.delivery_count': m.info.deliveryCount,
+    };
+    await runWithContext({ requestId }, () => inSpan(`process ${opts.stream}`, { kind: SpanKind.CONSUMER, parent, attributes }, async (span) => {
       let outcome: Outcome;
       let error: string | undefined;
       handling.add(m);
@@ -116,10 +126,17 @@ export async function runConsumer(opts: RunConsumerOptions): Promise<RunningCons
           opts.logger.error({ stream: opts.stream, consumer: opts.durable, seq: m.seq, deliveries: m.info.deliveryCount }, 'message moved to DEAD_LETTER');
           // acknowledged (and confirmed) only once DEAD_LETTER holds it; a repeat is dropped there by its msg id
           outcome = ACK;
+          span.setStatus({ code: SpanStatusCode.ERROR, message: `dead-lettered: ${reason}` });
+          span.setAttribute('messaging.dead_lettered', true);
         } catch (e) {
           opts.logger.error({ err: e, stream: opts.stream, seq: m.seq }, 'could not dead-letter a message; it will be redelivered');
           outcome = nakAfter(5000);
         }
+      }
+      span.setAttribute('messaging.outcome', Object.keys(outcome)[0]);
+      if (error !== undefined) {
+        span.recordException(error);
+        span.setStatus({ code: SpanStatusCode.ERROR, message: error });
       }
       try {
         if ('ack' in outcome) await m.ackAck().catch(() => m.ack());
@@ -128,7 +145,7 @@ export async function runConsumer(opts: RunConsumerOptions): Promise<RunningCons
       } catch (e) {
         opts.logger.warn({ err: e, seq: m.seq }, 'could not settle message; it will be redelivered');
       }
-    });
+    }));
   };
 
   const loop = async () => {

@@ -1,4 +1,5 @@
 import pino, { type Logger, type LoggerOptions } from 'pino';
+import { currentTraceIds } from '@gateway/telemetry';
 import { currentRequestId } from './context';
 
 export type { Logger };
@@ -35,10 +36,11 @@ export function createLogger(opts: CreateLoggerOptions): Logger {
     timestamp: pino.stdTimeFunctions.isoTime,
     redact: { paths: redactPaths, censor: '[redacted]' },
     formatters: { level: (label) => ({ level: label }) },
-    // request_id is taken from the async context at the moment of logging
+    // request_id, trace_id and span_id are taken from the async context at the moment of logging
     mixin: () => {
       const id = currentRequestId();
-      return id ? { request_id: id } : {};
+      const ids = currentTraceIds();
+      return id ? (ids ? { request_id: id, ...ids } : { request_id: id }) : (ids ?? {});
     },
     serializers: { err: pino.stdSerializers.err, error: pino.stdSerializers.err },
   };

@@ -1,12 +1,16 @@
-import type { Bus } from '@gateway/bus';
+import { HEADER_REQUEST_ID, type Bus } from '@gateway/bus';
 import type { GatewayEvent } from '@gateway/events';
-import type { Logger } from '@gateway/logger';
+import { currentRequestId, type Logger } from '@gateway/logger';
+import { extractTraceContext, traceHeaders, withContext } from '@gateway/telemetry';
 import type { Db, Migration, Queryable } from '@gateway/store';
 
 /**
  * Transactional outbox: an event generated alongside a state change is inserted in the same transaction,
  * and the relay publishes it to JetStream afterwards (Nats-Msg-Id = event id, so a re-publish after a crash
  * is a no-op). A bus outage delays events; it never loses them.
+ *
+ * The request id and the W3C trace context of the transaction that enqueued a message are stored with it, so
+ * the message published later by the relay belongs to the request and the trace that caused it.
  */
 export function outboxMigration(version: number): Migration {
   return {
@@ -43,8 +47,12 @@ export async function enqueueMessages(q: Queryable, messages: OutboxMessage[]): 
   for (let i = 0; i < messages.length; i += ROWS) {
     const chunk = messages.slice(i, i + ROWS);
     const params: unknown[] = [];
+    const requestId = currentRequestId();
+    const trace = traceHeaders();
     const values = chunk.map((m) => {
-      params.push(m.id, m.subject, JSON.stringify(m.headers), m.body);
+      // the enqueuing request's id unless the message names one; the active trace context over a copied one
+      const headers = requestId || trace.traceparent ? { ...(requestId ? { [HEADER_REQUEST_ID]: requestId } : {}), ...m.headers, ...trace } : m.headers;
+      params.push(m.id, m.subject, JSON.stringify(headers), m.body);
       const b = params.length - 4;
       return `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4})`;
     });
@@ -87,7 +95,9 @@ export function startOutboxRelay(opts: { db: Db; bus: Bus; logger: Logger; inter
       );
       if (!rows.length) return;
       for (const r of rows) {
-        await opts.bus.publish(r.subject, r.body, { msgId: r.id, headers: r.headers, timeoutMs: 3000 });
+        // published in the trace of the transaction that enqueued it (its stored traceparent), not the relay's
+        const stored = r.headers;
+        await withContext(extractTraceContext((k) => stored[k]), () => opts.bus.publish(r.subject, r.body, { msgId: r.id, headers: stored, timeoutMs: 3000 }));
         await opts.db.query('UPDATE outbox SET published_at = now() WHERE id = $1', [r.id]);
       }
     }

@@ -1,4 +1,5 @@
 import { createLogger, type Logger } from '@gateway/logger';
+import { stopTelemetry } from '@gateway/telemetry';
 
 export interface RunningProcess {
   stop(): Promise<void>;
@@ -6,7 +7,8 @@ export interface RunningProcess {
 
 /**
  * Process entry point: read config once, start, and on SIGINT/SIGTERM stop gracefully (drain servers,
- * settle in-flight messages, close bus and store). A second signal, or a stop that hangs, exits hard.
+ * settle in-flight messages, close bus and store, then export the spans still buffered). A second signal, or a
+ * stop that hangs, exits hard.
  */
 export function runMain<C extends { logLevel?: string }>(
   name: string,
@@ -40,12 +42,14 @@ export function runMain<C extends { logLevel?: string }>(
         }, opts.stopTimeoutMs ?? 20_000);
         timer.unref();
         running.stop().then(
-          () => {
+          async () => {
             logger.info('stopped');
+            await stopTelemetry();
             process.exit(0);
           },
-          (e) => {
+          async (e) => {
             logger.error({ err: e }, 'error while stopping');
+            await stopTelemetry();
             process.exit(1);
           },
         );
@@ -53,8 +57,9 @@ export function runMain<C extends { logLevel?: string }>(
       process.on('SIGINT', () => shutdown('SIGINT'));
       process.on('SIGTERM', () => shutdown('SIGTERM'));
     },
-    (e) => {
+    async (e) => {
       logger.fatal({ err: e }, 'failed to start');
+      await stopTelemetry(2000);
       process.exit(1);
     },
   );

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { EDGE } from '@gateway/config';
 import { health } from '@gateway/contracts';
 import { createServiceClient } from '@gateway/rpc';
 import { freePort, waitFor } from '@gateway/testing';
@@ -34,8 +35,9 @@ export async function bundleApp(name: string): Promise<string> {
 }
 
 /**
- * Runs a service as its own OS process (its real main.ts, bundled), for tests that kill a process outright.
- * Resolves once the service answers grpc.health.v1 as SERVING.
+ * Runs a service as its own OS process (its real main.ts, bundled), for tests that kill a process outright or
+ * need one OpenTelemetry SDK per service. Resolves once the service answers grpc.health.v1 as SERVING (the edge:
+ * once its /healthz on env.PORT answers 200).
  */
 export async function spawnServiceProcess(name: string, env: Env, opts: { grpcPort?: number } = {}): Promise<ServiceProcess> {
   const outfile = await bundleApp(name);
@@ -54,12 +56,14 @@ export async function spawnServiceProcess(name: string, env: Env, opts: { grpcPo
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
 
   const probe = createServiceClient(health.Health, `127.0.0.1:${grpcPort}`, { defaultDeadlineMs: 1000 });
+  const serving = name === EDGE.name
+    ? async () => (await fetch(`http://127.0.0.1:${env.PORT}/healthz`, { signal: AbortSignal.timeout(1000) }).catch(() => undefined))?.status === 200
+    : async () => (await probe.check({ service: '' })).status === health.HealthCheckResponse_ServingStatus.SERVING;
   try {
     await waitFor(
       async () => {
         if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}: ${output.slice(-5).join('\n')}`);
-        const r = await probe.check({ service: '' });
-        return r.status === health.HealthCheckResponse_ServingStatus.SERVING;
+        return serving();
       },
       { timeoutMs: 30_000, what: `${name} process serving` },
     );

@@ -4,10 +4,16 @@ import { createLogger, type Logger } from '@gateway/logger';
 import { closedAddress, dbTarget, freePort, SimControl, startNatsServer, tempDir, type DbTarget, type TestNatsServer } from '@gateway/testing';
 import { SERVICES, startOrder, type Env, type StartedService } from './services';
 import { ApiClient } from './api-client';
+import { spawnServiceProcess, type ServiceProcess } from './process-service';
 
 export interface StackOptions {
-  /** Services to start in-process (default: every registered service). */
+  /** Services to start (default: every registered service), in this process unless named in `processes`. */
   services?: string[];
+  /**
+   * Of those, the ones run as OS processes: their real main.ts, bundled (`spawnServiceProcess`), e.g. so each has
+   * its own OpenTelemetry SDK. Their log lines are in `stack.processes.get(name).output`.
+   */
+  processes?: string[];
   /** Start the provider simulator and point PROVIDER_BASE_URL at it (default true). */
   sim?: boolean;
   /** Extra or overriding environment for every service. */
@@ -34,6 +40,9 @@ export const ADMIN_TOKEN_LENGTH = 32;
  */
 export class Stack {
   readonly running = new Map<string, StartedService>();
+  /** The services running as OS processes (StackOptions.processes). */
+  readonly processes = new Map<string, ServiceProcess>();
+  private processNames = new Set<string>();
   sim?: SimHandle;
   env: Env = {};
   private ownsStorage = true;
@@ -57,6 +66,7 @@ export class Stack {
   }
 
   private async boot(opts: StackOptions): Promise<void> {
+    this.processNames = new Set(opts.processes ?? []);
     // the edge's port is fixed up front so every service knows the public base URL (embed_signup_url)
     const edgePort = await freePort();
     this.env = {
@@ -112,7 +122,15 @@ export class Stack {
   async startService(name: string, extraEnv: Env = {}): Promise<StartedService> {
     const entry = SERVICES[name];
     if (!entry) throw new Error(`unknown service ${name}`);
-    const svc = await entry.start({ ...this.env, ...extraEnv }, this.logger.child({ svc: name }));
+    let svc: StartedService;
+    if (this.processNames.has(name)) {
+      const env = { ...this.env, ...extraEnv };
+      const proc = await spawnServiceProcess(name, env);
+      this.processes.set(name, proc);
+      svc = { grpcPort: name === 'edge' ? undefined : proc.grpcPort, port: name === 'edge' ? Number(env.PORT) : undefined, metricsPort: proc.metricsPort, stop: () => proc.stop() };
+    } else {
+      svc = await entry.start({ ...this.env, ...extraEnv }, this.logger.child({ svc: name }));
+    }
     this.running.set(name, svc);
     if (entry.addrVar && svc.grpcPort) this.env[entry.addrVar] = `127.0.0.1:${svc.grpcPort}`;
     return svc;
@@ -121,6 +139,7 @@ export class Stack {
   async stopService(name: string): Promise<void> {
     const svc = this.running.get(name);
     this.running.delete(name);
+    this.processes.delete(name);
     await svc?.stop();
   }
 

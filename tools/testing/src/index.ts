@@ -14,3 +14,5 @@ export { SimControl } from './sim-control';
 export type { Onboarded, RecordedCall, SimReply } from './sim-control';
 export { storageBackends } from './storage-backends';
 export type { StorageBackend } from './storage-backends';
+export { startOtlpReceiver } from './otlp-receiver';
+export type { OtlpReceiver, ReceivedSpan } from './otlp-receiver';

@@ -1,9 +1,13 @@
 import type { Context, Next } from 'koa';
 import { toAppError } from '@gateway/errors';
 import { normalizeRequestId, runWithContext, type Logger } from '@gateway/logger';
+import { setHttpRoute } from '@gateway/telemetry';
 import { toHttpError } from '../http-errors';
 
-/** Request id in and out, one access log line per request, and the single error → HTTP mapping. */
+/**
+ * Request id in and out, one access log line per request (with the request's trace id when tracing is on), the
+ * route template on the request's span, and the single error → HTTP mapping.
+ */
 export function requestContext(logger: Logger, observe?: (route: string, method: string, status: number, ms: number) => void) {
   return async (ctx: Context, next: Next) => {
     const requestId = normalizeRequestId(ctx.get('x-request-id'));
@@ -25,7 +29,9 @@ export function requestContext(logger: Logger, observe?: (route: string, method:
         ctx.body = res.body;
       }
       const ms = performance.now() - started;
-      const route = (ctx as Context & { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
+      const matched = (ctx as Context & { _matchedRoute?: string })._matchedRoute;
+      if (matched) setHttpRoute(String(matched));
+      const route = matched ?? 'unmatched';
       observe?.(String(route), ctx.method, ctx.status, ms);
       logger.info({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10 }, 'request');
     });
