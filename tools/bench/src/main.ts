@@ -273,6 +273,7 @@ async function runConfig(config: ConfigName, natsBin: string, receiver: Proc, re
       const ic = await ingestCeiling(nextRequest);
       result.ceilings.ingest = ic.rate;
       result.cpu.set('ingest ceiling', ic.cpu);
+      await quiesce(jsm);
       log(`${config}: ingest ${fmt(result.ingest.rate)}/s, ceiling ${fmt(result.ceilings.ingest)}/s`);
     }
 
@@ -284,15 +285,18 @@ async function runConfig(config: ConfigName, natsBin: string, receiver: Proc, re
       checkIngest(result.scaling.ingest2, fail, 'ingest, two edges');
       log(`${config}: ingest with two edges ${fmt(result.scaling.ingest2.rate)}/s`);
       await edge2.proc.stop();
+      await quiesce(jsm);
       result.scaling.dispatch2 = await dispatchRun(stack, nc, receiverUrl, tenant.id, client.id, ['dispatcher', 'dispatcher-2'], () => countSucceeded((recorded += N_EVENTS)), recorded);
       checkDispatch(result.scaling.dispatch2, fail, 'dispatch, two dispatchers');
       log(`${config}: dispatch with two dispatchers ${fmt(result.scaling.dispatch2.rate)}/s`);
+      await stack.procs.get('dispatcher-2')?.stop();
     }
 
     // 5. the send path again with tracing on (OpenTelemetry, OTLP/HTTP export to a local sink), after the RSS
     // figures are taken: the services of the send path restarted with OTEL_EXPORTER_OTLP_ENDPOINT set
     if (ONLY.has('tracing') && config === 'production' && existsSync(join(ROOT, 'libs', 'telemetry'))) {
       result.rss = stack.peakRss();
+      await quiesce(jsm);
       const sink = await startHelper(helpersBundle, 'otlp-sink');
       try {
         const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${sink.port}`, OTEL_BSP_SCHEDULE_DELAY: '1000' };
@@ -375,6 +379,27 @@ async function dispatchRun(
   const drainSeconds = Math.max((stats.lastAt - stats.firstAt) / 1000, 0.001);
   const succeeded = (await countSucceeded()) - recordedBefore;
   return { rate: stats.distinct / drainSeconds, drainSeconds, startupSeconds: total - drainSeconds, distinct: stats.distinct, succeeded };
+}
+
+/**
+ * Waits until the pipeline behind a phase is idle: every durable consumer of the inbound, event and retry streams
+ * has nothing pending nor in progress. Ingest leaves a backlog (each stored webhook is routed, recorded and its
+ * event delivered after the 200); the next phase must not share the cores with it.
+ */
+async function quiesce(jsm: JetStreamManager, timeoutMs = 180_000): Promise<void> {
+  const deadlineAt = Date.now() + timeoutMs;
+  for (;;) {
+    let busy = 0;
+    for (const stream of ['PROVIDER_INBOUND', 'EVENTS', 'WEBHOOK_RETRIES']) {
+      for await (const c of jsm.consumers.list(stream)) busy += c.num_pending + c.num_ack_pending;
+    }
+    if (busy === 0) return;
+    if (Date.now() > deadlineAt) {
+      log(`the pipeline still has ${busy} messages pending after ${timeoutMs / 1000} s; going on`);
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
 }
 
 /** Signed webhooks for INGEST_SECONDS spread over the given edges (CONNECTIONS in all); counts what the stream gained. */
