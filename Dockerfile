@@ -36,9 +36,12 @@ FROM ${NODE_IMAGE} AS runtime
 ARG APP
 LABEL org.opencontainers.image.title="messaging-gateway-${APP}" \
       org.opencontainers.image.description="Multi-tenant business messaging gateway: ${APP}"
+# V8 heap: a small young generation (2 MB semi-spaces) and a 160 MB old-space cap keep every service under
+# 150 MB resident under load (README, Benchmark), for a few % more CPU in GC; override NODE_OPTIONS to tune
 ENV NODE_ENV=production \
     APP=${APP} \
-    DATA_DIR=/tmp/gateway-data
+    DATA_DIR=/tmp/gateway-data \
+    NODE_OPTIONS="--max-semi-space-size=2 --max-old-space-size=160"
 WORKDIR /app
 COPY --from=prod-deps --chown=root:root /app/node_modules ./node_modules
 COPY --chown=root:root package.json ./

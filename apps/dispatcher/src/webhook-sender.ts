@@ -1,6 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import { Agent, request } from 'undici';
+import { deadline } from '@gateway/runtime';
 import { isPublicAddress } from './address-policy';
 
 export interface SendResult {
@@ -63,6 +64,7 @@ export class WebhookSender {
     if (target.protocol !== 'http:' && target.protocol !== 'https:') return done({ ok: false, permanent: true, responseCode: null, error: 'target URL must be http(s)' });
     const host = target.hostname.replace(/^\[|\]$/g, '');
     if (!this.opts.allowPrivateTargets && isIP(host) && !isPublicAddress(host)) return done({ ok: false, permanent: true, responseCode: null, error: new BlockedTargetError(host).message });
+    const limit = deadline(this.opts.timeoutMs);
     try {
       const res = await request(target, {
         method: 'POST',
@@ -71,7 +73,7 @@ export class WebhookSender {
         dispatcher: this.agent,
         headersTimeout: this.opts.timeoutMs,
         bodyTimeout: this.opts.timeoutMs,
-        signal: AbortSignal.timeout(this.opts.timeoutMs),
+        signal: limit.signal,
       });
       // the body is not needed; reading it (bounded) frees the connection for reuse
       await res.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
@@ -83,6 +85,8 @@ export class WebhookSender {
       const blocked = [e, (e as { cause?: unknown }).cause].find((x) => x instanceof BlockedTargetError);
       if (blocked) return done({ ok: false, permanent: true, responseCode: null, error: (blocked as BlockedTargetError).message });
       return done({ ok: false, responseCode: null, error: describe(e, this.opts.timeoutMs) });
+    } finally {
+      limit.clear();
     }
   }
 

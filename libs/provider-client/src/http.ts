@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { Agent, FormData, errors as undiciErrors, request, type Dispatcher } from 'undici';
 import { AppError } from '@gateway/errors';
 import { currentRequestId, type Logger } from '@gateway/logger';
+import { deadline } from '@gateway/runtime';
 import { classifyProviderError, isTransientProviderError, providerCodeOf } from './errors';
 
 export interface ProviderHttpOptions {
@@ -134,24 +135,29 @@ export class ProviderHttp {
     }
     const timeoutMs = o.timeoutMs ?? this.opts.timeoutMs;
     let res: Dispatcher.ResponseData;
-    try {
-      res = await request(this.url(o.path, o.query), {
-        method: o.method,
-        headers,
-        body,
-        dispatcher: this.agent,
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-    } catch (e) {
-      throw o.stream ? streamError(e, timeoutMs) : transportError(e, timeoutMs);
-    }
     let text: string;
+    const limit = deadline(timeoutMs);
     try {
-      text = await res.body.text();
-    } catch (e) {
-      throw transportError(e, timeoutMs);
+      try {
+        res = await request(this.url(o.path, o.query), {
+          method: o.method,
+          headers,
+          body,
+          dispatcher: this.agent,
+          headersTimeout: timeoutMs,
+          bodyTimeout: timeoutMs,
+          signal: limit.signal,
+        });
+      } catch (e) {
+        throw o.stream ? streamError(e, timeoutMs) : transportError(e, timeoutMs);
+      }
+      try {
+        text = await res.body.text();
+      } catch (e) {
+        throw transportError(e, timeoutMs);
+      }
+    } finally {
+      limit.clear();
     }
     let parsed: unknown;
     try {
@@ -176,19 +182,24 @@ export class ProviderHttp {
     if (!/^https?:\/\//.test(url)) throw new AppError('unavailable', 'provider_bad_response', 'The provider gave a download URL that is not http(s)');
     const delays = this.opts.retryDelaysMs ?? RETRY_DELAYS;
     for (let attempt = 0; ; attempt++) {
+      const limit = deadline(timeoutMs);
       try {
         const res = await request(url, {
           method: 'GET',
           dispatcher: this.agent,
           headersTimeout: this.opts.timeoutMs,
           bodyTimeout: this.opts.timeoutMs,
-          signal: AbortSignal.timeout(this.opts.timeoutMs),
+          signal: limit.signal,
         }).catch((e: unknown) => {
+          limit.clear();
           throw transportError(e, this.opts.timeoutMs);
         });
-        const text = await res.body.text().catch((e: unknown) => {
-          throw transportError(e, this.opts.timeoutMs);
-        });
+        const text = await res.body
+          .text()
+          .catch((e: unknown) => {
+            throw transportError(e, this.opts.timeoutMs);
+          })
+          .finally(() => limit.clear());
         if (res.statusCode >= 200 && res.statusCode < 300) return text;
         throw classifyProviderError(res.statusCode, undefined);
       } catch (e) {

@@ -4,3 +4,4 @@ export { Metrics, startMetricsServer } from './metrics';
 export type { MetricsServer, ProviderCallReport, ConsumerLagReport } from './metrics';
 export { LookupCache } from './lookup-cache';
 export type { LookupCacheOptions } from './lookup-cache';
+export { deadline } from './deadline';

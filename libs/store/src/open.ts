@@ -1,4 +1,3 @@
-import { openPglite } from './pglite';
 import { openPostgres } from './postgres';
 import { migrate } from './migrate';
 import type { Db, Migration } from './types';
@@ -17,7 +16,8 @@ export async function openDb(opts: OpenDbOptions): Promise<Db> {
   if (!/^[a-z][a-z0-9_]*$/.test(opts.schema)) throw new Error(`invalid schema name ${opts.schema}`);
   const db = opts.databaseUrl
     ? await openPostgres(opts.databaseUrl, opts.schema, opts.poolSize ?? 10)
-    : await openPglite(opts.dataDir, opts.schema);
+    : // PGlite (WebAssembly, ~20 MB once loaded) is loaded only by processes that embed it, never with DATABASE_URL
+      await (await import('./pglite')).openPglite(opts.dataDir, opts.schema);
   try {
     await migrate(db, opts.migrations);
   } catch (e) {

@@ -4,6 +4,7 @@
  *   koa-grpc <port> <grpcAddr>   a minimal Koa server doing one unary gRPC call per request (send-path ceiling)
  *   koa-noop <port>              a minimal Koa server that reads the body and answers 200 (ingest ceiling)
  *   receiver <port>              a webhook receiver answering 200, counting distinct X-Event-Id (GET /stats)
+ *   otlp-sink <port>             an OTLP/HTTP trace receiver that accepts every export and counts them (GET /stats)
  */
 import { createServer } from 'node:http';
 import Koa from 'koa';
@@ -82,6 +83,26 @@ async function main() {
           }
           res.writeHead(200);
           res.end();
+        });
+      }).listen(port, '127.0.0.1');
+      break;
+    }
+    case 'otlp-sink': {
+      let exports = 0;
+      let bytes = 0;
+      createServer((req, res) => {
+        if (req.method === 'GET' && req.url === '/stats') {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ exports, bytes }));
+          return;
+        }
+        req.on('data', (c: Buffer) => (bytes += c.length));
+        req.on('end', () => {
+          exports += 1;
+          // an empty ExportTraceServiceResponse: no body in protobuf, {} in JSON
+          const json = String(req.headers['content-type'] ?? '').includes('json');
+          res.writeHead(200, { 'content-type': json ? 'application/json' : 'application/x-protobuf' });
+          res.end(json ? '{}' : undefined);
         });
       }).listen(port, '127.0.0.1');
       break;

@@ -1,27 +1,79 @@
 /**
- * `npm run bench`: boots the gateway on embedded defaults (every app its own process), measures the send path,
- * inbound ingest and webhook dispatch against ceilings measured in the same run on the same machine, reports
- * peak RSS per process, and prints one markdown table. Exits non-zero only when a correctness count fails
- * (lost or unrecorded events); speed is reported, not asserted.
+ * `npm run bench`: measures the gateway in its two configurations in one run, every app its own process:
+ *   - embedded: PGlite inside every process (`npm start` without DATABASE_URL);
+ *   - production: every service on a PostgreSQL server (BENCH_DATABASE_URL, a fresh database per run, dropped after).
+ * For each: webhook dispatch (one dispatcher draining a backlog), the send path and inbound ingest, against ceilings
+ * measured in the same run on the same machine, each right after its pipeline; peak RSS per process. In production also a scaling row (two
+ * dispatchers / two edges against one). Prints one markdown table. Exits non-zero only when a correctness count
+ * fails (lost or unrecorded events, accepted bodies missing); speed is reported, not asserted.
+ *
+ * While iterating: BENCH_CONFIGS=production, BENCH_ONLY=dispatch,send,ingest,scaling pick what runs;
+ * BENCH_PROFILE=dispatcher,edge,messaging writes CPU profiles under .bench/profiles/<config>.
  */
-import { createHmac, randomUUID } from 'node:crypto';
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import { connect, headers as natsHeaders } from 'nats';
+import { connect, headers as natsHeaders, type JetStreamManager } from 'nats';
+import { Client } from 'pg';
 import { Agent, request } from 'undici';
 import { buildEvent } from '@gateway/events';
 import { SimControl } from '@gateway/testing';
 import { startHelper } from './ceilings';
-import { load } from './load';
-import { fmt, pct, table, type Row } from './report';
-import { bootStack } from './stack';
+import { cpuSecondsOf, pidsMatching, type Proc } from './processes';
+import { load, type LoadResult } from './load';
+import { fmt, met, pct, table, type Row } from './report';
+import { bootStack, ROOT, type BenchStack } from './stack';
 
-const N_EVENTS = Number(process.env.BENCH_EVENTS ?? 50_000);
-const SEND_SECONDS = Number(process.env.BENCH_SEND_SECONDS ?? 20);
+const N_EVENTS = Number(process.env.BENCH_EVENTS ?? 30_000);
+const SEND_SECONDS = Number(process.env.BENCH_SEND_SECONDS ?? 15);
 const INGEST_SECONDS = Number(process.env.BENCH_INGEST_SECONDS ?? 10);
-const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 5);
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 4);
+const CONNECTIONS = 50;
 const APP_SECRET = 'sim-app-secret';
 const helpersBundle = join(__dirname, 'helpers-server.js');
+const CONFIGS = (process.env.BENCH_CONFIGS ?? 'embedded,production').split(',').filter(Boolean) as ConfigName[];
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'dispatch,send,ingest,scaling,tracing').split(',').filter(Boolean));
+const RSS_GOAL_MB = 150;
+
+type ConfigName = 'embedded' | 'production';
+const TITLES: Record<ConfigName, string> = { embedded: 'Embedded (PGlite in each process)', production: 'Production (PostgreSQL server)' };
+
+interface DispatchResult {
+  rate: number;
+  drainSeconds: number;
+  startupSeconds: number;
+  distinct: number;
+  succeeded: number;
+}
+interface IngestResult {
+  rate: number;
+  non2xx: number;
+  stored: number;
+  accepted: number;
+}
+/**
+ * Each configuration's ceilings are measured right after its own pipeline, with its stack idle: the machine is
+ * shared, and a ceiling taken minutes apart from its measure would compare two different machines.
+ */
+interface ConfigResult {
+  ceilings: Ceilings;
+  /** CPU seconds by process per pipeline (and per ceiling), for "where the time goes". */
+  cpu: Map<string, CpuUse>;
+  dispatch?: DispatchResult;
+  send?: LoadResult;
+  ingest?: IngestResult;
+  scaling?: { dispatch2?: DispatchResult; ingest2?: IngestResult };
+  /** The send path again with OpenTelemetry on (production only, once the tracing switch exists). */
+  sendTraced?: LoadResult;
+  traceExports?: { exports: number; bytes: number };
+  rss: Map<string, number>;
+}
+interface Ceilings {
+  dispatch?: number;
+  send?: LoadResult;
+  ingest?: number;
+}
 
 async function json<T>(res: Response): Promise<T> {
   const text = await res.text();
@@ -29,15 +81,147 @@ async function json<T>(res: Response): Promise<T> {
   return JSON.parse(text) as T;
 }
 
-async function main() {
-  const rows: Row[] = [];
-  const failures: string[] = [];
-  const natsBin = process.env.NATS_SERVER_BIN ?? 'nats-server';
-  const receiver = await startHelper(helpersBundle, 'receiver');
-  const receiverUrl = `http://127.0.0.1:${receiver.port}`;
-  const stack = await bootStack(natsBin);
-  const admin = { authorization: `Bearer ${stack.env.GATEWAY_ADMIN_TOKEN}`, 'content-type': 'application/json' };
+const log = (msg: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
+
+/** CPU seconds used so far by each process of the run (PostgreSQL: the backends serving the bench's database). */
+type CpuSnapshot = Map<string, number>;
+const PG = 'postgres (backends of this database)';
+const LOADER = 'bench (load tool)';
+function cpuSnapshot(procs: Iterable<[string, Proc]>, dbName?: string): CpuSnapshot {
+  const m: CpuSnapshot = new Map();
+  for (const [name, p] of procs) m.set(name, p.cpuSeconds());
+  const u = process.cpuUsage();
+  m.set(LOADER, (u.user + u.system) / 1e6);
+  if (dbName) for (const pid of pidsMatching(` ${dbName} `)) m.set(`pg:${pid}`, cpuSecondsOf(pid) ?? 0);
+  return m;
+}
+/** CPU seconds each process used between two snapshots, PostgreSQL backends summed. */
+function cpuUsed(before: CpuSnapshot, after: CpuSnapshot): Map<string, number> {
+  const used = new Map<string, number>();
+  for (const [k, v] of after) {
+    const name = k.startsWith('pg:') ? PG : k;
+    const d = v - (before.get(k) ?? 0);
+    if (d > 0) used.set(name, (used.get(name) ?? 0) + d);
+  }
+  return used;
+}
+/** Where the CPU went in one pipeline: seconds by process, and the operations done meanwhile. */
+interface CpuUse {
+  ops: number;
+  byProcess: Map<string, number>;
+}
+
+// request bodies, shared by the gateway runs and their ceilings
+const sendBodyFor = (clientId: string) =>
+  JSON.stringify({ client_id: clientId, to: '+15551230000', body: { type: 'text', text: 'Pick one' }, buttons: [{ id: 'yes', title: 'Yes' }, { id: 'no', title: 'No' }] });
+
+function signedStatuses(wabaId: string, phoneNumberId: string) {
+  let seq = 0;
+  return () => {
+    // each body distinct: the stream dedupes repeats
+    const body = JSON.stringify({
+      object: 'whatsapp_business_account',
+      entry: [{ id: wabaId, changes: [{ field: 'messages', value: {
+        messaging_product: 'whatsapp',
+        metadata: { display_phone_number: '15550001111', phone_number_id: phoneNumberId },
+        statuses: [{ id: `wamid.bench.${randomUUID()}.${seq++}`, status: 'delivered', timestamp: String(Math.floor(Date.now() / 1000)), recipient_id: '15551230000',
+          pricing: { billable: true, pricing_model: 'PMP', category: 'utility', type: 'regular' } }],
+      } }] }],
+    });
+    return { body, headers: { 'content-type': 'application/json', 'x-hub-signature-256': `sha256=${createHmac('sha256', APP_SECRET).update(body).digest('hex')}` } };
+  };
+}
+
+function eventBodies(tenantId: string, clientId: string, n: number) {
+  return Array.from({ length: n }, (_, i) => buildEvent({ type: 'test', tenantId, clientId, externalId: null, payload: { test: true, n: i } }));
+}
+
+/** Dispatch ceiling: undici POSTs of event envelopes to the same receiver, 64 in flight. */
+async function dispatchCeiling(receiver: Proc, receiverUrl: string, tenantId: string, clientId: string): Promise<{ rate: number; cpu: CpuUse }> {
+  const bodies = eventBodies(tenantId, clientId, N_EVENTS).map((e) => e.body);
+  await fetch(`${receiverUrl}/stats`, { method: 'DELETE' });
+  const agent = new Agent({ connections: 64, pipelining: 1 });
+  const procs = (): [string, Proc][] => [['receiver', receiver]];
+  const cpu0 = cpuSnapshot(procs());
+  const t0 = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 64 }, async () => {
+      while (next < bodies.length) {
+        const i = next++;
+        const r = await request(`${receiverUrl}/hooks`, { method: 'POST', dispatcher: agent, body: bodies[i], headers: { 'content-type': 'application/json', 'x-event-id': `c${i}` } });
+        await r.body.dump();
+      }
+    }),
+  );
+  const rate = bodies.length / ((performance.now() - t0) / 1000);
+  const cpu = { ops: bodies.length, byProcess: cpuUsed(cpu0, cpuSnapshot(procs())) };
+  await agent.close();
+  return { rate, cpu };
+}
+
+/** Send-path ceiling: a minimal Koa server making one unary gRPC call per request, the same body and load. */
+async function sendCeiling(clientId: string): Promise<{ result: LoadResult; cpu: CpuUse }> {
+  const grpc = await startHelper(helpersBundle, 'grpc');
+  const koa = await startHelper(helpersBundle, 'koa-grpc', [`127.0.0.1:${grpc.port}`]);
   try {
+    const procs = (): [string, Proc][] => [['ceiling: Koa', koa.proc], ['ceiling: gRPC server', grpc.proc]];
+    const cpu0 = cpuSnapshot(procs());
+    const result = await load({ url: `http://127.0.0.1:${koa.port}/`, headers: { 'content-type': 'application/json' }, body: sendBodyFor(clientId), connections: CONNECTIONS, durationSec: SEND_SECONDS, warmupSec: WARMUP_SECONDS });
+    return { result, cpu: { ops: result.total + (result.warmup?.total ?? 0), byProcess: cpuUsed(cpu0, cpuSnapshot(procs())) } };
+  } finally {
+    await koa.proc.stop();
+    await grpc.proc.stop();
+  }
+}
+
+/** Ingest ceiling: a minimal Koa server reading the body and answering 200, the same signed bodies and load. */
+async function ingestCeiling(nextRequest: ReturnType<typeof signedStatuses>): Promise<{ rate: number; cpu: CpuUse }> {
+  const noop = await startHelper(helpersBundle, 'koa-noop');
+  try {
+    const procs = (): [string, Proc][] => [['ceiling: Koa', noop.proc]];
+    const cpu0 = cpuSnapshot(procs());
+    const r = await load({ url: `http://127.0.0.1:${noop.port}/`, setupRequest: nextRequest, connections: CONNECTIONS, durationSec: INGEST_SECONDS, warmupSec: 2 });
+    return { rate: r.requestsPerSec, cpu: { ops: r.total + (r.warmup?.total ?? 0), byProcess: cpuUsed(cpu0, cpuSnapshot(procs())) } };
+  } finally {
+    await noop.proc.stop();
+  }
+}
+
+/** A fresh database on the PostgreSQL server for one run; dropped after. */
+async function freshDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `gw_bench_${randomBytes(5).toString('hex')}`;
+  const admin = async (sql: string) => {
+    const c = new Client({ connectionString: adminUrl });
+    await c.connect();
+    try {
+      await c.query(sql);
+    } finally {
+      await c.end();
+    }
+  };
+  await admin(`CREATE DATABASE ${name}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
+
+async function runConfig(config: ConfigName, natsBin: string, receiver: Proc, receiverUrl: string, failures: string[]): Promise<ConfigResult> {
+  let db: { url: string; drop(): Promise<void> } | undefined;
+  if (config === 'production') {
+    const adminUrl = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL;
+    if (!adminUrl) throw new Error('the production configuration needs BENCH_DATABASE_URL (scripts/bench.sh sets it)');
+    db = await freshDatabase(adminUrl);
+  }
+  log(`${config}: starting the stack`);
+  const stack = await bootStack(natsBin, { label: config, databaseUrl: db?.url });
+  const fail = (msg: string) => failures.push(`${config}: ${msg}`);
+  const result: ConfigResult = { rss: new Map(), ceilings: {}, cpu: new Map() };
+  const dbName = db ? new URL(db.url).pathname.slice(1) : undefined;
+  const procsNow = (): [string, Proc][] => [...stack.procs, ['receiver', receiver]];
+  const nc = await connect({ servers: stack.natsUrl });
+  try {
+    const admin = { authorization: `Bearer ${stack.env.GATEWAY_ADMIN_TOKEN}`, 'content-type': 'application/json' };
     // provisioning: a tenant, a simulated phone number and an active client delivering to the receiver
     const { api_key: apiKey, tenant } = await json<{ api_key: string; tenant: { id: string } }>(
       await fetch(`${stack.baseUrl}/admin/tenants`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'Bench', email: 'bench@example.test' }) }),
@@ -48,184 +232,347 @@ async function main() {
       await fetch(`${stack.baseUrl}/api/clients/`, {
         method: 'POST',
         headers: auth,
-        body: JSON.stringify({
-          display_name: 'Bench shop',
-          business_account_id: phone.waba_id,
-          phone_number_id: phone.phone_number_id,
-          access_token: phone.access_token,
-          webhook_url: `${receiverUrl}/hooks`,
-        }),
+        body: JSON.stringify({ display_name: 'Bench shop', business_account_id: phone.waba_id, phone_number_id: phone.phone_number_id, access_token: phone.access_token, webhook_url: `${receiverUrl}/hooks` }),
       }),
     );
+    const countSucceeded = (expected: number) => countDeliveries(stack.baseUrl, auth, client.id, expected, db?.url);
+    let recorded = 0;
 
     // 1. dispatch: a backlog of N events drained by one dispatcher process
-    await stack.procs.get('dispatcher')!.stop();
-    const nc = await connect({ servers: stack.natsUrl });
-    const js = nc.jetstream();
-    const bodies: string[] = [];
-    let inFlight: Promise<unknown>[] = [];
-    for (let i = 0; i < N_EVENTS; i++) {
-      const e = buildEvent({ type: 'test', tenantId: tenant.id, clientId: client.id, externalId: null, payload: { test: true, n: i } });
-      bodies.push(e.body);
-      const h = natsHeaders();
-      for (const [k, v] of Object.entries(e.headers)) h.set(k, v);
-      inFlight.push(js.publish(e.subject, e.body, { msgID: e.id, headers: h }));
-      if (inFlight.length >= 2000) {
-        await Promise.all(inFlight);
-        inFlight = [];
-      }
+    if (ONLY.has('dispatch')) {
+      result.dispatch = await dispatchRun(stack, nc, receiverUrl, tenant.id, client.id, ['dispatcher'], () => countSucceeded((recorded += N_EVENTS)), recorded, {
+        start: () => cpuSnapshot(procsNow(), dbName),
+        stop: (before) => result.cpu.set('dispatch', { ops: N_EVENTS, byProcess: cpuUsed(before, cpuSnapshot(procsNow(), dbName)) }),
+      });
+      checkDispatch(result.dispatch, fail, 'dispatch');
+      const dc = await dispatchCeiling(receiver, receiverUrl, tenant.id, client.id);
+      result.ceilings.dispatch = dc.rate;
+      result.cpu.set('dispatch ceiling', dc.cpu);
+      log(`${config}: dispatch ${fmt(result.dispatch.rate)}/s, ceiling ${fmt(result.ceilings.dispatch)}/s`);
     }
-    await Promise.all(inFlight);
-    await fetch(`${receiverUrl}/stats`, { method: 'DELETE' });
-    const dispatchStart = performance.now();
-    await stack.startService('dispatcher');
-    let stats = { received: 0, distinct: 0, firstAt: 0, lastAt: 0 };
-    const deadline = Date.now() + 180_000;
-    while (stats.distinct < N_EVENTS && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 100));
-      stats = await json(await fetch(`${receiverUrl}/stats`));
-    }
-    const dispatchSeconds = (performance.now() - dispatchStart) / 1000;
-    // the drain rate runs from the first delivery to the last; the process start (storage open, consumers
-    // created) is reported apart
-    const drainSeconds = Math.max((stats.lastAt - stats.firstAt) / 1000, 0.001);
-    const dispatchRate = stats.distinct / drainSeconds;
-    const startupSeconds = dispatchSeconds - drainSeconds;
-    // every delivery recorded as succeeded
-    const succeeded = await countDeliveries(stack.baseUrl, auth, client.id, 'succeeded', N_EVENTS, 'test');
-    if (stats.distinct !== N_EVENTS) failures.push(`dispatch: ${stats.distinct} distinct event ids received, expected ${N_EVENTS}`);
-    if (succeeded !== N_EVENTS) failures.push(`dispatch: ${succeeded} delivery records succeeded, expected ${N_EVENTS}`);
-
-    // dispatch ceiling: undici POSTs of the same bodies to the same receiver, 64 in flight
-    await fetch(`${receiverUrl}/stats`, { method: 'DELETE' });
-    const agent = new Agent({ connections: 64, pipelining: 1 });
-    const ceilStart = performance.now();
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: 64 }, async () => {
-        while (next < bodies.length) {
-          const i = next++;
-          const r = await request(`${receiverUrl}/hooks`, { method: 'POST', dispatcher: agent, body: bodies[i], headers: { 'content-type': 'application/json', 'x-event-id': `c${i}` } });
-          await r.body.dump();
-        }
-      }),
-    );
-    const ceilRate = bodies.length / ((performance.now() - ceilStart) / 1000);
-    await agent.close();
-    rows.push({
-      measure: `Dispatch: ${fmt(N_EVENTS)} events, signed + recorded deliveries/s`,
-      value: `${fmt(dispatchRate)} (drained in ${fmt(drainSeconds, 1)} s after a ${fmt(startupSeconds, 1)} s process start)`,
-      ceiling: `${fmt(ceilRate)} (undici, 64 in flight)`,
-      ratio: pct(dispatchRate, ceilRate),
-      goal: '≥ 5,000/s; N received, N recorded',
-      met: dispatchRate >= 5000 && stats.distinct === N_EVENTS && succeeded === N_EVENTS,
-    });
 
     // 2. send path: send-buttons through edge → messaging → simulator
-    const sendBody = JSON.stringify({
-      client_id: client.id,
-      to: '+15551230000',
-      body: { type: 'text', text: 'Pick one' },
-      buttons: [{ id: 'yes', title: 'Yes' }, { id: 'no', title: 'No' }],
-    });
-    const send = await load({ url: `${stack.baseUrl}/api/messaging/send-buttons`, headers: auth, body: sendBody, connections: 50, durationSec: SEND_SECONDS, warmupSec: WARMUP_SECONDS });
-    const grpcCeil = await startHelper(helpersBundle, 'grpc');
-    const koaCeil = await startHelper(helpersBundle, 'koa-grpc', [`127.0.0.1:${grpcCeil.port}`]);
-    const sendCeil = await load({ url: `http://127.0.0.1:${koaCeil.port}/`, headers: { 'content-type': 'application/json' }, body: sendBody, connections: 50, durationSec: SEND_SECONDS, warmupSec: WARMUP_SECONDS });
-    await koaCeil.proc.stop();
-    await grpcCeil.proc.stop();
-    rows.push({
-      measure: 'Send path: send-buttons req/s (50 connections)',
-      value: `${fmt(send.requestsPerSec)} (${fmt(send.non2xx)} non-2xx)`,
-      ceiling: `${fmt(sendCeil.requestsPerSec)} (Koa + 1 unary gRPC)`,
-      ratio: pct(send.requestsPerSec, sendCeil.requestsPerSec),
-      goal: '≥ 50 % of ceiling',
-      met: send.requestsPerSec >= 0.5 * sendCeil.requestsPerSec,
-    });
-    rows.push({
-      measure: 'Send path: p99 latency',
-      value: `${fmt(send.p99Ms)} ms`,
-      ceiling: `${fmt(sendCeil.p99Ms)} ms`,
-      ratio: sendCeil.p99Ms > 0 ? `${fmt(send.p99Ms / sendCeil.p99Ms, 1)} ×` : 'n/a',
-      goal: '≤ 3 × ceiling p99',
-      met: send.p99Ms <= 3 * Math.max(sendCeil.p99Ms, 1),
-    });
+    if (ONLY.has('send')) {
+      const cpu0 = cpuSnapshot(procsNow(), dbName);
+      result.send = await load({ url: `${stack.baseUrl}/api/messaging/send-buttons`, headers: auth, body: sendBodyFor(client.id), connections: CONNECTIONS, durationSec: SEND_SECONDS, warmupSec: WARMUP_SECONDS });
+      result.cpu.set('send', { ops: result.send.total + (result.send.warmup?.total ?? 0), byProcess: cpuUsed(cpu0, cpuSnapshot(procsNow(), dbName)) });
+      const sc = await sendCeiling(client.id);
+      result.ceilings.send = sc.result;
+      result.cpu.set('send ceiling', sc.cpu);
+      log(`${config}: send ${fmt(result.send.requestsPerSec)}/s p99 ${result.send.p99Ms} ms, ceiling ${fmt(result.ceilings.send.requestsPerSec)}/s p99 ${result.ceilings.send.p99Ms} ms`);
+    }
 
-    // 3. inbound ingest: signed status-update webhooks, each body distinct (the stream dedupes repeats)
+    // 3. inbound ingest: signed status-update webhooks, each body distinct
     const jsm = await nc.jetstreamManager();
-    const before = (await jsm.streams.info('PROVIDER_INBOUND')).state.messages;
-    let seq = 0;
-    const statusBody = (n: number) =>
-      JSON.stringify({
-        object: 'whatsapp_business_account',
-        entry: [{ id: phone.waba_id, changes: [{ field: 'messages', value: {
-          messaging_product: 'whatsapp',
-          metadata: { display_phone_number: '15550001111', phone_number_id: phone.phone_number_id },
-          statuses: [{ id: `wamid.bench.${randomUUID()}.${n}`, status: 'delivered', timestamp: String(Math.floor(Date.now() / 1000)), recipient_id: '15551230000',
-            pricing: { billable: true, pricing_model: 'PMP', category: 'utility', type: 'regular' } }],
-        } }] }],
-      });
-    const signedRequest = () => {
-      const body = statusBody(seq++);
-      return { body, headers: { 'content-type': 'application/json', 'x-hub-signature-256': `sha256=${createHmac('sha256', APP_SECRET).update(body).digest('hex')}` } };
-    };
-    const ingest = await load({ url: `${stack.baseUrl}/webhooks/provider`, setupRequest: signedRequest, connections: 50, durationSec: INGEST_SECONDS, warmupSec: 2 });
-    const noop = await startHelper(helpersBundle, 'koa-noop');
-    const ingestCeil = await load({ url: `http://127.0.0.1:${noop.port}/`, setupRequest: signedRequest, connections: 50, durationSec: INGEST_SECONDS, warmupSec: 2 });
-    await noop.proc.stop();
-    const after = (await jsm.streams.info('PROVIDER_INBOUND')).state.messages;
-    const stored = after - before;
-    // every body the edge accepted (warm-up included) must be in the stream: bodies are distinct, so no dedupe.
-    // The load tool stops each phase with up to one request per connection in flight: the edge may have stored
-    // those without the tool counting their answer, so the stream may hold up to that many more, never fewer.
-    const accepted = ingest.ok2xx + (ingest.warmup?.ok2xx ?? 0);
-    const cutOff = 50 * 2;
-    if (stored < accepted || stored > accepted + cutOff) failures.push(`ingest: ${stored} bodies in the stream, but ${accepted} were accepted (+ at most ${cutOff} cut off in flight)`);
-    rows.push({
-      measure: 'Inbound ingest: accepted webhooks/s (one edge)',
-      value: `${fmt(ingest.requestsPerSec)} (${fmt(ingest.non2xx)} non-2xx; ${fmt(stored)} stored of ${fmt(accepted)} accepted)`,
-      ceiling: `${fmt(ingestCeil.requestsPerSec)} (Koa, no work)`,
-      ratio: pct(ingest.requestsPerSec, ingestCeil.requestsPerSec),
-      goal: '≥ 5,000/s, every accepted body stored',
-      met: ingest.requestsPerSec >= 5000 && stored === accepted,
-    });
-    await nc.close();
+    const nextRequest = signedStatuses(phone.waba_id, phone.phone_number_id);
+    if (ONLY.has('ingest')) {
+      const cpu0 = cpuSnapshot(procsNow(), dbName);
+      result.ingest = await ingestRun(jsm, [stack.baseUrl], nextRequest);
+      result.cpu.set('ingest', { ops: result.ingest.accepted, byProcess: cpuUsed(cpu0, cpuSnapshot(procsNow(), dbName)) });
+      checkIngest(result.ingest, fail, 'ingest');
+      const ic = await ingestCeiling(nextRequest);
+      result.ceilings.ingest = ic.rate;
+      result.cpu.set('ingest ceiling', ic.cpu);
+      await quiesce(jsm);
+      log(`${config}: ingest ${fmt(result.ingest.rate)}/s, ceiling ${fmt(result.ceilings.ingest)}/s`);
+    }
 
-    // 4. memory
-    for (const [name, p] of stack.procs) {
-      const mb = p.peakRssMb;
-      rows.push({ measure: `Peak RSS: ${name}`, value: `${fmt(mb)} MB`, ceiling: '', ratio: '', goal: name === 'nats-server' ? '(not ours)' : '≤ 200 MB', met: name === 'nats-server' ? null : mb <= 200 });
+    // 4. scaling (production: replicas share the database): the same dispatch and ingest with two processes
+    if (ONLY.has('scaling') && config === 'production') {
+      result.scaling = {};
+      const edge2 = await stack.startReplica('edge');
+      result.scaling.ingest2 = await ingestRun(jsm, [stack.baseUrl, edge2.url], nextRequest);
+      checkIngest(result.scaling.ingest2, fail, 'ingest, two edges');
+      log(`${config}: ingest with two edges ${fmt(result.scaling.ingest2.rate)}/s`);
+      await edge2.proc.stop();
+      await quiesce(jsm);
+      result.scaling.dispatch2 = await dispatchRun(stack, nc, receiverUrl, tenant.id, client.id, ['dispatcher', 'dispatcher-2'], () => countSucceeded((recorded += N_EVENTS)), recorded);
+      checkDispatch(result.scaling.dispatch2, fail, 'dispatch, two dispatchers');
+      log(`${config}: dispatch with two dispatchers ${fmt(result.scaling.dispatch2.rate)}/s`);
+      await stack.procs.get('dispatcher-2')?.stop();
+    }
+
+    // 5. the send path again with tracing on (OpenTelemetry, OTLP/HTTP export to a local sink), after the RSS
+    // figures are taken: the services of the send path restarted with OTEL_EXPORTER_OTLP_ENDPOINT set
+    if (ONLY.has('tracing') && config === 'production' && existsSync(join(ROOT, 'libs', 'telemetry'))) {
+      result.rss = stack.peakRss();
+      await quiesce(jsm);
+      const sink = await startHelper(helpersBundle, 'otlp-sink');
+      try {
+        const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${sink.port}`, OTEL_BSP_SCHEDULE_DELAY: '1000' };
+        for (const name of ['edge', 'messaging', 'tenant-directory']) {
+          await stack.procs.get(name)?.stop();
+          await stack.startService(name, otel);
+        }
+        const cpu0 = cpuSnapshot([...procsNow(), ['otlp-sink', sink.proc]], dbName);
+        result.sendTraced = await load({ url: `${stack.baseUrl}/api/messaging/send-buttons`, headers: auth, body: sendBodyFor(client.id), connections: CONNECTIONS, durationSec: SEND_SECONDS, warmupSec: WARMUP_SECONDS });
+        await new Promise((r) => setTimeout(r, 1500)); // the last batch of spans
+        result.cpu.set('send, tracing on', { ops: result.sendTraced.total + (result.sendTraced.warmup?.total ?? 0), byProcess: cpuUsed(cpu0, cpuSnapshot([...procsNow(), ['otlp-sink', sink.proc]], dbName)) });
+        result.traceExports = await json(await fetch(`http://127.0.0.1:${sink.port}/stats`));
+        log(`${config}: send with tracing ${fmt(result.sendTraced.requestsPerSec)}/s p99 ${result.sendTraced.p99Ms} ms; ${result.traceExports!.exports} OTLP exports`);
+      } finally {
+        await sink.proc.stop();
+      }
     }
   } finally {
+    await nc.close();
+    if (!result.rss.size) result.rss = stack.peakRss();
     await stack.stop();
-    await receiver.proc.stop();
+    await db?.drop();
   }
+  return result;
+}
 
-  console.log(`\n## Benchmark — ${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown cpu'}), Node ${process.version}\n`);
-  console.log(table(rows));
-  if (failures.length) {
-    console.error(`\nCorrectness failures:\n- ${failures.join('\n- ')}`);
-    process.exit(1);
+function checkDispatch(d: DispatchResult, fail: (m: string) => void, what: string) {
+  if (d.distinct !== N_EVENTS) fail(`${what}: ${d.distinct} distinct event ids received, expected ${N_EVENTS}`);
+  if (d.succeeded !== N_EVENTS) fail(`${what}: ${d.succeeded} delivery records succeeded, expected ${N_EVENTS}`);
+}
+
+function checkIngest(r: IngestResult, fail: (m: string) => void, what: string) {
+  // every body the edge accepted (warm-up included) must be in the stream: bodies are distinct, so no dedupe.
+  // The load tool stops each phase with up to one request per connection in flight: the edge may have stored
+  // those without the tool counting their answer, so the stream may hold up to that many more, never fewer.
+  const cutOff = CONNECTIONS * 2;
+  if (r.stored < r.accepted || r.stored > r.accepted + cutOff) fail(`${what}: ${r.stored} bodies in the stream, but ${r.accepted} were accepted (+ at most ${cutOff} cut off in flight)`);
+}
+
+/**
+ * Publishes N events with the dispatcher(s) stopped, then starts them and times the drain from the first delivery
+ * to the last (the process start, storage open and consumers created, is reported apart).
+ */
+async function dispatchRun(
+  stack: BenchStack,
+  nc: Awaited<ReturnType<typeof connect>>,
+  receiverUrl: string,
+  tenantId: string,
+  clientId: string,
+  processes: string[],
+  countSucceeded: () => Promise<number>,
+  recordedBefore: number,
+  meter?: { start(): CpuSnapshot; stop(before: CpuSnapshot): void },
+): Promise<DispatchResult> {
+  for (const p of processes) await stack.procs.get(p)?.stop();
+  const js = nc.jetstream();
+  let inFlight: Promise<unknown>[] = [];
+  for (const e of eventBodies(tenantId, clientId, N_EVENTS)) {
+    const h = natsHeaders();
+    for (const [k, v] of Object.entries(e.headers)) h.set(k, v);
+    inFlight.push(js.publish(e.subject, e.body, { msgID: e.id, headers: h }));
+    if (inFlight.length >= 2000) {
+      await Promise.all(inFlight);
+      inFlight = [];
+    }
+  }
+  await Promise.all(inFlight);
+  await fetch(`${receiverUrl}/stats`, { method: 'DELETE' });
+  const t0 = performance.now();
+  await Promise.all(processes.map((p) => (p.endsWith('-2') ? stack.startReplica(p.slice(0, -2)) : stack.startService(p))));
+  const cpu0 = meter?.start();
+  let stats = { received: 0, distinct: 0, firstAt: 0, lastAt: 0 };
+  const deadline = Date.now() + 180_000;
+  while (stats.distinct < N_EVENTS && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 100));
+    stats = await json(await fetch(`${receiverUrl}/stats`));
+  }
+  const total = (performance.now() - t0) / 1000;
+  if (cpu0) meter!.stop(cpu0);
+  const drainSeconds = Math.max((stats.lastAt - stats.firstAt) / 1000, 0.001);
+  const succeeded = (await countSucceeded()) - recordedBefore;
+  return { rate: stats.distinct / drainSeconds, drainSeconds, startupSeconds: total - drainSeconds, distinct: stats.distinct, succeeded };
+}
+
+/**
+ * Waits until the pipeline behind a phase is idle: every durable consumer of the inbound, event and retry streams
+ * has nothing pending nor in progress. Ingest leaves a backlog (each stored webhook is routed, recorded and its
+ * event delivered after the 200); the next phase must not share the cores with it.
+ */
+async function quiesce(jsm: JetStreamManager, timeoutMs = 180_000): Promise<void> {
+  const deadlineAt = Date.now() + timeoutMs;
+  for (;;) {
+    let busy = 0;
+    for (const stream of ['PROVIDER_INBOUND', 'EVENTS', 'WEBHOOK_RETRIES']) {
+      for await (const c of jsm.consumers.list(stream)) busy += c.num_pending + c.num_ack_pending;
+    }
+    if (busy === 0) return;
+    if (Date.now() > deadlineAt) {
+      log(`the pipeline still has ${busy} messages pending after ${timeoutMs / 1000} s; going on`);
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 500));
   }
 }
 
-async function countDeliveries(baseUrl: string, headers: Record<string, string>, clientId: string, status: string, expected: number, eventType: string): Promise<number> {
-  // records are written as deliveries finish; wait until the count settles
-  let last = -1;
-  for (let attempt = 0; attempt < 60; attempt++) {
+/** Signed webhooks for INGEST_SECONDS spread over the given edges (CONNECTIONS in all); counts what the stream gained. */
+async function ingestRun(jsm: JetStreamManager, edges: string[], nextRequest: ReturnType<typeof signedStatuses>): Promise<IngestResult> {
+  const before = (await jsm.streams.info('PROVIDER_INBOUND')).state.messages;
+  const runs = await Promise.all(
+    edges.map((base) => load({ url: `${base}/webhooks/provider`, setupRequest: nextRequest, connections: CONNECTIONS / edges.length, durationSec: INGEST_SECONDS, warmupSec: 2 })),
+  );
+  const after = (await jsm.streams.info('PROVIDER_INBOUND')).state.messages;
+  return {
+    rate: runs.reduce((n, r) => n + r.requestsPerSec, 0),
+    non2xx: runs.reduce((n, r) => n + r.non2xx, 0),
+    stored: after - before,
+    accepted: runs.reduce((n, r) => n + r.ok2xx + (r.warmup?.ok2xx ?? 0), 0),
+  };
+}
+
+/** Delivery records `succeeded` of the bench's test events: in the database when there is a server, else through the API. */
+async function countDeliveries(baseUrl: string, headers: Record<string, string>, clientId: string, expected: number, databaseUrl?: string): Promise<number> {
+  const countOnce = async (): Promise<number> => {
+    if (databaseUrl) {
+      const c = new Client({ connectionString: databaseUrl });
+      await c.connect();
+      try {
+        const r = await c.query<{ n: number }>(`SELECT count(*)::int AS n FROM dispatcher.deliveries WHERE client_id = $1 AND status = 'succeeded' AND event_type = 'test'`, [clientId]);
+        return r.rows[0].n;
+      } finally {
+        await c.end();
+      }
+    }
     let count = 0;
     let cursor: string | null = null;
     do {
-      const q: string = `status=${status}&event_type=${eventType}&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+      const q: string = `status=succeeded&event_type=test&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
       const page: { data: unknown[]; next_cursor: string | null } = await json(await fetch(`${baseUrl}/api/clients/${clientId}/webhook/deliveries?${q}`, { headers }));
       count += page.data.length;
       cursor = page.next_cursor;
     } while (cursor);
+    return count;
+  };
+  // records are written as deliveries finish; wait until the count settles
+  let last = -1;
+  for (let attempt = 0; attempt < 60; attempt++) {
+    const count = await countOnce();
     if (count === expected || count === last) return count;
     last = count;
     await new Promise((r) => setTimeout(r, 1000));
   }
   return last;
+}
+
+function report(results: Partial<Record<ConfigName, ConfigResult>>): string {
+  const configs = CONFIGS.filter((c) => results[c]);
+  const columns = ['Measure', ...configs.map((c) => TITLES[c]), 'Goal (production)', 'Met'];
+  const rows: Row[] = [];
+  const prod = results.production;
+  const cells = (f: (r: ConfigResult) => string) => configs.map((c) => f(results[c]!));
+  const goal = (ok: boolean | undefined) => met(ok === undefined ? null : ok);
+  const ratio = (a: number, b: number | undefined) => (b === undefined ? 'n/a' : pct(a, b));
+  if (ONLY.has('dispatch')) {
+    rows.push([
+      `Dispatch: ${fmt(N_EVENTS)} events, signed + recorded deliveries/s (one dispatcher)`,
+      ...cells((r) => (r.dispatch ? `**${fmt(r.dispatch.rate)}** = **${ratio(r.dispatch.rate, r.ceilings.dispatch)}** of ${fmt(r.ceilings.dispatch ?? 0)} (undici, 64 in flight); ${fmt(r.dispatch.distinct)} received, ${fmt(r.dispatch.succeeded)} recorded; drained in ${fmt(r.dispatch.drainSeconds, 1)} s after a ${fmt(r.dispatch.startupSeconds, 1)} s start` : '')),
+      '≥ 50 % of ceiling; N received, N recorded',
+      goal(prod?.dispatch && prod.dispatch.rate >= 0.5 * (prod.ceilings.dispatch ?? Infinity) && prod.dispatch.distinct === N_EVENTS && prod.dispatch.succeeded === N_EVENTS),
+    ]);
+  }
+  if (ONLY.has('send')) {
+    rows.push([
+      `Send path: send-buttons req/s (${CONNECTIONS} connections)`,
+      ...cells((r) => (r.send ? `**${fmt(r.send.requestsPerSec)}** = **${ratio(r.send.requestsPerSec, r.ceilings.send?.requestsPerSec)}** of ${fmt(r.ceilings.send?.requestsPerSec ?? 0)} (Koa + 1 unary gRPC); ${fmt(r.send.non2xx)} non-2xx` : '')),
+      '≥ 50 % of ceiling',
+      goal(prod?.send && prod.send.requestsPerSec >= 0.5 * (prod.ceilings.send?.requestsPerSec ?? Infinity)),
+    ]);
+    const p99 = (r: ConfigResult) => Math.max(r.ceilings.send?.p99Ms ?? 0, 1);
+    rows.push([
+      'Send path: p99 latency',
+      ...cells((r) => (r.send ? `**${fmt(r.send.p99Ms)} ms** = **${fmt(r.send.p99Ms / p99(r), 1)} ×** the ceiling's ${fmt(r.ceilings.send?.p99Ms ?? 0)} ms; p50 ${fmt(r.send.p50Ms)} ms (ceiling ${fmt(r.ceilings.send?.p50Ms ?? 0)} ms)` : '')),
+      '≤ 3 × ceiling p99',
+      goal(prod?.send && prod.send.p99Ms <= 3 * p99(prod)),
+    ]);
+  }
+  if (ONLY.has('ingest')) {
+    rows.push([
+      'Inbound ingest: accepted webhooks/s (one edge)',
+      ...cells((r) => (r.ingest ? `**${fmt(r.ingest.rate)}** = **${ratio(r.ingest.rate, r.ceilings.ingest)}** of ${fmt(r.ceilings.ingest ?? 0)} (Koa, no work); ${fmt(r.ingest.non2xx)} non-2xx; ${fmt(r.ingest.stored)} stored of ${fmt(r.ingest.accepted)} accepted` : '')),
+      '≥ 50 % of ceiling, every accepted body stored',
+      goal(prod?.ingest && prod.ingest.rate >= 0.5 * (prod.ceilings.ingest ?? Infinity) && prod.ingest.stored >= prod.ingest.accepted),
+    ]);
+  }
+  const sc = prod?.scaling;
+  if (sc?.dispatch2 && prod?.dispatch) {
+    rows.push([
+      'Scaling: dispatch, two dispatchers against one',
+      ...configs.map((c) => (c === 'production' ? `**${fmt(sc.dispatch2!.rate)}/s vs ${fmt(prod.dispatch!.rate)}/s = ${fmt(sc.dispatch2!.rate / prod.dispatch!.rate, 2)} ×**; ${fmt(sc.dispatch2!.distinct)} received, ${fmt(sc.dispatch2!.succeeded)} recorded` : '(one data directory per process: no replicas)')),
+      'reported (2 cores bound it)',
+      '—',
+    ]);
+  }
+  if (sc?.ingest2 && prod?.ingest) {
+    rows.push([
+      'Scaling: ingest, two edges against one',
+      ...configs.map((c) => (c === 'production' ? `**${fmt(sc.ingest2!.rate)}/s vs ${fmt(prod.ingest!.rate)}/s = ${fmt(sc.ingest2!.rate / prod.ingest!.rate, 2)} ×**; ${fmt(sc.ingest2!.stored)} stored of ${fmt(sc.ingest2!.accepted)} accepted` : '(not measured)')),
+      'reported (2 cores bound it)',
+      '—',
+    ]);
+  }
+  if (ONLY.has('tracing')) {
+    const t = prod?.sendTraced;
+    rows.push([
+      'Send path with tracing on (OpenTelemetry, OTLP/HTTP to a local sink) against off',
+      ...configs.map((c) =>
+        c !== 'production'
+          ? ''
+          : t && prod?.send
+            ? `**${fmt(t.requestsPerSec)} req/s vs ${fmt(prod.send.requestsPerSec)} req/s off = ${fmt(t.requestsPerSec / prod.send.requestsPerSec, 2)} ×**; p99 ${fmt(t.p99Ms)} ms vs ${fmt(prod.send.p99Ms)} ms; ${fmt(t.non2xx)} non-2xx; ${fmt(prod.traceExports?.exports ?? 0)} OTLP exports (${fmt((prod.traceExports?.bytes ?? 0) / 1024)} KB)`
+            : 'not measured: this build has no tracing switch (libs/telemetry)',
+      ),
+      'reported',
+      '—',
+    ]);
+  }
+  const names = [...new Set(configs.flatMap((c) => [...results[c]!.rss.keys()]))];
+  for (const name of names) {
+    const ours = name !== 'nats-server' && name !== 'provider-sim';
+    const p = prod?.rss.get(name);
+    rows.push([
+      `Peak RSS: ${name}`,
+      ...cells((r) => (r.rss.has(name) ? `${fmt(r.rss.get(name)!)} MB` : '')),
+      ours ? `≤ ${RSS_GOAL_MB} MB` : '(not ours)',
+      ours ? goal(p === undefined ? undefined : p <= RSS_GOAL_MB) : '—',
+    ]);
+  }
+  return table(columns, rows);
+}
+
+/** CPU milliseconds per operation by process, for each pipeline and its ceiling: where the time goes. */
+function cpuReport(results: Partial<Record<ConfigName, ConfigResult>>): string {
+  const rows: Row[] = [];
+  for (const c of CONFIGS) {
+    const r = results[c];
+    if (!r) continue;
+    for (const [what, use] of r.cpu) {
+      if (!use.ops) continue;
+      const total = [...use.byProcess.values()].reduce((a, b) => a + b, 0);
+      const parts = [...use.byProcess].filter(([, t]) => t / total >= 0.02).sort((a, b) => b[1] - a[1]).map(([n, t]) => `${n} ${fmt((1000 * t) / use.ops, 3)}`);
+      rows.push([`${c}: ${what}`, fmt(use.ops), `**${fmt((1000 * total) / use.ops, 3)}**`, parts.join(', ')]);
+    }
+  }
+  return table(['Pipeline', 'Operations', 'CPU ms per operation, all processes', 'By process (ms per operation; ≥ 2 % of the total)'], rows);
+}
+
+async function main() {
+  const failures: string[] = [];
+  const natsBin = process.env.NATS_SERVER_BIN ?? 'nats-server';
+  const t0 = performance.now();
+  const receiver = await startHelper(helpersBundle, 'receiver');
+  const receiverUrl = `http://127.0.0.1:${receiver.port}`;
+  const results: Partial<Record<ConfigName, ConfigResult>> = {};
+  try {
+    for (const c of CONFIGS) results[c] = await runConfig(c, natsBin, receiver.proc, receiverUrl, failures);
+  } finally {
+    await receiver.proc.stop();
+  }
+  const minutes = (performance.now() - t0) / 60_000;
+  console.log(`\n## Benchmark — ${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown cpu'}), Node ${process.version}, ${fmt(minutes, 1)} min\n`);
+  console.log(report(results));
+  console.log(`\nCPU time per operation (user + system, from /proc; the machine's other load not included):\n`);
+  console.log(cpuReport(results));
+  if (failures.length) {
+    console.error(`\nCorrectness failures:\n- ${failures.join('\n- ')}`);
+    process.exit(1);
+  }
 }
 
 main().catch((e) => {

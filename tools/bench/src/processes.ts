@@ -1,10 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 
 /** A child process of the bench, with its peak resident memory read from /proc. */
 export class Proc {
   private peakKb = 0;
+  /** Set once the bench asked it to stop: its exit code is then expected. */
+  stopping = false;
   private readonly timer: NodeJS.Timeout;
   readonly exited: Promise<number | null>;
 
@@ -25,6 +27,14 @@ export class Proc {
     }
   }
 
+  /** CPU time (user + system) the process has used so far, in seconds; its last value once it has exited. */
+  cpuSeconds(): number {
+    const t = cpuSecondsOf(this.child.pid);
+    if (t !== undefined) this.lastCpu = t;
+    return this.lastCpu;
+  }
+  private lastCpu = 0;
+
   get peakRssMb(): number {
     this.sample();
     return this.peakKb / 1024;
@@ -33,6 +43,7 @@ export class Proc {
   async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
     this.sample();
     clearInterval(this.timer);
+    this.stopping = true;
     if (this.child.exitCode !== null || this.child.signalCode !== null) return;
     this.child.kill(signal);
     const t = setTimeout(() => this.child.kill('SIGKILL'), 15_000);
@@ -47,10 +58,11 @@ export function start(name: string, cmd: string, args: string[], env: Record<str
   child.stderr?.on('data', (d) => {
     tail = (tail + d).slice(-4000);
   });
+  const proc = new Proc(name, child);
   child.once('exit', (code, signal) => {
-    if (code && code !== 0) process.stderr.write(`[bench] ${name} exited ${code ?? signal}\n${tail}\n`);
+    if (code && code !== 0 && !proc.stopping) process.stderr.write(`[bench] ${name} exited ${code ?? signal}\n${tail}\n`);
   });
-  return new Proc(name, child);
+  return proc;
 }
 
 export async function waitPort(port: number, what: string, timeoutMs = 60_000): Promise<void> {
@@ -68,4 +80,33 @@ export async function waitPort(port: number, what: string, timeoutMs = 60_000): 
     if (Date.now() > deadline) throw new Error(`${what} did not listen on ${port}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+const TICKS_PER_SECOND = 100; // USER_HZ on Linux
+
+/** utime + stime of a process from /proc/<pid>/stat, in seconds; undefined when it is gone. */
+export function cpuSecondsOf(pid: number | undefined): number | undefined {
+  if (!pid) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // the command may hold spaces and parentheses: fields are counted after its closing one
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / TICKS_PER_SECOND;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Pids whose command line contains the text (e.g. PostgreSQL backends serving one database). */
+export function pidsMatching(text: string): number[] {
+  const pids: number[] = [];
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      if (readFileSync(`/proc/${d}/cmdline`, 'utf8').includes(text)) pids.push(Number(d));
+    } catch {
+      /* gone */
+    }
+  }
+  return pids;
 }

@@ -1,17 +1,12 @@
-export interface Row {
-  measure: string;
-  value: string;
-  ceiling: string;
-  ratio: string;
-  goal: string;
-  met: boolean | null;
-}
+/** One row of the report: a cell per column, in the order of the table's columns. */
+export type Row = string[];
 
-export function table(rows: Row[]): string {
-  const head = '| Measure | Gateway | Ceiling | Ratio | Goal | Met |\n|---|---|---|---|---|---|';
-  const lines = rows.map((r) => `| ${r.measure} | ${r.value} | ${r.ceiling} | ${r.ratio} | ${r.goal} | ${r.met === null ? '—' : r.met ? 'yes' : 'no'} |`);
+export function table(columns: string[], rows: Row[]): string {
+  const head = `| ${columns.join(' | ')} |\n|${columns.map(() => '---').join('|')}|`;
+  const lines = rows.map((r) => `| ${columns.map((_, i) => r[i] ?? '').join(' | ')} |`);
   return [head, ...lines].join('\n');
 }
 
+export const met = (ok: boolean | null) => (ok === null ? '—' : ok ? 'yes' : 'no');
 export const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 export const pct = (a: number, b: number) => (b > 0 ? `${fmt((100 * a) / b, 0)} %` : 'n/a');

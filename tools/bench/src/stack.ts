@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -9,20 +9,37 @@ import { start, waitPort, type Proc } from './processes';
 export const ROOT = resolve(__dirname, '..', '..');
 const dist = (app: string) => join(ROOT, 'dist', 'apps', app, 'main.js');
 
+/** The services' V8 flags, as the container image runs them (the Dockerfile's `NODE_OPTIONS="..."`). */
+export const SERVICE_NODE_OPTIONS = /NODE_OPTIONS="([^"]*)"/.exec(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'))?.[1] ?? '';
+
 export interface BenchStack {
+  /** Every process by name; replicas as `<name>-2`. */
   procs: Map<string, Proc>;
   env: Record<string, string>;
   baseUrl: string;
   simUrl: string;
   natsUrl: string;
   dataDir: string;
-  startService(name: string): Promise<Proc>;
+  /** Starts (or starts again) a service; `extraEnv` adds to the stack's environment for this process. */
+  startService(name: string, extraEnv?: Record<string, string>): Promise<Proc>;
+  /** A second process of a service (dispatcher, edge) on ports of its own; for the edge, `url` is its base URL. */
+  startReplica(name: string): Promise<{ proc: Proc; url: string }>;
+  /** Peak RSS (MB) by service over every process it has had so far (restarts and replicas included). */
+  peakRss(): Map<string, number>;
   stop(): Promise<void>;
 }
 
+export interface StackOptions {
+  /** The configuration's name: also the folder of its CPU profiles under .bench/profiles. */
+  label: string;
+  /** postgres://… : every service on this database (production); unset: PGlite under a temp DATA_DIR (embedded). */
+  databaseUrl?: string;
+  /** Extra environment of every service (e.g. tracing switches). */
+  extraEnv?: Record<string, string>;
+}
 
-/** The gateway on embedded defaults (PGlite under a temp DATA_DIR), every app its own process, as `npm start` runs it. */
-export async function bootStack(natsBin: string): Promise<BenchStack> {
+/** The gateway, every app its own process, as `npm start` runs it: on embedded PGlite, or on a PostgreSQL server. */
+export async function bootStack(natsBin: string, opts: StackOptions): Promise<BenchStack> {
   const dataDir = mkdtempSync(join(tmpdir(), 'gw-bench-'));
   // ports are picked before their servers bind: the same free port must not be handed out twice
   const taken = new Set<number>();
@@ -33,6 +50,7 @@ export async function bootStack(natsBin: string): Promise<BenchStack> {
     }
   };
   const procs = new Map<string, Proc>();
+  const retired: [string, number][] = [];
   const natsPort = await freshPort();
   procs.set('nats-server', start('nats-server', natsBin, ['-a', '127.0.0.1', '-p', String(natsPort), '-js', '-sd', join(dataDir, 'nats')], process.env));
   await waitPort(natsPort, 'nats-server');
@@ -52,21 +70,36 @@ export async function bootStack(natsBin: string): Promise<BenchStack> {
     GRPC_HOST: '127.0.0.1',
     HOST: '127.0.0.1',
     METRICS_PORT: '0',
+    ...(opts.databaseUrl ? { DATABASE_URL: opts.databaseUrl } : {}),
+    // production: the V8 flags of the container image (BENCH_NODE_OPTIONS overrides, to try others);
+    // embedded: none, as `npm start` runs it
+    NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS ?? (opts.databaseUrl ? SERVICE_NODE_OPTIONS : ''),
+    ...opts.extraEnv,
   };
-  procs.set('provider-sim', start('provider-sim', process.execPath, [dist('provider-sim')], { ...env, PORT: String(simPort), SIM_AUTO_STATUSES: 'false', SIM_RATE_LIMITS: 'false', SIM_WINDOW: 'off', SIM_WEBHOOK_URL: `http://127.0.0.1:${edgePort}/webhooks/provider` }));
+  procs.set('provider-sim', start('provider-sim', process.execPath, [dist('provider-sim')], { ...env, DATABASE_URL: undefined, PORT: String(simPort), SIM_AUTO_STATUSES: 'false', SIM_RATE_LIMITS: 'false', SIM_WINDOW: 'off', SIM_WEBHOOK_URL: `http://127.0.0.1:${edgePort}/webhooks/provider` }));
   await waitPort(simPort, 'provider-sim');
   for (const { addrVar } of GRPC_SERVICES) env[addrVar] = `127.0.0.1:${await freshPort()}`;
 
-  const startService = async (name: string): Promise<Proc> => {
+  const spawnApp = async (procName: string, app: string, port: number, listenEnv: Record<string, string>, extraEnv: Record<string, string> = {}): Promise<Proc> => {
+    // BENCH_PROFILE=dispatcher,edge writes V8 CPU profiles of those processes to .bench/profiles/<label> (open in Chrome DevTools)
+    const profiled = (process.env.BENCH_PROFILE ?? '').split(',').includes(app);
+    const args = profiled ? ['--cpu-prof', `--cpu-prof-dir=${join(ROOT, '.bench', 'profiles', opts.label)}`, `--cpu-prof-name=${procName}-${Date.now()}.cpuprofile`, dist(app)] : [dist(app)];
+    const previous = procs.get(procName);
+    if (previous) retired.push([app, previous.peakRssMb]);
+    const p = start(procName, process.execPath, args, { ...env, ...extraEnv, ...listenEnv });
+    procs.set(procName, p);
+    await waitPort(port, procName);
+    return p;
+  };
+  const startService = async (name: string, extraEnv?: Record<string, string>): Promise<Proc> => {
     const addrVar = GRPC_SERVICES.find((s) => s.name === name)?.addrVar;
     const port = addrVar ? Number(env[addrVar].split(':')[1]) : edgePort;
-    // BENCH_PROFILE=dispatcher,edge writes V8 CPU profiles of those processes to .bench/profiles (open in Chrome DevTools)
-    const profiled = (process.env.BENCH_PROFILE ?? '').split(',').includes(name);
-    const args = profiled ? ['--cpu-prof', `--cpu-prof-dir=${join(ROOT, '.bench', 'profiles')}`, dist(name)] : [dist(name)];
-    const p = start(name, process.execPath, args, { ...env, GRPC_PORT: String(port), PORT: String(edgePort) });
-    procs.set(name, p);
-    await waitPort(port, name);
-    return p;
+    return spawnApp(name, name, port, { GRPC_PORT: String(port), PORT: String(edgePort) }, extraEnv);
+  };
+  const startReplica = async (name: string) => {
+    const port = await freshPort();
+    const proc = await spawnApp(`${name}-2`, name, port, { GRPC_PORT: String(port), PORT: String(port) });
+    return { proc, url: `http://127.0.0.1:${port}` };
   };
   for (const { name } of GRPC_SERVICES) await startService(name);
   await startService('edge');
@@ -78,8 +111,17 @@ export async function bootStack(natsBin: string): Promise<BenchStack> {
     natsUrl: env.NATS_URL,
     dataDir,
     startService,
+    startReplica,
+    peakRss() {
+      const peak = new Map<string, number>();
+      const add = (name: string, mb: number) => peak.set(name, Math.max(peak.get(name) ?? 0, mb));
+      for (const [name, p] of procs) add(name.replace(/-2$/, ''), p.peakRssMb);
+      for (const [name, mb] of retired) add(name, mb);
+      return peak;
+    },
     async stop() {
-      for (const name of ['edge', ...GRPC_SERVICES.map((s) => s.name).reverse(), 'provider-sim', 'nats-server']) await procs.get(name)?.stop();
+      const order = ['edge', ...GRPC_SERVICES.map((s) => s.name).reverse()];
+      for (const name of [...order.map((n) => `${n}-2`), ...order, 'provider-sim', 'nats-server']) await procs.get(name)?.stop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { startStack, type ApiClient, type Stack } from '@gateway/test-stack';
 import { closedAddress, SimControl, startWebhookReceiver, waitFor, type WebhookReceiver } from '@gateway/testing';
+import { monitoringQueries, sampleNames, sharedMetricFamilies, unknownMetrics } from './monitoring';
 import { parsePrometheusText, type MetricFamily } from './prometheus';
 
 const ROOT = resolve(__dirname, '../../..');
@@ -96,6 +97,24 @@ describe('Prometheus metrics of every service', () => {
     const f = (await scrape('dispatcher')).get('webhook_deliveries_total');
     expect(f?.type).toBe('counter');
     expect(sum(f, 'webhook_deliveries_total', { outcome: 'succeeded', attempt: '1' })).toBeGreaterThanOrEqual(1);
+  });
+
+  it('exports every metric the Grafana dashboard and the alerting rules of deploy/monitoring name', async () => {
+    // what the running services serve on /metrics, plus the shared families a service creates on first use
+    // (a dead letter, a provider call) that this run may not have caused in every service
+    const families: MetricFamily[] = await sharedMetricFamilies();
+    for (const service of stack.running.keys()) families.push(...(await scrape(service)).values());
+    const exported = sampleNames(families);
+    for (const name of ['http_request_duration_seconds_bucket', 'webhook_deliveries_total', 'jetstream_consumer_pending', 'provider_calls_total', 'inbound_updates_total']) expect(exported).toContain(name);
+    const queries = monitoringQueries(resolve(ROOT, 'deploy/monitoring'));
+    expect(queries.length).toBeGreaterThan(30);
+    expect(unknownMetrics(queries, exported)).toEqual([]);
+    // and the check does fail on a wrong name (tools/deploy-checks/fixtures/monitoring-wrong-names)
+    expect(unknownMetrics(monitoringQueries(resolve(__dirname, '../fixtures/monitoring-wrong-names')), exported).map((u) => u.metric).sort()).toEqual([
+      'http_request_duration_seconds',
+      'process_resident_memory',
+      'webhook_delivery_total',
+    ]);
   });
 
   it('answers the container health-check scripts: gRPC health per service, HTTP for the edge', async () => {
