@@ -182,7 +182,7 @@ export class ProviderHttp {
     if (!/^https?:\/\//.test(url)) throw new AppError('unavailable', 'provider_bad_response', 'The provider gave a download URL that is not http(s)');
     const delays = this.opts.retryDelaysMs ?? RETRY_DELAYS;
     for (let attempt = 0; ; attempt++) {
-      const limit = deadline(timeoutMs);
+      const limit = deadline(this.opts.timeoutMs);
       try {
         const res = await request(url, {
           method: 'GET',
