@@ -7,6 +7,9 @@ export default defineConfig({
   root: resolve(import.meta.dirname, 'ui'),
   base: '/dashboard/',
   logLevel: 'warn',
+  // the gateway's SDK (libs/sdk) without its Node-only webhook verifier: the request layer and the record
+  // types generated from the OpenAPI document
+  resolve: { alias: { '@gateway/sdk/client': resolve(import.meta.dirname, '../../libs/sdk/src/client.ts') } },
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
   build: {
     outDir: resolve(import.meta.dirname, '../../dist/apps/dashboard'),

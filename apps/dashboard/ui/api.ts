@@ -1,3 +1,5 @@
+import { Gateway, type Schemas } from '@gateway/sdk/client';
+
 /**
  * Calls the gateway's public routes with the session cookie (sent by the browser, never readable here) and,
  * on every state-changing request, the session's CSRF token. The API key itself is never kept by the page.
@@ -36,13 +38,22 @@ function messageOf(status: number, body: unknown): string {
   return `Request failed (${status})`;
 }
 
+/**
+ * The SDK's request layer on the page's origin, without a key: the browser sends the session cookie
+ * (same-origin credentials) and nothing is cached.
+ */
+const gateway = new Gateway({
+  baseUrl: '',
+  headers: { accept: 'application/json' },
+  fetch: (input, init) => fetch(input, { ...init, credentials: 'same-origin', cache: 'no-store' }),
+});
+
 export async function call<T>(method: string, path: string, body?: unknown, opts: { signInCall?: boolean } = {}): Promise<T> {
-  const headers: Record<string, string> = { accept: 'application/json' };
-  if (body !== undefined) headers['content-type'] = 'application/json';
+  const headers: Record<string, string> = {};
   if (method !== 'GET') headers['x-csrf-token'] = csrfToken;
   let res: Response;
   try {
-    res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin', cache: 'no-store' });
+    res = await gateway.raw(method, path, { body, headers });
   } catch {
     throw new ApiError(0, 'network_error', 'The gateway could not be reached. Check your connection and try again.', null);
   }
@@ -74,110 +85,21 @@ export const q = (params: Record<string, string | number | undefined | null>): s
   return str ? `?${str}` : '';
 };
 
-// Records as the API answers them (decisions.md).
-export interface Session {
-  tenant_id: string;
-  api_key_prefix: string;
-  csrf_token: string;
-  expires_at: string;
-  idle_expires_at: string;
-}
-export interface Client {
-  id: string;
-  display_name: string;
-  is_active: boolean;
-  signup_status: string;
-  external_id: string | null;
-  webhook_url: string | null;
-  phone_number_id: string | null;
-  business_account_id: string | null;
-  embed_signup_url: string | null;
-  created_at: string;
-  /** Event types the client's webhook receives; empty: every type. */
-  webhook_events: string[];
-  webhook_status: 'active' | 'disabled';
-  webhook_disabled_reason: string | null;
-  webhook_disabled_at: string | null;
-}
+// Records as the API answers them: the SDK's types, generated from the gateway's OpenAPI document.
+export type Session = Schemas['Session'];
+export type Client = Schemas['Client'];
 export interface Page<T> {
   data: T[];
   next_cursor: string | null;
 }
-export interface Attempt {
-  number: number;
-  at: string;
-  duration_ms: number;
-  response_code: number | null;
-  error: string | null;
-}
-export interface Delivery {
-  id: string;
-  event_id: string;
-  event_type: string;
-  client_id: string;
-  url: string | null;
-  status: string;
-  attempts: number;
-  response_code: number | null;
-  last_error: string | null;
-  created_at: string;
-  updated_at: string;
-  attempt_log: Attempt[];
-  body?: string;
-}
-export interface Flow {
-  id: string;
-  client_id: string;
-  name: string;
-  status: string;
-  categories: string[];
-  flow_json: unknown;
-  validation_errors: Array<Record<string, unknown>>;
-  created_at: string;
-  updated_at: string;
-}
-export interface Message {
-  id: string;
-  client_id: string;
-  to: string;
-  kind: string;
-  status: string;
-  status_history: Array<{ status: string; at: string; errors?: unknown }>;
-  created_at: string;
-  updated_at: string;
-}
-export interface Tenant {
-  id: string;
-  name: string;
-  email: string;
-  plan: string;
-  webhook_url: string | null;
-  webhook_secret: string;
-  active_wabas: number;
-}
-export interface ApiKey {
-  prefix: string;
-  created_at: string;
-  last_used_at: string | null;
-  revoked_at: string | null;
-  current: boolean;
-}
-export interface Template {
-  id: string;
-  client_id: string;
-  name: string;
-  language: string;
-  category: string;
-  status: string;
-  components: unknown[];
-  rejected_reason: string | null;
-  quality: string | null;
-  updated_at: string;
-}
-export interface SecretRotation {
-  webhook_secret: string;
-  previous_secret_expires_at: string;
-}
+export type Delivery = Schemas['Delivery'];
+export type Attempt = Delivery['attempt_log'][number];
+export type Flow = Schemas['Flow'];
+export type Message = Schemas['Message'];
+export type Tenant = Schemas['Tenant'];
+export type ApiKey = Schemas['ApiKey'];
+export type Template = Schemas['Template'];
+export type SecretRotation = Schemas['SecretRotation'];
 
 /** Event types of the webhook envelope (docs/webhooks.md). */
 export const EVENT_TYPES = ['chat', 'signup_completed', 'template_status', 'flow_completion', 'test'] as const;

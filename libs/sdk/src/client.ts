@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import createClient, { type Client, type Middleware } from 'openapi-fetch';
 import type { components, paths } from './generated/openapi';
 
@@ -56,7 +55,8 @@ export interface GatewayOptions {
 }
 
 /** A fresh `Idempotency-Key` (a UUID): keep it with the request and send it again on a retry. */
-export const newIdempotencyKey = (): string => randomUUID();
+// the Web Crypto API: Node 20 and every browser have it (the dashboard uses this SDK too)
+export const newIdempotencyKey = (): string => globalThis.crypto.randomUUID();
 
 /** `{ 'Idempotency-Key': key }` for a call's `params.header`. */
 export const idempotent = (key: string = newIdempotencyKey()) => ({ 'Idempotency-Key': key });

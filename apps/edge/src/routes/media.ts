@@ -83,7 +83,7 @@ const downloadOp = operation({
       description: 'The media bytes.',
       contentType: '*/*',
       schema: { type: 'string', contentMediaType: 'application/octet-stream' },
-      headers: { 'X-Media-Sha256': { description: "SHA-256 of the bytes as the provider reports it, when it does." } },
+      headers: { 'X-Media-Sha256': { description: 'SHA-256 of the bytes as the provider reports it, when it does.', schema: { type: 'string' } } },
     },
   },
   errors: [404, 409, 429, 502, 504],

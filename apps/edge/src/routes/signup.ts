@@ -168,9 +168,10 @@ export const registerSignupRoutes: RegisterRoutes = (router, { services, logger,
     operationId: 'failSignup',
     summary: 'The signup page reports a failure of the provider\'s flow',
     tags: ['Signup'],
+    description: 'Only from the browser that opened the page: its session cookie must hold the same state token (`403 signup_page_session_required` otherwise).',
     request: { path: signupPath, body: failBody },
     responses: { 200: json('The outcome.', outcome) },
-    errors: signupErrors,
+    errors: [...signupErrors, 403],
   });
   router.post('/signup/:client_id/fail', failOp, jsonBody(BODY_LIMIT_BYTES), async (ctx) => {
     const { path, body } = validateParts<{ path: { client_id: string }; body: FailBody }>({

@@ -99,7 +99,10 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** The signup page reports a failure of the provider's flow */
+        /**
+         * The signup page reports a failure of the provider's flow
+         * @description Only from the browser that opened the page: its session cookie must hold the same state token (`403 signup_page_session_required` otherwise).
+         */
         post: operations["failSignup"];
         delete?: never;
         options?: never;
@@ -2546,6 +2549,7 @@ export interface operations {
                     };
                 };
             };
+            403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
@@ -5475,7 +5479,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     /** @description SHA-256 of the bytes as the provider reports it, when it does. */
-                    "X-Media-Sha256"?: unknown;
+                    "X-Media-Sha256"?: string;
                     [name: string]: unknown;
                 };
                 content: {
