@@ -422,6 +422,8 @@ describe('the tenant dashboard in Chromium against a real gateway', () => {
     await expect(rows.first().locator('th').textContent()).resolves.toBe('Client 23');
     await page.getByRole('button', { name: 'Next page' }).click();
     await page.getByText('Page 2').waitFor();
+    // the pager can say "Page 2" before the page's request has started: wait for its last row, then count
+    await page.getByRole('table').locator('tbody th', { hasText: 'Client 01' }).waitFor();
     await settled();
     await expect(rows.count()).resolves.toBe(3);
     await expect(rows.last().locator('th').textContent()).resolves.toBe('Client 01');
@@ -639,6 +641,7 @@ describe('the tenant dashboard in Chromium against a real gateway', () => {
     await expect(rows.first().locator('th').textContent()).resolves.toBe('promo_01');
     await page.getByRole('button', { name: 'Next page' }).click();
     await page.getByText('Page 2').waitFor();
+    await page.getByRole('table').locator('tbody th', { hasText: 'promo_23' }).waitFor();
     await settled();
     await expect(rows.count()).resolves.toBe(3);
     await expect(rows.last().locator('th').textContent()).resolves.toBe('promo_23');
