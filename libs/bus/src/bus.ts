@@ -90,8 +90,9 @@ export async function connectBus(opts: ConnectBusOptions): Promise<Bus> {
 /**
  * info → add when missing → update when it exists (add with a different config fails). The replica count is
  * part of the config, so a changed JETSTREAM_REPLICAS moves the stream in place; its durable consumers follow
- * the stream's count (moved from one replica, they are made again: see recreateDurable). Right after such a move the stream elects its
- * leader again: JetStream answers TIMEOUT or "temporarily unavailable" meanwhile, which is waited out.
+ * the stream's count (moved from one replica, they are made again: see recreateDurable). Right after such a
+ * move the stream elects its leader again: JetStream answers TIMEOUT or "temporarily unavailable" meanwhile,
+ * which is waited out.
  */
 export async function ensureStream(jsm: JetStreamManager, cfg: Partial<StreamConfig> & { name: string }): Promise<void> {
   const current = await whileJetStreamSettles(() =>
@@ -113,6 +114,13 @@ export async function ensureStream(jsm: JetStreamManager, cfg: Partial<StreamCon
   for (const d of durables) await whileJetStreamSettles(() => recreateDurable(jsm, cfg.name, d));
 }
 
+/** The stream's durable consumers with their config and ack floor. */
+async function durableStates(jsm: JetStreamManager, stream: string): Promise<ConsumerInfo[]> {
+  const out: ConsumerInfo[] = [];
+  for await (const c of jsm.consumers.list(stream)) if (c.config.durable_name) out.push(c);
+  return out;
+}
+
 /**
  * nats-server before 2.11.4 (nats-io/nats-server#6838, fixed by #6851) can leave a durable that was moved
  * from 1 to more replicas with its stream without a leader for good once its old leader dies. A durable
@@ -121,12 +129,6 @@ export async function ensureStream(jsm: JetStreamManager, cfg: Partial<StreamCon
  * anything acked past a gap, or acked by another process meanwhile, is delivered again, which consumers
  * dedupe as any redelivery).
  */
-async function durableStates(jsm: JetStreamManager, stream: string): Promise<ConsumerInfo[]> {
-  const out: ConsumerInfo[] = [];
-  for await (const c of jsm.consumers.list(stream)) if (c.config.durable_name) out.push(c);
-  return out;
-}
-
 async function recreateDurable(jsm: JetStreamManager, stream: string, info: ConsumerInfo): Promise<void> {
   await jsm.consumers.delete(stream, info.name).catch((e: Error) => {
     if (!/consumer not found/i.test(e.message)) throw e;

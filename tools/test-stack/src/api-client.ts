@@ -1,5 +1,5 @@
 import { Gateway } from '@gateway/sdk';
-import { openApiCheck, recordChecked } from './openapi-check';
+import { checkAnswer } from './openapi-check';
 
 /**
  * A small fetch wrapper for tests: JSON in, status/headers/text/json out. Every response is checked against the
@@ -27,8 +27,7 @@ export class ApiClient {
     const res = await fetch(req);
     const text = await res.clone().text();
     const url = new URL(req.url);
-    const operationId = (await openApiCheck(this.baseUrl)).check(req.method, `${url.pathname}${url.search}`, { status: res.status, headers: res.headers, text });
-    if (operationId) recordChecked(operationId);
+    await checkAnswer(this.baseUrl, req.method, `${url.pathname}${url.search}`, { status: res.status, headers: res.headers, text });
     return res;
   }
 

@@ -1,4 +1,5 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { constantTimeEqual } from '@gateway/crypto';
 import type { Context } from 'koa';
 import { AppError, isAppError } from '@gateway/errors';
 import { jsonBody } from '../middleware/body';
@@ -14,14 +15,12 @@ const STATE_COOKIE = 'gw_signup_state';
 
 /**
  * Whether the request comes from the browser that opened this session's page: its HttpOnly, SameSite=Strict
- * cookie holds the same state token. A state token alone (copied off a page, a log or another device) is
- * not enough to report a failure for the client.
+ * cookie holds the same state token (compared in constant time). A state token alone (copied off a page, a log
+ * or another device) is not enough to report a failure for the client.
  */
 function fromPageSession(ctx: Context, state: string): boolean {
   const held = ctx.cookies.get(STATE_COOKIE);
-  if (!held) return false;
-  const digest = (v: string) => createHash('sha256').update(v).digest();
-  return timingSafeEqual(digest(held), digest(state));
+  return !!held && constantTimeEqual(held, state);
 }
 
 /** A completion body is a few ids, a code and a state token. */

@@ -10,6 +10,14 @@ import type { RegisterRoutes } from './context';
  * Webhook delivery records, manual redelivery and test events of a client. The client is checked against
  * the caller's tenant first (another tenant's client is a 404, as everywhere).
  */
+/** A delivery queued by a retry or a test event: the event and the new delivery record. */
+const QUEUED_DELIVERY = {
+  type: 'object',
+  required: ['event_id', 'delivery_id'],
+  additionalProperties: false,
+  properties: { event_id: { type: 'string' }, delivery_id: { type: 'string', format: 'uuid' } },
+};
+
 export const registerWebhookDeliveryRoutes: RegisterRoutes = (router, { services, config }) => {
   const cursors = new ListCursors(config.adminToken);
   const ownClient = async (ctx: import('koa').Context, clientId: string) => {
@@ -87,12 +95,7 @@ export const registerWebhookDeliveryRoutes: RegisterRoutes = (router, { services
 
   router.post(
     '/api/clients/:id/webhook/deliveries/:delivery_id/retry',
-    operation({ operationId: 'retryDelivery', summary: 'Deliver an event again (a new series)', tags: ['Deliveries'], request: { path: deliveryPath }, responses: { 202: json('Queued.', {
-        type: 'object',
-        required: ['event_id', 'delivery_id'],
-        additionalProperties: false,
-        properties: { event_id: { type: 'string' }, delivery_id: { type: 'string', format: 'uuid' } },
-      }) }, errors: [404] }),
+    operation({ operationId: 'retryDelivery', summary: 'Deliver an event again (a new series)', tags: ['Deliveries'], request: { path: deliveryPath }, responses: { 202: json('Queued.', QUEUED_DELIVERY) }, errors: [404] }),
     async (ctx) => {
     const { path } = validateParts<{ path: { id: string; delivery_id: string } }>({ path: [deliveryPath, ctx.params] });
     await ownClient(ctx, path.id);
@@ -104,12 +107,7 @@ export const registerWebhookDeliveryRoutes: RegisterRoutes = (router, { services
 
   router.post(
     '/api/clients/:id/webhook/test',
-    operation({ operationId: 'sendTestEvent', summary: 'Send a `test` event to the client\'s webhook', tags: ['Deliveries'], request: { path: clientPath }, responses: { 202: json('Queued.', {
-        type: 'object',
-        required: ['event_id', 'delivery_id'],
-        additionalProperties: false,
-        properties: { event_id: { type: 'string' }, delivery_id: { type: 'string', format: 'uuid' } },
-      }) }, errors: [404] }),
+    operation({ operationId: 'sendTestEvent', summary: 'Send a `test` event to the client\'s webhook', tags: ['Deliveries'], request: { path: clientPath }, responses: { 202: json('Queued.', QUEUED_DELIVERY) }, errors: [404] }),
     async (ctx) => {
     const { path } = validateParts<{ path: { id: string } }>({ path: [clientPath, ctx.params] });
     await ownClient(ctx, path.id);
