@@ -67,9 +67,13 @@ describe('authentication at the edge', () => {
     };
     await api.get('/api/clients');
     const before = await authCalls();
+    const started = Date.now();
     for (let i = 0; i < 50; i++) expect((await api.get('/api/clients')).status).toBe(200);
-    // at most one background refresh while the 50 requests ran (well inside the 4 s TTL)
-    expect((await authCalls()) - before).toBeLessThanOrEqual(1);
+    // past half the 4 s TTL an entry is refreshed in the background: at most one refresh per 2 s the 50
+    // requests took (one, on an idle machine), never one per request
+    const refreshWindows = Math.max(1, Math.ceil((Date.now() - started) / 2000));
+    const asked = (await authCalls()) - before;
+    expect(asked).toBeLessThanOrEqual(Math.min(refreshWindows, 10));
   });
 
   it('answers admin calls for unknown tenants and keys with 404', async () => {

@@ -43,6 +43,14 @@ export const DEFAULT_MAX_DELIVER = 10;
  */
 const DEAD_LETTER_SPARE_DELIVERIES = 5;
 
+/**
+ * How long one pull request lives. A pull is held by the durable's leader: when that leader changes (a NATS
+ * node lost, a stream or consumer just created and still electing) the pull is gone without an answer, and
+ * the client notices only through missed idle heartbeats (half of this, two missed). nats.js's default of
+ * 30 s left a replica idle for up to 30 s after a failover while the others did all the work.
+ */
+const PULL_EXPIRES_MS = 5_000;
+
 /** `pending`: stream messages not yet delivered to the consumer; `ackPending`: delivered, not yet acknowledged. */
 export type ConsumerLagObserver = (stream: string, consumer: string, lag: { pending: number; ackPending: number }) => void;
 
@@ -154,11 +162,13 @@ export async function runConsumer(opts: RunConsumerOptions): Promise<RunningCons
     while (!stopping) {
       try {
         const consumer = await opts.bus.js.consumers.get(opts.stream, opts.durable);
-        messages = await consumer.consume({ max_messages: concurrency });
+        messages = await consumer.consume({ max_messages: concurrency, expires: PULL_EXPIRES_MS });
         const current = messages;
         void (async () => {
           for await (const s of await current.status()) {
-            if (s.type === 'heartbeats_missed' && Number(s.data) >= 2) current.stop();
+            // a pull with no one to hold it (no durable leader yet, or the durable was made again) is pulled
+            // afresh from a new consume rather than left waiting for the heartbeats to be missed
+            if ((s.type === 'heartbeats_missed' && Number(s.data) >= 2) || s.type === 'no_responders' || s.type === 'consumer_deleted') current.stop();
           }
         })().catch(() => undefined);
         for await (const m of current) {

@@ -1,6 +1,6 @@
 import { createLogger } from '@gateway/logger';
 import { startNatsCluster, waitFor, type TestNatsCluster } from '@gateway/testing';
-import { connectBus, ensureConsumer, STREAMS, type Bus } from './index';
+import { ACK, connectBus, ensureConsumer, runConsumer, STREAMS, type Bus } from './index';
 
 const logger = createLogger({ name: 'bus-replicas-test', level: 'silent' });
 
@@ -84,4 +84,47 @@ describe('JETSTREAM_REPLICAS on a 3-node JetStream cluster', () => {
       await cluster.start(leader);
     }
   }, 120_000);
+
+  it('keeps a running consumer pulling when its durable loses its leader, well before the client library\'s 30 s pull expiry', async () => {
+    const stream = STREAMS.providerInbound.name;
+    const b = await bus(3, [STREAMS.providerInbound]);
+    const seen = new Set<string>();
+    const running = await runConsumer({ bus: b, stream, durable: 'leader-loss', logger, concurrency: 4, handle: async (m) => (seen.add(m.string()), ACK) });
+    try {
+      for (let i = 0; i < 5; i++) await b.publish(`provider.inbound.p${i}`, `before-${i}`, { msgId: `before-${i}` });
+      await waitFor(() => seen.size >= 5 || undefined, { timeoutMs: 10_000, intervalMs: 100, what: 'the first messages' });
+      const leader = (await b.jsm.consumers.info(stream, 'leader-loss')).cluster!.leader!;
+      await cluster.kill(leader);
+      try {
+        await waitFor(
+          async () => {
+            const c = await b.jsm.consumers.info(stream, 'leader-loss').catch(() => undefined);
+            return c?.cluster?.leader && c.cluster.leader !== leader ? true : undefined;
+          },
+          { timeoutMs: 30_000, intervalMs: 250, what: 'a new consumer leader' },
+        );
+        for (let i = 0; i < 5; i++) await whilePublishSettles(() => b.publish(`provider.inbound.p${i}`, `after-${i}`, { msgId: `after-${i}` }));
+        // the pull held by the lost leader is gone without an answer: the consumer must pull again on its own
+        await waitFor(() => (seen.size >= 10 ? true : undefined), { timeoutMs: 15_000, intervalMs: 100, what: 'the messages published after the leader loss' });
+        expect([...seen].sort()).toEqual([...Array.from({ length: 5 }, (_, i) => `after-${i}`), ...Array.from({ length: 5 }, (_, i) => `before-${i}`)].sort());
+      } finally {
+        await cluster.start(leader);
+      }
+    } finally {
+      await running.stop();
+    }
+  }, 120_000);
 });
+
+/** A publish right after a leader change can time out while the stream settles; it is sent again (same msg id). */
+async function whilePublishSettles(fn: () => Promise<unknown>): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await fn();
+      return;
+    } catch (e) {
+      if (attempt >= 20) throw e;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+}

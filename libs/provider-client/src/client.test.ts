@@ -11,6 +11,8 @@ describe('ProviderClient over real HTTP', () => {
   let handler: Handler;
   const seen: Array<{ method: string; url: string; body: string; auth?: string; type?: string }> = [];
   let client: ProviderClient;
+  // answered calls get a deadline a loaded CI machine always meets; the unanswered ones use a short one
+  let shortDeadline: ProviderClient;
 
   beforeAll(async () => {
     server = createServer((req, res) => {
@@ -23,10 +25,12 @@ describe('ProviderClient over real HTTP', () => {
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const port = (server.address() as AddressInfo).port;
-    client = new ProviderClient({ baseUrl: `http://127.0.0.1:${port}`, apiVersion: 'v21.0', timeoutMs: 300, appId: 'app', appSecret: 'secret' });
+    client = new ProviderClient({ baseUrl: `http://127.0.0.1:${port}`, apiVersion: 'v21.0', timeoutMs: 5000, appId: 'app', appSecret: 'secret' });
+    shortDeadline = new ProviderClient({ baseUrl: `http://127.0.0.1:${port}`, apiVersion: 'v21.0', timeoutMs: 300, appId: 'app', appSecret: 'secret' });
   });
   afterAll(async () => {
     await client.close();
+    await shortDeadline.close();
     await new Promise((r) => server.close(r));
   });
   beforeEach(() => {
@@ -62,7 +66,7 @@ describe('ProviderClient over real HTTP', () => {
   it('never repeats a send that timed out: its outcome is unknown (504 provider_outcome_unknown), never hangs', async () => {
     handler = () => undefined; // never answers
     const started = Date.now();
-    await expect(client.sendMessage('tok', '123', {})).rejects.toMatchObject({ kind: 'timeout', code: 'provider_outcome_unknown', details: { outcome: 'unknown' } });
+    await expect(shortDeadline.sendMessage('tok', '123', {})).rejects.toMatchObject({ kind: 'timeout', code: 'provider_outcome_unknown', details: { outcome: 'unknown' } });
     expect(Date.now() - started).toBeLessThan(2000);
     expect(seen).toHaveLength(1);
   });

@@ -24,7 +24,8 @@ describe('provider call observer', () => {
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     port = (server.address() as AddressInfo).port;
-    client = new ProviderClient({ baseUrl: `http://127.0.0.1:${port}`, apiVersion: 'v21.0', timeoutMs: 300, observer: (c) => calls.push(c) });
+    // a deadline a loaded CI machine always meets; the test of timeouts uses its own short one
+    client = new ProviderClient({ baseUrl: `http://127.0.0.1:${port}`, apiVersion: 'v21.0', timeoutMs: 5000, observer: (c) => calls.push(c) });
   });
   afterAll(async () => {
     await client.close();
@@ -63,7 +64,9 @@ describe('provider call observer', () => {
 
   it('reports timeouts and unreachable providers with our own codes', async () => {
     answer = () => undefined; // never answers
-    await expect(client.callAction('tok', '1234567890', { action: 'accept' })).rejects.toMatchObject({ kind: 'timeout' });
+    const shortDeadline = new ProviderClient({ baseUrl: `http://127.0.0.1:${port}`, apiVersion: 'v21.0', timeoutMs: 300, observer: (c) => calls.push(c) });
+    await expect(shortDeadline.callAction('tok', '1234567890', { action: 'accept' })).rejects.toMatchObject({ kind: 'timeout' });
+    await shortDeadline.close();
     const refused = new ProviderClient({ baseUrl: `http://${await closedAddress()}`, apiVersion: 'v21.0', timeoutMs: 300, observer: (c) => calls.push(c) });
     await expect(refused.listCatalogs('tok', '987654321')).rejects.toMatchObject({ kind: 'unavailable' });
     await refused.close();
@@ -77,7 +80,7 @@ describe('provider call observer', () => {
     const throwing = new ProviderClient({
       baseUrl: `http://127.0.0.1:${port}`,
       apiVersion: 'v21.0',
-      timeoutMs: 300,
+      timeoutMs: 5000,
       observer: () => {
         throw new Error('metrics broke');
       },

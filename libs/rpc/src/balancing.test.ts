@@ -35,6 +35,19 @@ async function startReplica(bundle: string, host: string, name: string): Promise
   };
 }
 
+/**
+ * waitForReady resolves once the channel has one connected backend; round_robin only picks connected ones, so
+ * under load the other replica can join a moment later. Measuring starts once every replica has answered.
+ */
+async function untilEachAnswers(client: ReturnType<typeof createServiceClient<typeof tenantDirectory.TenantDirectoryService>>, names: string[]): Promise<void> {
+  const seen = new Set<string>();
+  const deadline = Date.now() + 15_000;
+  while (names.some((n) => !seen.has(n))) {
+    if (Date.now() > deadline) throw new Error(`only ${[...seen].join(', ')} of ${names.join(', ')} answered within 15 s`);
+    seen.add((await client.getTenant({ tenantId: 't' })).tenant!.name);
+  }
+}
+
 describe('one client over several replicas (round_robin)', () => {
   let dir: string;
   let bundle: string;
@@ -78,6 +91,7 @@ describe('one client over several replicas (round_robin)', () => {
     const probe = createServiceClient(health.Health, target(), { defaultDeadlineMs: 5000 });
     try {
       await client.waitForReady(10_000);
+      await untilEachAnswers(client, ['a', 'b']);
       const byReplica = new Map<string, number>();
       const calls = async (n: number, concurrency: number, withHealth: boolean, after?: (done: number) => void) => {
         let next = 0;
@@ -136,6 +150,7 @@ describe('one client over several replicas (round_robin)', () => {
     const client = createServiceClient(tenantDirectory.TenantDirectoryService, `ipv4:${live.map((r) => r.address).join(',')}`, { defaultDeadlineMs: 5000 });
     try {
       await client.waitForReady(10_000);
+      await untilEachAnswers(client, ['a', 'c']);
       const createsOn = async (address: string) => {
         const c = createServiceClient(tenantDirectory.TenantDirectoryService, address);
         const n = Number((await c.getTenant({ tenantId: 'stats' })).tenant!.name);

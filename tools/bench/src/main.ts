@@ -132,8 +132,9 @@ function signedStatuses(wabaId: string, phoneNumberId: string) {
   };
 }
 
+/** `test` events exactly as the dispatcher's "send test" builds them (the documented payload): each has its own event id. */
 function eventBodies(tenantId: string, clientId: string, n: number) {
-  return Array.from({ length: n }, (_, i) => buildEvent({ type: 'test', tenantId, clientId, externalId: null, payload: { test: true, n: i } }));
+  return Array.from({ length: n }, () => buildEvent({ type: 'test', tenantId, clientId, externalId: null, payload: { test: true, requested_at: new Date().toISOString() } }));
 }
 
 /** Dispatch ceiling: undici POSTs of event envelopes to the same receiver, 64 in flight. */
