@@ -33,6 +33,9 @@ describe('bulk replay of failed and skipped deliveries', () => {
       const list = await all();
       return list.length === 20 && list.every((d) => d.status === 'failed');
     }, { timeoutMs: 30_000, what: 'all 20 failed' });
+    // each event's attempts as the receiver saw them: 1, 2, 3 and no more
+    const attemptsSeen = () => Object.fromEntries(eventIds.map((id) => [id, r.byEventId(id).map((d) => d.headers['x-delivery-attempt'])]));
+    expect(attemptsSeen()).toEqual(Object.fromEntries(eventIds.map((id) => [id, ['1', '2', '3']])));
     expect(r.received).toHaveLength(60);
 
     r.fallback = 200;
