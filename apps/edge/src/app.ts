@@ -14,6 +14,7 @@ import type { RegisterRoutes, RouteDeps } from './routes/context';
 import { registerHealthRoutes } from './routes/health';
 import { registerReferenceRoutes } from './routes/reference';
 import type { MountedRouter } from './openapi/document';
+import { keepDescriptions } from './openapi/operation';
 import { MEDIA_UPLOAD_ROUTE } from './routes/media';
 import { tenantApiRoutes } from './routes';
 
@@ -74,6 +75,8 @@ export function createEdgeApp(opts: EdgeAppOptions): Koa {
   registerDashboardSessionRoutes(publicRouter, opts, sessions);
   registerDashboardStatic(publicRouter, opts.config.dashboardDir);
   registerReferenceRoutes(publicRouter, () => mountedRouters(app), opts.config.publicBaseUrl);
+  // before app.use: with tracing on, the Koa instrumentation wraps this router's middleware (not those mounted below)
+  keepDescriptions(publicRouter);
   app.use(publicRouter.routes());
 
   const admin = new Router();

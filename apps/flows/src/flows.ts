@@ -1,5 +1,6 @@
 import { AppError, toAppError } from '@gateway/errors';
 import type { flows as f, tenantDirectory as td } from '@gateway/contracts';
+import type { Logger } from '@gateway/logger';
 import type { ServiceClient } from '@gateway/rpc';
 import { resolveAccount, type Account } from './account';
 import { isPast, satisfies, wrongState, type Needed } from './flow-state';
@@ -37,7 +38,8 @@ const fileText = (flowJson: unknown) => JSON.stringify(flowJson, null, 2);
 /**
  * Flow operations of spec 4.5 and decisions.md. The provider owns a flow's real state; the state rules of
  * spec 3.1 are checked against it (refreshed before every state-changing call) before any change is asked
- * for, and the provider's own refusals are answered the same way.
+ * for, and the provider's own refusals are answered the same way. Each change the provider made is logged
+ * (`flow created`, `flow published`...), with the request's id and trace.
  */
 export class Flows {
   constructor(
@@ -45,6 +47,7 @@ export class Flows {
     private readonly provider: FlowsProvider,
     private readonly repo: FlowRepository,
     private readonly sync: FlowSync,
+    private readonly logger: Logger,
   ) {}
 
   /** A new draft under the client's business account; validation errors of its JSON are kept on the record. */
@@ -64,6 +67,7 @@ export class Flows {
       .catch(async (e: unknown) => {
         throw await this.nameTaken(acc, r.name, e);
       });
+    this.logged(acc, created.id, 'created');
     if (flowJson === undefined && source) {
       // a clone without JSON of its own: the provider copied the source's, and knows its verdict on it
       return this.sync.store(acc, await this.provider.getFlow(acc.token, created.id), { value: source.flow_json });
@@ -126,6 +130,7 @@ export class Flows {
     await this.provider.publishFlow(acc.token, flowId).catch(async (e: unknown) => {
       throw await this.sync.refusal(acc, flowId, e, 'published');
     });
+    this.logged(acc, flowId, 'published');
     return this.changed(acc, flowId, 'published');
   }
 
@@ -136,6 +141,7 @@ export class Flows {
     await this.provider.deprecateFlow(acc.token, flowId).catch(async (e: unknown) => {
       throw await this.sync.refusal(acc, flowId, e, 'deprecated');
     });
+    this.logged(acc, flowId, 'deprecated');
     return this.changed(acc, flowId, 'deprecated');
   }
 
@@ -146,6 +152,7 @@ export class Flows {
     await this.provider.deleteFlow(acc.token, flowId).catch(async (e: unknown) => {
       throw await this.sync.refusal(acc, flowId, e, 'deleted');
     });
+    this.logged(acc, flowId, 'deleted');
     await this.repo.delete(keyOf(acc, flowId));
   }
 
@@ -172,6 +179,11 @@ export class Flows {
     const fresh = await this.sync.refresh(acc, flowId);
     if (!satisfies(fresh.status, needed)) throw wrongState(needed, fresh.status, action);
     return fresh;
+  }
+
+  /** The provider made a change: worth a line (publishing and deprecating cannot be undone). */
+  private logged(acc: Account, flowId: string, change: 'created' | 'published' | 'deprecated' | 'deleted'): void {
+    this.logger.info({ client_id: acc.clientId, flow_id: flowId }, `flow ${change}`);
   }
 
   private async changed(acc: Account, flowId: string, status: 'published' | 'deprecated'): Promise<FlowRecord> {

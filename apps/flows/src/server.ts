@@ -22,7 +22,7 @@ export async function startFlows(config: FlowsConfig, logger: Logger): Promise<R
   const directory = createServiceClient(td.TenantDirectoryService, config.tenantDirectoryAddr, { defaultDeadlineMs: 10_000 });
   const provider = connectProvider(config, metrics.providerCall);
   const repo = new SqlFlowRepository(db);
-  const svc = new Flows(directory, provider, repo, new FlowSync(provider, repo, logger));
+  const svc = new Flows(directory, provider, repo, new FlowSync(provider, repo, logger), logger);
 
   const service = defineService(f.FlowsService, {
     createFlow: async (r) => ({ flow: presentFlow(await svc.create(r)) }),

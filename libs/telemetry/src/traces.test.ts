@@ -1,5 +1,6 @@
-import { startStack, type ApiClient, type Stack } from '@gateway/test-stack';
-import { SimControl, startOtlpReceiver, startWebhookReceiver, waitFor, type OtlpReceiver, type ReceivedSpan, type ReceivedWebhook, type WebhookReceiver } from '@gateway/testing';
+import { startStack, type ApiClient } from '@gateway/test-stack';
+import { SimControl, startOtlpReceiver, startWebhookReceiver, waitFor, type OtlpReceiver, type ReceivedSpan, type WebhookReceiver } from '@gateway/testing';
+import { CLIENT, CONSUMER, expectOneTree, expectPath, one, PRODUCER, SERVER, startTracedStack, traceparentOf, wholeTrace, type TracedStack } from './testing/traces';
 
 /*
  * Traces across the real services: the edge, tenant directory, messaging and dispatcher run as OS processes (their
@@ -9,89 +10,23 @@ import { SimControl, startOtlpReceiver, startWebhookReceiver, waitFor, type Otlp
  */
 
 const SERVICES = ['tenant-directory', 'messaging', 'dispatcher', 'edge'];
-const SERVER = 2;
-const CLIENT = 3;
-const PRODUCER = 4;
-const CONSUMER = 5;
 const to = '+16505551234';
 
-/** `00-<trace id>-<parent span id>-<flags>` of a delivery request. */
-function traceparentOf(r: ReceivedWebhook): { traceId: string; spanId: string } {
-  const m = /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/.exec(String(r.headers.traceparent ?? ''));
-  if (!m) throw new Error(`delivery without a sampled W3C traceparent: ${String(r.headers.traceparent)}`);
-  return { traceId: m[1], spanId: m[2] };
-}
-
-function show(spans: ReceivedSpan[]): string {
-  return spans.map((s) => `${s.spanId} <- ${s.parentSpanId || 'root'} [${s.service}] kind=${s.kind} ${s.name}`).join('\n');
-}
-
-/** The trace's spans once every span named by `want` is in and every parent has arrived (a whole tree). */
-async function wholeTrace(otlp: OtlpReceiver, traceId: string, want: Array<(s: ReceivedSpan) => boolean>): Promise<ReceivedSpan[]> {
-  return waitFor(
-    () => {
-      const spans = otlp.byTrace(traceId);
-      const ids = new Set(spans.map((s) => s.spanId));
-      const complete = want.every((w) => spans.some(w)) && spans.every((s) => !s.parentSpanId || ids.has(s.parentSpanId));
-      return complete ? spans : undefined;
-    },
-    { timeoutMs: 20_000, what: `the spans of trace ${traceId}: ${show(otlp.byTrace(traceId))}` },
-  );
-}
-
-/** One root, every other span's parent in the trace, no span twice: one connected tree. */
-function expectOneTree(spans: ReceivedSpan[]): ReceivedSpan {
-  const ids = spans.map((s) => s.spanId);
-  expect(new Set(ids).size).toBe(ids.length);
-  const roots = spans.filter((s) => !s.parentSpanId);
-  expect(roots.map((r) => `${r.service} ${r.name}`)).toHaveLength(1);
-  for (const s of spans) if (s.parentSpanId) expect(ids).toContain(s.parentSpanId);
-  return roots[0];
-}
-
-/** The one span of the trace matching `pred` (fails with the trace printed when there is none or several). */
-function one(spans: ReceivedSpan[], what: string, pred: (s: ReceivedSpan) => boolean): ReceivedSpan {
-  const found = spans.filter(pred);
-  if (found.length !== 1) throw new Error(`expected one span "${what}", found ${found.length} in\n${show(spans)}`);
-  return found[0];
-}
-
-/** Each span descends from the one before it (through any spans between). */
-function expectPath(spans: ReceivedSpan[], path: ReceivedSpan[]): void {
-  const byId = new Map(spans.map((s) => [s.spanId, s]));
-  const isAncestor = (a: ReceivedSpan, s: ReceivedSpan) => {
-    for (let p = byId.get(s.parentSpanId); p; p = byId.get(p.parentSpanId)) if (p.spanId === a.spanId) return true;
-    return false;
-  };
-  for (let i = 1; i < path.length; i++) {
-    if (!isAncestor(path[i - 1], path[i])) throw new Error(`${path[i].service} "${path[i].name}" does not descend from ${path[i - 1].service} "${path[i - 1].name}" in\n${show(spans)}`);
-  }
-}
-
 describe('one trace from the tenant or the provider to the receiver (services as OS processes, OTLP/HTTP export)', () => {
-  let stack: Stack;
+  let traced: TracedStack;
   let otlp: OtlpReceiver;
   let receiver: WebhookReceiver;
   let api: ApiClient;
   let sim: SimControl;
   let phone: { phone_number_id: string; waba_id: string; access_token: string };
   let clientId: string;
-  const logLines = (service: string) => stack.processes.get(service)!.output.flatMap((l) => {
-    try {
-      return [JSON.parse(l) as Record<string, unknown>];
-    } catch {
-      return [];
-    }
-  });
+  const logLines = (service: string) => traced.logLines(service);
 
   beforeAll(async () => {
-    otlp = await startOtlpReceiver();
     receiver = await startWebhookReceiver();
-    stack = await startStack({
-      services: SERVICES,
-      processes: SERVICES,
-      env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '100', LOG_LEVEL: 'info', WEBHOOK_RETRY_DELAYS_MS: '300,600' },
-    });
+    traced = await startTracedStack(SERVICES, { WEBHOOK_RETRY_DELAYS_MS: '300,600' });
+    ({ otlp } = traced);
+    const { stack } = traced;
     sim = new SimControl(stack.sim!.url);
     ({ api } = await stack.createTenant({ name: 'Traced' }));
     phone = await sim.phoneNumber();
@@ -102,9 +37,8 @@ describe('one trace from the tenant or the provider to the receiver (services as
     await waitFor(() => receiver.byType('signup_completed').length > 0, { timeoutMs: 20_000, what: 'signup_completed delivered' });
   }, 120_000);
   afterAll(async () => {
-    await stack?.stop();
+    await traced?.stop();
     await receiver?.close();
-    await otlp?.close();
   });
 
   it('a send: tenant request → edge → messaging (gRPC) → the provider call, one trace, its id in the log lines', async () => {

@@ -3,7 +3,7 @@ import type Joi from 'joi';
 import parseJoi from 'joi-to-json';
 import { EVENT_TYPES, eventSchema, type EventType } from '@gateway/events';
 import { componentSchemas, ERROR_CODES, errorSchemaName } from './components';
-import { specOf, type JsonSchema, type OperationSpec } from './operation';
+import { layerSpec, type JsonSchema, type OperationSpec } from './operation';
 
 /** Where a router is mounted decides who may call its routes and which errors every one of them can answer. */
 export type Mount = 'public' | 'admin' | 'api';
@@ -193,7 +193,7 @@ export function routeEntries(routers: MountedRouter[]): RouteEntry[] {
   const seen = new Map<string, RouteEntry>();
   for (const { router, mount } of routers) {
     for (const layer of router.stack) {
-      const spec = layer.stack.map(specOf).find(Boolean);
+      const spec = layerSpec(layer);
       for (const m of layer.methods) {
         if (m === 'HEAD') continue;
         const path = openApiPath(String(layer.path));

@@ -67,6 +67,30 @@ export function specOf(fn: unknown): OperationSpec | undefined {
   return typeof fn === 'function' ? (fn as Partial<DescribedMiddleware>)[OPERATION] : undefined;
 }
 
+/** A router's route layer: its path's middleware. */
+interface RouteLayer {
+  stack: unknown[];
+}
+
+const kept = new WeakMap<RouteLayer, OperationSpec>();
+
+/**
+ * Notes each route's description on its layer. Call it before the router is handed to `app.use`: with tracing on,
+ * the Koa instrumentation replaces the middleware of a router given to `app.use` with wrappers that carry no
+ * description, and the document (built at its first request) would lose those routes.
+ */
+export function keepDescriptions(router: { stack: RouteLayer[] }): void {
+  for (const layer of router.stack) {
+    const spec = layer.stack.map(specOf).find(Boolean);
+    if (spec) kept.set(layer, spec);
+  }
+}
+
+/** The description of a route layer: on its middleware, or as kept by `keepDescriptions`. */
+export function layerSpec(layer: RouteLayer): OperationSpec | undefined {
+  return layer.stack.map(specOf).find(Boolean) ?? kept.get(layer);
+}
+
 export const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
 
 /** `{data: [item], next_cursor}`: a page of a cursor-paginated list. */
