@@ -61,6 +61,55 @@ export function Pager(props: { label: string; page: number; hasPrev: boolean; ne
   );
 }
 
+/**
+ * A section's heading (`id` for its `aria-labelledby`), with the record's `status` as a badge, and its actions
+ * beside it (Refresh, Delete...).
+ */
+export function SectionHead({ id, title, status, children }: { id: string; title: ComponentChildren; status?: string; children?: ComponentChildren }) {
+  return (
+    <div class="section-head">
+      <h2 id={id}>
+        {title}
+        {status && (
+          <>
+            {' '}
+            <StatusBadge status={status} />
+          </>
+        )}
+      </h2>
+      {children && <div class="actions">{children}</div>}
+    </div>
+  );
+}
+
+/** The live region of a section's actions: what the last one did (`ok`), or why it failed (`error`). */
+export function Notice({ ok, error, children }: { ok?: ComponentChildren; error?: string | null; children?: ComponentChildren }) {
+  return (
+    <div role="status" aria-live="polite">
+      {ok && <p class="notice">{ok}</p>}
+      {error && <p class="error-text">{error}</p>}
+      {children}
+    </div>
+  );
+}
+
+/** A list filter: one of `options`, or none (`any`, the empty value). */
+export function FilterSelect(props: { id: string; label: string; any: string; options: readonly string[]; value: string; disabled?: boolean; onChange: (value: string) => void }) {
+  return (
+    <div class="field">
+      <label for={props.id}>{props.label}</label>
+      <select id={props.id} value={props.value} disabled={props.disabled} onChange={(e) => props.onChange((e.currentTarget as HTMLSelectElement).value)}>
+        <option value="">{props.any}</option>
+        {props.options.map((o) => (
+          <option key={o} value={o}>
+            {o}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
 export function StatusBadge({ status }: { status: string }) {
   return <span class={`badge badge-${status}`}>{status.replace(/_/g, ' ')}</span>;
 }

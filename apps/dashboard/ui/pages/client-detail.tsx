@@ -1,8 +1,8 @@
 import { useState } from 'preact/hooks';
-import { EVENT_TYPES, get, patch, post, type Client } from '../api';
-import { Confirm, Link, Loaded, StatusBadge, Time, signupLabel } from '../components';
-import { useLoad } from '../hooks';
+import { EVENT_TYPES, patch, post, type Client } from '../api';
+import { Confirm, Link, Notice, SectionHead, Time, signupLabel } from '../components';
 import { href } from '../router';
+import { WithClient } from './client-picker';
 
 const EVENT_HELP: Record<string, string> = {
   chat: 'messages, statuses and other provider updates',
@@ -33,26 +33,18 @@ function WebhookStatus({ client, onChanged }: { client: Client; onChanged: (c: C
   const disabled = client.webhook_status === 'disabled';
   return (
     <section class="card" aria-labelledby="webhook-status-title">
-      <div class="section-head">
-        <h2 id="webhook-status-title">
-          Webhook <StatusBadge status={client.webhook_status} />
-        </h2>
-        <div class="actions">
-          {disabled ? (
-            <button type="button" class="primary" disabled={busy} onClick={() => set('active')}>
-              Enable webhook
-            </button>
-          ) : (
-            <button type="button" class="danger" disabled={busy} onClick={() => setConfirming(true)}>
-              Disable webhook
-            </button>
-          )}
-        </div>
-      </div>
-      <div role="status" aria-live="polite">
-        {notice.ok && <p class="notice">{notice.ok}</p>}
-        {notice.error && <p class="error-text">{notice.error}</p>}
-      </div>
+      <SectionHead id="webhook-status-title" title="Webhook" status={client.webhook_status}>
+        {disabled ? (
+          <button type="button" class="primary" disabled={busy} onClick={() => set('active')}>
+            Enable webhook
+          </button>
+        ) : (
+          <button type="button" class="danger" disabled={busy} onClick={() => setConfirming(true)}>
+            Disable webhook
+          </button>
+        )}
+      </SectionHead>
+      <Notice ok={notice.ok} error={notice.error} />
       <dl class="props">
         <dt>Target URL</dt>
         <dd class="wrap">{client.webhook_url ?? <span class="muted">the tenant’s webhook URL (Settings)</span>}</dd>
@@ -160,8 +152,8 @@ function EventFilter({ client, onChanged }: { client: Client; onChanged: (c: Cli
 }
 
 export function ClientDetail({ id }: { id: string }) {
-  const [load, reload] = useLoad(() => get<Client>(`/api/clients/${id}`), [id]);
-  const [client, setClient] = useState<Client | null>(null);
+  // the client as the last change answered it (the webhook, the event filter), until the next load
+  const [changed, setChanged] = useState<Client | null>(null);
   const [test, setTest] = useState<{ ok?: string; error?: string }>({});
   const sendTest = async () => {
     setTest({ ok: 'Sending a test event…' });
@@ -177,33 +169,30 @@ export function ClientDetail({ id }: { id: string }) {
       <p>
         <Link href={href('clients')}>← All clients</Link>
       </p>
-      <Loaded load={load} what="the client" retry={reload}>
-        {(loaded) => {
-          const c = client && client.id === loaded.id ? client : loaded;
+      <WithClient id={id}>
+        {(loaded, reload) => {
+          const c = changed && changed.id === loaded.id ? changed : loaded;
           return (
             <>
               <section class="card" aria-labelledby="client-title">
-                <div class="section-head">
-                  <h2 id="client-title">
-                    {c.display_name} <StatusBadge status={signupLabel(c)} />
-                  </h2>
-                  <div class="actions">
-                    <button type="button" onClick={() => (setClient(null), reload())}>
-                      Refresh
-                    </button>
-                    <button type="button" onClick={sendTest}>
-                      Send test event
-                    </button>
-                  </div>
-                </div>
-                <div role="status" aria-live="polite">
-                  {test.ok && (
-                    <p class="notice">
-                      {test.ok} <Link href={href('deliveries', { client: c.id })}>View its deliveries</Link>
-                    </p>
-                  )}
-                  {test.error && <p class="error-text">{test.error}</p>}
-                </div>
+                <SectionHead id="client-title" title={c.display_name} status={signupLabel(c)}>
+                  <button type="button" onClick={() => (setChanged(null), reload())}>
+                    Refresh
+                  </button>
+                  <button type="button" onClick={sendTest}>
+                    Send test event
+                  </button>
+                </SectionHead>
+                <Notice
+                  ok={
+                    test.ok && (
+                      <>
+                        {test.ok} <Link href={href('deliveries', { client: c.id })}>View its deliveries</Link>
+                      </>
+                    )
+                  }
+                  error={test.error}
+                />
                 <dl class="props">
                   <dt>Client id</dt>
                   <dd>
@@ -226,12 +215,12 @@ export function ClientDetail({ id }: { id: string }) {
                   <Link href={href('flows', { client: c.id })}>Flows</Link>
                 </p>
               </section>
-              <WebhookStatus client={c} onChanged={setClient} />
-              <EventFilter key={c.id} client={c} onChanged={setClient} />
+              <WebhookStatus client={c} onChanged={setChanged} />
+              <EventFilter key={c.id} client={c} onChanged={setChanged} />
             </>
           );
         }}
-      </Loaded>
+      </WithClient>
     </>
   );
 }

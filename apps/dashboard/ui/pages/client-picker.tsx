@@ -29,13 +29,13 @@ export function ClientPicker({ value, onChange, id = 'client' }: { value: string
 
 /**
  * Loads the client named in the URL first, so a page of a client that is not the tenant's (a direct link) shows
- * only the API's "not found", never its forms.
+ * only the API's "not found", never its forms. `children` gets the client and a `reload` that fetches it again.
  */
-export function WithClient({ id, children }: { id: string; children: (c: Client) => ComponentChildren }) {
+export function WithClient({ id, children }: { id: string; children: (c: Client, reload: () => void) => ComponentChildren }) {
   const [load, reload] = useLoad(() => get<Client>(`/api/clients/${id}`), [id]);
   return (
     <Loaded load={load} what="the client" retry={reload}>
-      {children}
+      {(c) => children(c, reload)}
     </Loaded>
   );
 }

@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
-import { get, patch, post, q, type Client, type Page } from '../api';
-import { CopyField, Empty, Link, Loaded, Pager, StatusBadge, Time, signupLabel } from '../components';
-import { useCursor, useLoad } from '../hooks';
+import { patch, post, type Client } from '../api';
+import { CopyField, Link, SectionHead, StatusBadge, Time, signupLabel } from '../components';
+import { useCursorPages } from '../hooks';
+import { CursorList, type Column } from '../records';
 import { href } from '../router';
 import { ClientDetail } from './client-detail';
 
@@ -111,9 +112,51 @@ export function ClientsPage({ params }: { params: URLSearchParams }) {
   return client ? <ClientDetail id={client} /> : <ClientList />;
 }
 
+const columns = (act: { edit: (c: Client) => void; sendTest: (c: Client) => void }): Column<Client>[] => [
+  { head: 'Name', rowHeader: true, cell: (c) => <Link href={href('clients', { client: c.id })}>{c.display_name}</Link> },
+  { head: 'Status', cell: (c) => <StatusBadge status={signupLabel(c)} /> },
+  {
+    head: 'Webhook',
+    cell: (c) => (
+      <>
+        <StatusBadge status={c.webhook_status === 'disabled' ? 'disabled' : 'active'} />
+        {c.webhook_events.length > 0 && <div class="muted small">only {c.webhook_events.join(', ')}</div>}
+      </>
+    ),
+  },
+  { head: 'Phone number id', cell: (c) => c.phone_number_id ?? <span class="muted">—</span> },
+  { head: 'External id', cell: (c) => c.external_id ?? <span class="muted">—</span> },
+  { head: 'Webhook URL', class: 'wrap', cell: (c) => c.webhook_url ?? <span class="muted">tenant's</span> },
+  { head: 'Created', cell: (c) => <Time at={c.created_at} /> },
+  {
+    head: 'Actions',
+    class: 'row-actions',
+    cell: (c) => (
+      <>
+        <button type="button" onClick={() => act.edit(c)} aria-label={`Edit ${c.display_name}`}>
+          Edit
+        </button>
+        <button type="button" onClick={() => act.sendTest(c)} aria-label={`Send test event to ${c.display_name}`}>
+          Send test event
+        </button>
+        <Link href={href('clients', { client: c.id })} aria-label={`Webhook settings of ${c.display_name}`}>
+          Webhook
+        </Link>
+        <Link href={href('deliveries', { client: c.id })} aria-label={`Deliveries of ${c.display_name}`}>
+          Deliveries
+        </Link>
+        {!c.is_active && c.embed_signup_url && (
+          <a href={c.embed_signup_url} target="_blank" rel="noopener noreferrer" aria-label={`Signup link of ${c.display_name}`}>
+            Signup link
+          </a>
+        )}
+      </>
+    ),
+  },
+];
+
 function ClientList() {
-  const paging = useCursor([]);
-  const [load, reload] = useLoad(() => get<Page<Client>>(`/api/clients${q({ limit: 20, cursor: paging.cursor })}`), [paging.cursor]);
+  const list = useCursorPages<Client>('/api/clients');
   const [created, setCreated] = useState<Client | null>(null);
   const [editing, setEditing] = useState<Client | null>(null);
   const [notice, setNotice] = useState<{ text: string; client?: string; error?: boolean } | null>(null);
@@ -133,7 +176,7 @@ function ClientList() {
       <CreateClient
         onCreated={(c) => {
           setCreated(c);
-          reload();
+          list.reload();
         }}
       />
       {created && created.embed_signup_url && (
@@ -156,7 +199,7 @@ function ClientList() {
           onSaved={(c) => {
             setEditing(null);
             setNotice({ text: `Saved ${c.display_name}.` });
-            reload();
+            list.reload();
           }}
         />
       )}
@@ -169,78 +212,19 @@ function ClientList() {
         )}
       </div>
       <section aria-labelledby="list-title">
-        <div class="section-head">
-          <h2 id="list-title">All clients</h2>
-          <button type="button" onClick={reload}>
+        <SectionHead id="list-title" title="All clients">
+          <button type="button" onClick={list.reload}>
             Refresh
           </button>
-        </div>
-        <Loaded load={load} what="clients" retry={reload}>
-          {(page) =>
-            page.data.length === 0 && !paging.hasPrev ? (
-              <Empty>No clients yet. Create one above; it gets an embedded signup link to send to the business.</Empty>
-            ) : (
-              <>
-                <table>
-                  <thead>
-                    <tr>
-                      <th scope="col">Name</th>
-                      <th scope="col">Status</th>
-                      <th scope="col">Webhook</th>
-                      <th scope="col">Phone number id</th>
-                      <th scope="col">External id</th>
-                      <th scope="col">Webhook URL</th>
-                      <th scope="col">Created</th>
-                      <th scope="col">Actions</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {page.data.map((c) => (
-                      <tr key={c.id} data-client-id={c.id}>
-                        <th scope="row">
-                          <Link href={href('clients', { client: c.id })}>{c.display_name}</Link>
-                        </th>
-                        <td>
-                          <StatusBadge status={signupLabel(c)} />
-                        </td>
-                        <td>
-                          <StatusBadge status={c.webhook_status === 'disabled' ? 'disabled' : 'active'} />
-                          {c.webhook_events.length > 0 && <div class="muted small">only {c.webhook_events.join(', ')}</div>}
-                        </td>
-                        <td>{c.phone_number_id ?? <span class="muted">—</span>}</td>
-                        <td>{c.external_id ?? <span class="muted">—</span>}</td>
-                        <td class="wrap">{c.webhook_url ?? <span class="muted">tenant's</span>}</td>
-                        <td>
-                          <Time at={c.created_at} />
-                        </td>
-                        <td class="row-actions">
-                          <button type="button" onClick={() => setEditing(c)} aria-label={`Edit ${c.display_name}`}>
-                            Edit
-                          </button>
-                          <button type="button" onClick={() => sendTest(c)} aria-label={`Send test event to ${c.display_name}`}>
-                            Send test event
-                          </button>
-                          <Link href={href('clients', { client: c.id })} aria-label={`Webhook settings of ${c.display_name}`}>
-                            Webhook
-                          </Link>
-                          <Link href={href('deliveries', { client: c.id })} aria-label={`Deliveries of ${c.display_name}`}>
-                            Deliveries
-                          </Link>
-                          {!c.is_active && c.embed_signup_url && (
-                            <a href={c.embed_signup_url} target="_blank" rel="noopener noreferrer" aria-label={`Signup link of ${c.display_name}`}>
-                              Signup link
-                            </a>
-                          )}
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-                <Pager label="Clients" page={paging.page} hasPrev={paging.hasPrev} nextCursor={page.next_cursor} onPrev={paging.prev} onNext={paging.next} />
-              </>
-            )
-          }
-        </Loaded>
+        </SectionHead>
+        <CursorList
+          list={list}
+          what="clients"
+          empty="No clients yet. Create one above; it gets an embedded signup link to send to the business."
+          columns={columns({ edit: setEditing, sendTest })}
+          rowKey={(c) => c.id}
+          rowAttr="data-client-id"
+        />
       </section>
     </>
   );

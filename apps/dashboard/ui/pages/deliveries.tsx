@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
-import { EVENT_TYPES, get, post, q, type Client, type Delivery, type Page } from '../api';
-import { Empty, Link, Loaded, Pager, StatusBadge, Time } from '../components';
-import { useCursor, useLoad } from '../hooks';
+import { EVENT_TYPES, get, post, type Attempt, type Client, type Delivery } from '../api';
+import { Empty, FilterSelect, Link, Loaded, Notice, SectionHead, StatusBadge, Time } from '../components';
+import { useCursorPages, useLoad } from '../hooks';
+import { CursorList, RecordTable, openColumn, type Column } from '../records';
 import { href, navigate } from '../router';
 import { ClientPicker, WithClient } from './client-picker';
 
@@ -18,6 +19,14 @@ function pretty(body: string): string | null {
     return null;
   }
 }
+
+const ATTEMPT_COLUMNS: Column<Attempt>[] = [
+  { head: 'Attempt', cell: (a) => a.number },
+  { head: 'Time', cell: (a) => <Time at={a.at} /> },
+  { head: 'Duration', cell: (a) => `${a.duration_ms} ms` },
+  { head: 'Response code', cell: (a) => a.response_code ?? '—' },
+  { head: 'Error', class: 'wrap', cell: (a) => a.error ?? '—' },
+];
 
 function DeliveryDetail({ client, id }: { client: string; id: string }) {
   const [load, reload] = useLoad(() => get<Delivery>(`/api/clients/${client}/webhook/deliveries/${id}`), [client, id]);
@@ -39,27 +48,24 @@ function DeliveryDetail({ client, id }: { client: string; id: string }) {
       <Loaded load={load} what="the delivery" retry={reload}>
         {(d) => (
           <>
-            <div class="section-head">
-              <h2 id="delivery-title">
-                Delivery {d.id.slice(0, 8)} <StatusBadge status={d.status} />
-              </h2>
-              <div class="actions">
-                <button type="button" onClick={reload}>
-                  Refresh
-                </button>
-                <button type="button" class="primary" onClick={doRetry} disabled={retry.busy || d.status === 'pending'}>
-                  Retry delivery
-                </button>
-              </div>
-            </div>
-            <div role="status" aria-live="polite">
-              {retry.id && (
-                <p class="notice">
-                  Retry queued as a new attempt series: <Link href={href('deliveries', { client, delivery: retry.id })}>delivery {retry.id.slice(0, 8)}</Link>.
-                </p>
-              )}
-              {retry.error && <p class="error-text">{retry.error}</p>}
-            </div>
+            <SectionHead id="delivery-title" title={`Delivery ${d.id.slice(0, 8)}`} status={d.status}>
+              <button type="button" onClick={reload}>
+                Refresh
+              </button>
+              <button type="button" class="primary" onClick={doRetry} disabled={retry.busy || d.status === 'pending'}>
+                Retry delivery
+              </button>
+            </SectionHead>
+            <Notice
+              ok={
+                retry.id && (
+                  <>
+                    Retry queued as a new attempt series: <Link href={href('deliveries', { client, delivery: retry.id })}>delivery {retry.id.slice(0, 8)}</Link>.
+                  </>
+                )
+              }
+              error={retry.error}
+            />
             <dl class="props">
               <dt>Event</dt>
               <dd>
@@ -79,34 +85,7 @@ function DeliveryDetail({ client, id }: { client: string; id: string }) {
               </dd>
             </dl>
             <h3>Attempts</h3>
-            {d.attempt_log.length === 0 ? (
-              <Empty>No attempt yet.</Empty>
-            ) : (
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Attempt</th>
-                    <th scope="col">Time</th>
-                    <th scope="col">Duration</th>
-                    <th scope="col">Response code</th>
-                    <th scope="col">Error</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {d.attempt_log.map((a) => (
-                    <tr key={a.number}>
-                      <td>{a.number}</td>
-                      <td>
-                        <Time at={a.at} />
-                      </td>
-                      <td>{a.duration_ms} ms</td>
-                      <td>{a.response_code ?? '—'}</td>
-                      <td class="wrap">{a.error ?? '—'}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            )}
+            {d.attempt_log.length === 0 ? <Empty>No attempt yet.</Empty> : <RecordTable rows={d.attempt_log} columns={ATTEMPT_COLUMNS} rowKey={(a) => a.number} />}
             {typeof d.body === 'string' && (
               <>
                 <h3 id="body-title">Signed body</h3>
@@ -183,9 +162,7 @@ function Replay({ client, status, onReplayed }: { client: string; status: string
           {result.busy ? 'Replaying…' : 'Replay'}
         </button>
       </div>
-      <div role="status" aria-live="polite">
-        {result.ok && <p class="notice">{result.ok}</p>}
-        {result.error && <p class="error-text">{result.error}</p>}
+      <Notice ok={result.ok} error={result.error}>
         {result.more && (
           <p>
             More remain in that range (at most 10,000 per call).{' '}
@@ -194,7 +171,7 @@ function Replay({ client, status, onReplayed }: { client: string; status: string
             </button>
           </p>
         )}
-      </div>
+      </Notice>
     </form>
   );
 }
@@ -210,65 +187,36 @@ function DisabledBanner({ client }: { client: Client }) {
   );
 }
 
+const columns = (client: string): Column<Delivery>[] => [
+  { head: 'Created', cell: (d) => <Time at={d.created_at} /> },
+  { head: 'Event', cell: (d) => d.event_type },
+  { head: 'Status', cell: (d) => <StatusBadge status={d.status} /> },
+  { head: 'Attempts', cell: (d) => d.attempts },
+  { head: 'Response code', cell: (d) => d.response_code ?? '—' },
+  { head: 'Last error', class: 'wrap', cell: (d) => d.last_error ?? '—' },
+  openColumn(
+    (d) => href('deliveries', { client, delivery: d.id }),
+    (d) => `Open ${d.event_type} delivery ${d.id.slice(0, 8)}`,
+  ),
+];
+
 function DeliveryList({ client, status, eventType }: { client: string; status: string; eventType: string }) {
-  const paging = useCursor([client, status, eventType]);
-  const [load, reload] = useLoad(
-    () => get<Page<Delivery>>(`/api/clients/${client}/webhook/deliveries${q({ status, event_type: eventType, limit: 20, cursor: paging.cursor })}`),
-    [client, status, eventType, paging.cursor],
-  );
+  const list = useCursorPages<Delivery>(`/api/clients/${client}/webhook/deliveries`, { status, event_type: eventType });
   return (
     <section aria-labelledby="deliveries-title">
-      <div class="section-head">
-        <h2 id="deliveries-title">Deliveries</h2>
-        <button type="button" onClick={reload}>
+      <SectionHead id="deliveries-title" title="Deliveries">
+        <button type="button" onClick={list.reload}>
           Refresh
         </button>
-      </div>
-      <Loaded load={load} what="deliveries" retry={reload}>
-        {(page) =>
-          page.data.length === 0 && !paging.hasPrev ? (
-            <Empty>{status || eventType ? 'No delivery matches these filters.' : 'No deliveries for this client yet. Send a test event from the Clients page.'}</Empty>
-          ) : (
-            <>
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Created</th>
-                    <th scope="col">Event</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Attempts</th>
-                    <th scope="col">Response code</th>
-                    <th scope="col">Last error</th>
-                    <th scope="col"><span class="sr-only">Open</span></th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {page.data.map((d) => (
-                    <tr key={d.id} data-delivery-id={d.id}>
-                      <td>
-                        <Time at={d.created_at} />
-                      </td>
-                      <td>{d.event_type}</td>
-                      <td>
-                        <StatusBadge status={d.status} />
-                      </td>
-                      <td>{d.attempts}</td>
-                      <td>{d.response_code ?? '—'}</td>
-                      <td class="wrap">{d.last_error ?? '—'}</td>
-                      <td>
-                        <Link href={href('deliveries', { client, delivery: d.id })} aria-label={`Open ${d.event_type} delivery ${d.id.slice(0, 8)}`}>
-                          Open
-                        </Link>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-              <Pager label="Deliveries" page={paging.page} hasPrev={paging.hasPrev} nextCursor={page.next_cursor} onPrev={paging.prev} onNext={paging.next} />
-            </>
-          )
-        }
-      </Loaded>
+      </SectionHead>
+      <CursorList
+        list={list}
+        what="deliveries"
+        empty={status || eventType ? 'No delivery matches these filters.' : 'No deliveries for this client yet. Send a test event from the Clients page.'}
+        columns={columns(client)}
+        rowKey={(d) => d.id}
+        rowAttr="data-delivery-id"
+      />
     </section>
   );
 }
@@ -283,28 +231,8 @@ export function DeliveriesPage({ params }: { params: URLSearchParams }) {
     <>
       <form class="filters" onSubmit={(e) => e.preventDefault()} aria-label="Delivery filters">
         <ClientPicker value={client} onChange={(id) => navigate(href('deliveries', { client: id, status, event_type: eventType }))} />
-        <div class="field">
-          <label for="status-filter">Status</label>
-          <select id="status-filter" value={status} disabled={!client} onChange={(e) => go({ status: (e.currentTarget as HTMLSelectElement).value })}>
-            <option value="">Any status</option>
-            {STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div class="field">
-          <label for="type-filter">Event type</label>
-          <select id="type-filter" value={eventType} disabled={!client} onChange={(e) => go({ event_type: (e.currentTarget as HTMLSelectElement).value })}>
-            <option value="">Any event type</option>
-            {EVENT_TYPES.map((t) => (
-              <option key={t} value={t}>
-                {t}
-              </option>
-            ))}
-          </select>
-        </div>
+        <FilterSelect id="status-filter" label="Status" any="Any status" options={STATUSES} value={status} disabled={!client} onChange={(s) => go({ status: s })} />
+        <FilterSelect id="type-filter" label="Event type" any="Any event type" options={EVENT_TYPES} value={eventType} disabled={!client} onChange={(t) => go({ event_type: t })} />
       </form>
       {!client ? (
         <Empty>Choose a client to see its webhook deliveries.</Empty>

@@ -1,5 +1,5 @@
 import { get, type Message } from '../api';
-import { Empty, Loaded, StatusBadge, Time } from '../components';
+import { Empty, Loaded, SectionHead, StatusBadge, Time } from '../components';
 import { useLoad } from '../hooks';
 import { href, navigate } from '../router';
 import { ClientPicker } from './client-picker';
@@ -11,14 +11,11 @@ function MessageView({ client, id }: { client: string; id: string }) {
       <Loaded load={load} what="the message" retry={reload}>
         {(m) => (
           <>
-            <div class="section-head">
-              <h2 id="message-title">
-                Message <StatusBadge status={m.status} />
-              </h2>
+            <SectionHead id="message-title" title="Message" status={m.status}>
               <button type="button" onClick={reload}>
                 Refresh
               </button>
-            </div>
+            </SectionHead>
             <dl class="props">
               <dt>Id</dt>
               <dd class="wrap">{m.id}</dd>

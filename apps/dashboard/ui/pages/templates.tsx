@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
-import { ApiError, call, get, post, q, validationItems, type Page, type Template, type ValidationItem } from '../api';
-import { Confirm, Empty, Link, Loaded, Pager, StatusBadge, Time } from '../components';
-import { useCursor, useLoad } from '../hooks';
+import { ApiError, call, get, post, q, validationItems, type Template, type ValidationItem } from '../api';
+import { Confirm, Empty, FilterSelect, Link, Loaded, Notice, SectionHead, StatusBadge, Time } from '../components';
+import { useCursorPages, useLoad } from '../hooks';
+import { CursorList, openColumn, type Column } from '../records';
 import { href, navigate } from '../router';
 import { ClientPicker, WithClient } from './client-picker';
 
@@ -144,26 +145,26 @@ function TemplateDetail({ client, id, created }: { client: string; id: string; c
       <Loaded load={load} what="the template" retry={reload}>
         {(t) => (
           <>
-            <div class="section-head">
-              <h2 id="template-title">
-                {t.name} <span class="muted">({t.language})</span> <StatusBadge status={t.status} />
-              </h2>
-              <div class="actions">
-                <button type="button" onClick={reload}>
-                  Refresh
-                </button>
-                <button type="button" class="danger" onClick={() => setRemoving('one')}>
-                  Delete
-                </button>
-                <button type="button" class="danger" onClick={() => setRemoving('every-language')}>
-                  Delete every language
-                </button>
-              </div>
-            </div>
-            <div role="status" aria-live="polite">
-              {created && t.status === 'PENDING' && <p class="notice">Submitted: the provider is reviewing it. Its status changes here when the review ends.</p>}
-              {error && <p class="error-text">{error}</p>}
-            </div>
+            <SectionHead
+              id="template-title"
+              title={
+                <>
+                  {t.name} <span class="muted">({t.language})</span>
+                </>
+              }
+              status={t.status}
+            >
+              <button type="button" onClick={reload}>
+                Refresh
+              </button>
+              <button type="button" class="danger" onClick={() => setRemoving('one')}>
+                Delete
+              </button>
+              <button type="button" class="danger" onClick={() => setRemoving('every-language')}>
+                Delete every language
+              </button>
+            </SectionHead>
+            <Notice ok={created && t.status === 'PENDING' && 'Submitted: the provider is reviewing it. Its status changes here when the review ends.'} error={error} />
             <dl class="props">
               <dt>Status</dt>
               <dd>
@@ -216,84 +217,51 @@ function TemplateDetail({ client, id, created }: { client: string; id: string; c
   );
 }
 
+const columns = (client: string): Column<Template>[] => [
+  { head: 'Name', rowHeader: true, cell: (t) => t.name },
+  { head: 'Language', cell: (t) => t.language },
+  { head: 'Category', cell: (t) => t.category },
+  { head: 'Status', cell: (t) => <StatusBadge status={t.status} /> },
+  { head: 'Quality', cell: (t) => t.quality ?? <span class="muted">—</span> },
+  { head: 'Updated', cell: (t) => <Time at={t.updated_at} /> },
+  openColumn(
+    (t) => href('templates', { client, template: t.id }),
+    (t) => `Open template ${t.name} (${t.language})`,
+  ),
+];
+
 function TemplateList({ client, status, name }: { client: string; status: string; name: string }) {
-  const paging = useCursor([client, status, name]);
-  const [load, reload] = useLoad(() => get<Page<Template>>(`/api/templates${q({ client_id: client, status, name, limit: 20, cursor: paging.cursor })}`), [client, status, name, paging.cursor]);
+  const list = useCursorPages<Template>('/api/templates', { client_id: client, status, name });
   const [sync, setSync] = useState<{ busy?: boolean; ok?: string; error?: string }>({});
   const doSync = async () => {
     setSync({ busy: true });
     try {
       const r = await post<{ synced: number; removed: number }>('/api/templates/sync', { client_id: client });
       setSync({ ok: `Synced ${r.synced} template${r.synced === 1 ? '' : 's'} from the provider; ${r.removed} removed.` });
-      reload();
+      list.reload();
     } catch (err) {
       setSync({ error: (err as Error).message });
     }
   };
   return (
     <section aria-labelledby="templates-title">
-      <div class="section-head">
-        <h2 id="templates-title">Templates</h2>
-        <div class="actions">
-          <button type="button" onClick={doSync} disabled={sync.busy}>
-            Sync from provider
-          </button>
-          <button type="button" onClick={reload}>
-            Refresh
-          </button>
-        </div>
-      </div>
-      <div role="status" aria-live="polite">
-        {sync.ok && <p class="notice">{sync.ok}</p>}
-        {sync.error && <p class="error-text">{sync.error}</p>}
-      </div>
-      <Loaded load={load} what="templates" retry={reload}>
-        {(page) =>
-          page.data.length === 0 && !paging.hasPrev ? (
-            <Empty>{status || name ? 'No template matches these filters.' : 'This client has no templates yet. Create one below, or sync the ones made in the provider’s own tools.'}</Empty>
-          ) : (
-            <>
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">Language</th>
-                    <th scope="col">Category</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Quality</th>
-                    <th scope="col">Updated</th>
-                    <th scope="col">
-                      <span class="sr-only">Open</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {page.data.map((t) => (
-                    <tr key={t.id} data-template-id={t.id}>
-                      <th scope="row">{t.name}</th>
-                      <td>{t.language}</td>
-                      <td>{t.category}</td>
-                      <td>
-                        <StatusBadge status={t.status} />
-                      </td>
-                      <td>{t.quality ?? <span class="muted">—</span>}</td>
-                      <td>
-                        <Time at={t.updated_at} />
-                      </td>
-                      <td>
-                        <Link href={href('templates', { client, template: t.id })} aria-label={`Open template ${t.name} (${t.language})`}>
-                          Open
-                        </Link>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-              <Pager label="Templates" page={paging.page} hasPrev={paging.hasPrev} nextCursor={page.next_cursor} onPrev={paging.prev} onNext={paging.next} />
-            </>
-          )
-        }
-      </Loaded>
+      <SectionHead id="templates-title" title="Templates">
+        <button type="button" onClick={doSync} disabled={sync.busy}>
+          Sync from provider
+        </button>
+        <button type="button" onClick={list.reload}>
+          Refresh
+        </button>
+      </SectionHead>
+      <Notice ok={sync.ok} error={sync.error} />
+      <CursorList
+        list={list}
+        what="templates"
+        empty={status || name ? 'No template matches these filters.' : 'This client has no templates yet. Create one below, or sync the ones made in the provider’s own tools.'}
+        columns={columns(client)}
+        rowKey={(t) => t.id}
+        rowAttr="data-template-id"
+      />
     </section>
   );
 }
@@ -316,17 +284,7 @@ export function TemplatesPage({ params }: { params: URLSearchParams }) {
         }}
       >
         <ClientPicker value={client} onChange={(id) => navigate(href('templates', { client: id }))} />
-        <div class="field">
-          <label for="template-status-filter">Status</label>
-          <select id="template-status-filter" value={status} disabled={!client || !!template} onChange={(e) => go({ status: (e.currentTarget as HTMLSelectElement).value })}>
-            <option value="">Any status</option>
-            {STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </div>
+        <FilterSelect id="template-status-filter" label="Status" any="Any status" options={STATUSES} value={status} disabled={!client || !!template} onChange={(s) => go({ status: s })} />
         <div class="field">
           <label for="template-name-filter">Name contains</label>
           <input id="template-name-filter" name="name" key={name} defaultValue={name} disabled={!client || !!template} />
