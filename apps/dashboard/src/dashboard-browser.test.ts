@@ -345,6 +345,29 @@ describe('the tenant dashboard in Chromium against a real gateway', () => {
     await check('flows');
   });
 
+  it('pages the flows of a client with cursors, newest first', async () => {
+    const client = await activeClient(tenantA.api, 'Many flows');
+    for (let i = 1; i <= 23; i++) await tenantA.api.post('/api/flows', { client_id: client.id, name: `Flow ${String(i).padStart(2, '0')}`, categories: ['OTHER'] });
+    await signIn(tenantA.apiKey);
+    await page.goto(url(`flows?client=${client.id}`));
+    const rows = page.getByRole('table').locator('tbody tr');
+    await waitFor(async () => (await rows.count()) === 20, { timeoutMs: UI_TIMEOUT_MS, what: 'the first page of flows' });
+    await expect(rows.first().locator('th').textContent()).resolves.toBe('Flow 23');
+    await page.getByRole('button', { name: 'Next page' }).click();
+    await page.getByText('Page 2').waitFor();
+    // the pager can say "Page 2" before the page's request has started: wait for its last row, then count
+    await page.getByRole('table').locator('tbody th', { hasText: 'Flow 01' }).waitFor();
+    await settled();
+    await expect(rows.count()).resolves.toBe(3);
+    await expect(rows.last().locator('th').textContent()).resolves.toBe('Flow 01');
+    await expect(page.getByRole('button', { name: 'Next page' }).isDisabled()).resolves.toBe(true);
+    await check('flows-page-2');
+    await page.getByRole('button', { name: 'Previous page' }).click();
+    await page.getByText('Page 1').waitFor();
+    await settled();
+    await expect(rows.first().locator('th').textContent()).resolves.toBe('Flow 23');
+  });
+
   it('looks up a message and shows its status timeline; settings reveal the secret on demand and manage keys', async () => {
     const client = await activeClient(tenantA.api, 'Messenger');
     const send = await tenantA.api.post('/api/messaging/send-location', { client_id: client.id, to: '+16505551234', latitude: 52.52, longitude: 13.405 });

@@ -27,7 +27,10 @@ export async function startFlows(config: FlowsConfig, logger: Logger): Promise<R
   const service = defineService(f.FlowsService, {
     createFlow: async (r) => ({ flow: presentFlow(await svc.create(r)) }),
     getFlow: async (r) => ({ flow: presentFlow(await svc.get(r)) }),
-    listFlows: async (r) => ({ flows: (await svc.list(r)).map(presentFlow) }),
+    listFlows: async (r) => {
+      const page = await svc.list(r);
+      return { flows: page.flows.map(presentFlow), nextCursor: page.nextCursor };
+    },
     updateFlowJson: async (r) => ({ flow: presentFlow(await svc.updateJson(r)) }),
     publishFlow: async (r) => ({ flow: presentFlow(await svc.publish(r)) }),
     deprecateFlow: async (r) => ({ flow: presentFlow(await svc.deprecate(r)) }),

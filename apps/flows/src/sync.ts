@@ -43,13 +43,15 @@ export class FlowSync {
     return this.store(acc, pf, json);
   }
 
-  /** Every flow of the client's business account, as the provider lists them; records of vanished flows go. */
-  async listAll(acc: Account): Promise<FlowRecord[]> {
+  /**
+   * Stores every flow of the client's business account as the provider lists them now; records of vanished
+   * flows go. The provider lists newest first: they are stored oldest first, so flows seen here for the first
+   * time get their created_at (the time of first sight) in the provider's order.
+   */
+  async syncAll(acc: Account): Promise<void> {
     const listed = await this.provider.listFlows(acc.token, acc.wabaId);
-    const records: FlowRecord[] = [];
-    for (const pf of listed) records.push(await this.store(acc, pf));
+    for (const pf of [...listed].reverse()) await this.store(acc, pf);
     await this.repo.deleteAllExcept(acc.tenantId, acc.clientId, listed.map((pf) => pf.id));
-    return records;
   }
 
   store(acc: Account, pf: ProviderFlow, flowJson?: { value: unknown }): Promise<FlowRecord> {

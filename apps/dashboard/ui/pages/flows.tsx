@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
-import { ApiError, call, get, post, put, type Flow, type ValidationItem } from '../api';
-import { Confirm, Empty, Link, Loaded, StatusBadge, Time } from '../components';
-import { useLoad } from '../hooks';
+import { ApiError, call, get, post, put, q, type Flow, type Page, type ValidationItem } from '../api';
+import { Confirm, Empty, Link, Loaded, Pager, StatusBadge, Time } from '../components';
+import { useCursor, useLoad } from '../hooks';
 import { href, navigate } from '../router';
 import { ClientPicker, WithClient } from './client-picker';
 
@@ -151,7 +151,8 @@ function FlowEditor({ client, id }: { client: string; id: string }) {
 }
 
 function FlowList({ client }: { client: string }) {
-  const [load, reload] = useLoad(() => get<{ data: Flow[] }>(`/api/flows?client_id=${client}`), [client]);
+  const paging = useCursor([client]);
+  const [load, reload] = useLoad(() => get<Page<Flow>>(`/api/flows${q({ client_id: client, limit: 20, cursor: paging.cursor })}`), [client, paging.cursor]);
   const [error, setError] = useState<string | null>(null);
   const create = async (e: Event) => {
     e.preventDefault();
@@ -190,40 +191,43 @@ function FlowList({ client }: { client: string }) {
         {error && <p class="error-text" role="alert">{error}</p>}
       </form>
       <Loaded load={load} what="flows" retry={reload}>
-        {({ data }) =>
-          data.length === 0 ? (
+        {(page) =>
+          page.data.length === 0 && !paging.hasPrev ? (
             <Empty>This client has no flows yet.</Empty>
           ) : (
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">State</th>
-                  <th scope="col">Updated</th>
-                  <th scope="col">
-                    <span class="sr-only">Open</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.map((f) => (
-                  <tr key={f.id}>
-                    <th scope="row">{f.name}</th>
-                    <td>
-                      <StatusBadge status={f.status} />
-                    </td>
-                    <td>
-                      <Time at={f.updated_at} />
-                    </td>
-                    <td>
-                      <Link href={href('flows', { client, flow: f.id })} aria-label={`Open flow ${f.name}`}>
-                        Open
-                      </Link>
-                    </td>
+            <>
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Name</th>
+                    <th scope="col">State</th>
+                    <th scope="col">Updated</th>
+                    <th scope="col">
+                      <span class="sr-only">Open</span>
+                    </th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {page.data.map((f) => (
+                    <tr key={f.id}>
+                      <th scope="row">{f.name}</th>
+                      <td>
+                        <StatusBadge status={f.status} />
+                      </td>
+                      <td>
+                        <Time at={f.updated_at} />
+                      </td>
+                      <td>
+                        <Link href={href('flows', { client, flow: f.id })} aria-label={`Open flow ${f.name}`}>
+                          Open
+                        </Link>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              <Pager label="Flows" page={paging.page} hasPrev={paging.hasPrev} nextCursor={page.next_cursor} onPrev={paging.prev} onNext={paging.next} />
+            </>
           )
         }
       </Loaded>

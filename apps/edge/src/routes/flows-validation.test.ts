@@ -35,6 +35,8 @@ describe('flow requests are validated at the edge, every problem at once, before
       api.delete(`/api/flows/${flow}?client_id=${clientId}`),
       api.post('/api/flows', { client_id: clientId, name: 'Signup', categories: ['SIGN_UP', 'OTHER'], flow_json: flowJson, endpoint_uri: 'https://shop.test/flow', clone_flow_id: flow }),
       api.get(`/api/flows?client_id=${clientId}`),
+      api.get(`/api/flows?client_id=${clientId}&limit=1`),
+      api.get(`/api/flows?client_id=${clientId}&limit=100`),
       api.get(`/api/flows/${flow}?client_id=${clientId}`),
     ];
     for (const res of await Promise.all(valid)) expect(res.status).toBe(503);
@@ -70,6 +72,33 @@ describe('flow requests are validated at the edge, every problem at once, before
     expect(await issues(api.delete(`/api/flows/${flow}?client_id=nope`))).toEqual([['query.client_id', 'invalid_uuid']]);
     expect(await issues(api.get('/api/flows'))).toEqual([['query.client_id', 'missing']]);
     expect(await issues(api.get(`/api/flows/${flow}`))).toEqual([['query.client_id', 'missing']]);
+  });
+
+  it('pages the list with limit 1-100 and a cursor it issued: limit 0, 101, a fraction or a non-number and a garbage cursor are 422s', async () => {
+    for (const [limit, type] of [
+      ['0', 'greater_than_equal'],
+      ['101', 'less_than_equal'],
+      ['2.5', 'int_type'],
+      ['ten', 'number_type'],
+      ['', 'number_type'],
+    ]) {
+      expect(await issues(api.get(`/api/flows?client_id=${clientId}&limit=${limit}`))).toEqual([['query.limit', type]]);
+    }
+    expect(await issues(api.get(`/api/flows?limit=0&cursor=${'x'.repeat(513)}`))).toEqual([
+      ['query.client_id', 'missing'],
+      ['query.limit', 'greater_than_equal'],
+      ['query.cursor', 'too_long'],
+    ]);
+    // a cursor the edge did not seal for this tenant's list of this client: the same answer as the clients list gives
+    const sameForm = async (res: Promise<{ status: number; json: unknown }>, reference: Promise<{ status: number; json: unknown }>) => {
+      const [got, want] = await Promise.all([res, reference]);
+      expect(got.status).toBe(422);
+      expect(got.json).toEqual(want.json);
+    };
+    for (const garbage of ['garbage', 'eyJ4IjoxfQ.AAAA', `${'a'.repeat(40)}.${'b'.repeat(43)}`]) {
+      await sameForm(api.get(`/api/flows?client_id=${clientId}&cursor=${garbage}`), api.get(`/api/clients?cursor=${garbage}`));
+    }
+    expect(await issues(api.get(`/api/flows?client_id=${clientId}&cursor=garbage`))).toEqual([['query.cursor', 'cursor_invalid']]);
   });
 
   it('checks a new flow: name, categories of the provider, an https endpoint, a flow id to clone', async () => {

@@ -2,9 +2,10 @@ import type { Context } from 'koa';
 import { tenantOf } from '../auth';
 import { respondNull } from '../idempotency';
 import { flowJson } from '../presenters';
-import { clientBody, clientQuery, createFlowBody, flowJsonBody, flowPath } from '../schemas/flows';
+import { clientBody, clientQuery, createFlowBody, flowJsonBody, flowPath, listFlowsQuery } from '../schemas/flows';
+import { ListCursors } from '../cursors';
 import { validateParts } from '../validation';
-import { json, list as listOf, operation, ref } from '../openapi/operation';
+import { json, operation, page, ref } from '../openapi/operation';
 import type { RegisterRoutes } from './context';
 
 interface CreateBody {
@@ -17,7 +18,8 @@ interface CreateBody {
 }
 
 /** Spec 4.5 (update JSON, publish, deprecate, delete: `200 null`) and the flow reads and create of decisions.md. */
-export const registerFlowRoutes: RegisterRoutes = (router, { services }) => {
+export const registerFlowRoutes: RegisterRoutes = (router, { services, config }) => {
+  const cursors = new ListCursors(config.adminToken);
   const caller = (ctx: Context, clientId: string) => ({ tenantId: tenantOf(ctx), clientId });
 
   const create = async (ctx: Context) => {
@@ -44,11 +46,23 @@ export const registerFlowRoutes: RegisterRoutes = (router, { services }) => {
   router.post('/api/flows/', createOp, create);
 
   const list = async (ctx: Context) => {
-    const { query } = validateParts<{ query: { client_id: string } }>({ query: [clientQuery, ctx.query] });
-    const res = await services.flows.listFlows({ caller: caller(ctx, query.client_id) });
-    ctx.body = { data: res.flows.map(flowJson) };
+    const { query } = validateParts<{ query: { client_id: string; limit: number; cursor?: string } }>({ query: [listFlowsQuery, ctx.query] });
+    const scope = ['flows', tenantOf(ctx), query.client_id];
+    const res = await services.flows.listFlows({ caller: caller(ctx, query.client_id), limit: query.limit, cursor: cursors.open(scope, query.cursor) });
+    ctx.body = { data: res.flows.map(flowJson), next_cursor: cursors.seal(scope, res.nextCursor) };
   };
-  const listOp = operation({ operationId: 'listFlows', summary: "A client's flows", tags: ['Flows'], request: { query: clientQuery }, responses: { 200: json('The flows.', listOf('Flow')) }, errors: [404, 409, 429, 502] });
+  const listOp = operation({
+    operationId: 'listFlows',
+    summary: "A client's flows, a page at a time",
+    description:
+      "Newest first (by `created_at`, then `id`). The first page (no `cursor`) reads the provider's list now, so flows made or deleted in the provider's own tools show; " +
+      'the next pages continue from `next_cursor` over the flows as they were then: a flow created during the walk is not repeated and shifts nothing (it shows on the next first page). ' +
+      'A cursor of another list, client or tenant, or one altered, is a 422 (`cursor_invalid`).',
+    tags: ['Flows'],
+    request: { query: listFlowsQuery },
+    responses: { 200: json('A page of flows.', page('Flow')) },
+    errors: [404, 409, 429, 502],
+  });
   router.get('/api/flows', listOp, list);
   router.get('/api/flows/', listOp, list);
 

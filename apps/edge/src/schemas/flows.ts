@@ -11,6 +11,8 @@ const flowJson = Joi.object().unknown(true);
 
 export const flowPath = Joi.object({ flow_id: flowId.required() });
 export const clientQuery = Joi.object({ client_id: clientId });
+/** GET /api/flows: a page of the client's flows (the cursor is the previous page's next_cursor, sealed by the edge). */
+export const listFlowsQuery = Joi.object({ client_id: clientId, limit: Joi.number().integer().min(1).max(100).default(20), cursor: Joi.string().max(512) });
 export const clientBody = Joi.object({ client_id: clientId }).required();
 export const flowJsonBody = Joi.object({ client_id: clientId, flow_json: flowJson.required() }).required();
 export const createFlowBody = Joi.object({

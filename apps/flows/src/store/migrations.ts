@@ -32,4 +32,14 @@ export const migrations: Migration[] = [
     // send-flow asks which business accounts a flow id is known under
     sql: 'CREATE INDEX flows_flow_id ON flows (flow_id)',
   },
+  {
+    version: 3,
+    name: 'flows_page_order',
+    // the list pages newest first by (created_at, flow_id): the index holds that whole order, so a page is
+    // one index range (the index of version 1 stops at created_at and sorted ties at every page)
+    sql: `
+      CREATE INDEX flows_tenant_client_page ON flows (tenant_id, client_id, created_at DESC, flow_id DESC);
+      DROP INDEX flows_tenant_client_created;
+    `,
+  },
 ];

@@ -1,7 +1,7 @@
 import { storageBackends } from '@gateway/testing';
 import type { Db } from '@gateway/store';
 import { migrations } from './migrations';
-import { SqlFlowRepository, type ProviderState } from './repository';
+import { SqlFlowRepository, type FlowPosition, type ProviderState } from './repository';
 
 describe.each(storageBackends('flows', migrations, { poolSize: 4 }))('flow store on %s', (_name, make) => {
   const backend = make();
@@ -48,7 +48,7 @@ describe.each(storageBackends('flows', migrations, { poolSize: 4 }))('flow store
     expect(await repo.get(key(s))).toEqual(rec);
     const updated = await repo.setJson(key(s), { x: '\u0000' }, []);
     expect(updated?.flow_json).toEqual({ x: '\ufffd' });
-    expect((await repo.list('t1', 'c1')).some((f) => f.flow_id === s.flowId)).toBe(true);
+    expect((await repo.list('t1', 'c1', 100)).some((f) => f.record.flow_id === s.flowId)).toBe(true);
   });
 
   it('keeps the JSON on a refresh that does not know it, and moves updated_at only when something changed', async () => {
@@ -88,10 +88,39 @@ describe.each(storageBackends('flows', migrations, { poolSize: 4 }))('flow store
       await new Promise((r) => setTimeout(r, 5));
     }
     await repo.upsert(state({ clientId: 'c6' }));
-    expect((await repo.list('t1', 'c5')).map((r) => r.flow_id)).toEqual(mine.map((s) => s.flowId).reverse());
+    expect((await repo.list('t1', 'c5', 100)).map((r) => r.record.flow_id)).toEqual(mine.map((s) => s.flowId).reverse());
     expect(await repo.deleteAllExcept('t1', 'c5', [mine[1].flowId])).toBe(2);
-    expect((await repo.list('t1', 'c5')).map((r) => r.flow_id)).toEqual([mine[1].flowId]);
-    expect(await repo.list('t1', 'c6')).toHaveLength(1);
+    expect((await repo.list('t1', 'c5', 100)).map((r) => r.record.flow_id)).toEqual([mine[1].flowId]);
+    expect(await repo.list('t1', 'c6', 100)).toHaveLength(1);
     expect(await repo.deleteAllExcept('t1', 'c5', [])).toBe(1);
+  });
+
+  it("pages a client's flows by position: newest first to the microsecond, equal times by id, never another tenant's or client's", async () => {
+    const mine = Array.from({ length: 7 }, () => state({ clientId: 'c7' }));
+    for (const s of mine) await repo.upsert(s);
+    // the same client id under another tenant, and another client of the tenant
+    await repo.upsert(state({ clientId: 'c7', tenantId: 't2' }));
+    await repo.upsert(state({ clientId: 'c8' }));
+    // one millisecond holds five of them, microseconds apart (two exactly tied), which a Date cannot tell apart
+    const at = ['2026-01-01T00:00:00.123001Z', '2026-01-01T00:00:00.123002Z', '2026-01-01T00:00:00.123900Z', '2026-01-01T00:00:00.123900Z', '2026-01-01T00:00:00.123999Z', '2025-12-31T23:59:59.999999Z', '2026-01-01T00:00:00.124000Z'];
+    for (const [i, s] of mine.entries()) await db.query('UPDATE flows SET created_at = $1 WHERE tenant_id = $2 AND client_id = $3 AND flow_id = $4', [at[i], 't1', 'c7', s.flowId]);
+    const expected = mine
+      .map((s, i) => ({ id: s.flowId, at: at[i] }))
+      .sort((x, y) => (x.at === y.at ? (x.id < y.id ? 1 : -1) : x.at < y.at ? 1 : -1))
+      .map((x) => x.id);
+
+    const walked: string[] = [];
+    let after: FlowPosition | undefined;
+    for (let pages = 0; pages < 10; pages++) {
+      const page = await repo.list('t1', 'c7', 2, after);
+      walked.push(...page.map((p) => p.record.flow_id));
+      if (page.length < 2) break;
+      after = page[page.length - 1].position;
+    }
+    expect(walked).toEqual(expected);
+    const first = (await repo.list('t1', 'c7', 1))[0];
+    expect(first.position).toEqual({ createdAt: '2026-01-01T00:00:00.124000Z', flowId: mine[6].flowId });
+    expect(first.record).toEqual(await repo.get(key(mine[6])));
+    expect((await repo.list('t2', 'c7', 100)).map((p) => p.record.tenant_id)).toEqual(['t2']);
   });
 });

@@ -27,6 +27,15 @@ export interface FlowKey {
   flowId: string;
 }
 
+/**
+ * Where a record sits in the list order: its created_at to the microsecond, as ISO 8601 text (a Date holds
+ * milliseconds only, and two records a few microseconds apart would tie, or one would be skipped), and its id.
+ */
+export interface FlowPosition {
+  createdAt: string;
+  flowId: string;
+}
+
 /** What the provider says about a flow; stored as is on every refresh. */
 export interface ProviderState {
   flowId: string;
@@ -47,8 +56,11 @@ export interface FlowRepository {
   get(key: FlowKey): Promise<FlowRecord | undefined>;
   /** The business accounts a flow id has records under (any tenant): empty when it is unknown here. */
   businessAccountsOf(flowId: string): Promise<string[]>;
-  /** The client's flows, newest first. */
-  list(tenantId: string, clientId: string): Promise<FlowRecord[]>;
+  /**
+   * Up to `limit` of the client's flows, newest first (created_at, then flow_id), after `after` when given
+   * (keyset: a record written meanwhile shifts nothing), each with its own position.
+   */
+  list(tenantId: string, clientId: string, limit: number, after?: FlowPosition): Promise<Array<{ record: FlowRecord; position: FlowPosition }>>;
   /**
    * Inserts the flow or updates what the provider owns (name, status, categories, validation errors).
    * `flowJson` is written only when given (a refresh does not know the JSON); `updated_at` moves only when
@@ -91,8 +103,14 @@ export class SqlFlowRepository implements FlowRepository {
     return rows.map((r) => r.business_account_id);
   }
 
-  list(tenantId: string, clientId: string): Promise<FlowRecord[]> {
-    return this.q.query<FlowRecord>('SELECT * FROM flows WHERE tenant_id = $1 AND client_id = $2 ORDER BY created_at DESC, flow_id DESC', [tenantId, clientId]);
+  async list(tenantId: string, clientId: string, limit: number, after?: FlowPosition): Promise<Array<{ record: FlowRecord; position: FlowPosition }>> {
+    const rows = await this.q.query<FlowRecord & { position_at: string }>(
+      `SELECT *, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS position_at FROM flows
+       WHERE tenant_id = $1 AND client_id = $2 ${after ? 'AND (created_at, flow_id) < ($4::timestamptz, $5)' : ''}
+       ORDER BY created_at DESC, flow_id DESC LIMIT $3`,
+      after ? [tenantId, clientId, limit, after.createdAt, after.flowId] : [tenantId, clientId, limit],
+    );
+    return rows.map(({ position_at, ...record }) => ({ record, position: { createdAt: position_at, flowId: record.flow_id } }));
   }
 
   async upsert(s: ProviderState, flowJson?: { value: unknown }): Promise<FlowRecord> {

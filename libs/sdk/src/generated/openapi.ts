@@ -865,7 +865,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** A client's flows */
+        /**
+         * A client's flows, a page at a time
+         * @description Newest first (by `created_at`, then `id`). The first page (no `cursor`) reads the provider's list now, so flows made or deleted in the provider's own tools show; the next pages continue from `next_cursor` over the flows as they were then: a flow created during the walk is not repeated and shifts nothing (it shows on the next first page). A cursor of another list, client or tenant, or one altered, is a 422 (`cursor_invalid`).
+         */
         get: operations["listFlows"];
         put?: never;
         /** Create a flow (optionally with its JSON, or as a clone) */
@@ -4739,6 +4742,10 @@ export interface operations {
             query: {
                 /** @description The client (UUID). */
                 client_id: string;
+                /** @description Page size. */
+                limit?: number;
+                /** @description `next_cursor` of the previous page (sealed: only for the same list and tenant). */
+                cursor?: string;
             };
             header?: {
                 /** @description Your id for this request (echoed; else one is made). */
@@ -4749,7 +4756,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The flows. */
+            /** @description A page of flows. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4758,6 +4765,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Flow"][];
+                        /** @description Pass as `cursor` to get the next page; null on the last page. */
+                        next_cursor: string | null;
                     };
                 };
             };
