@@ -2,11 +2,12 @@ import { AppError, toAppError } from '@gateway/errors';
 import type { flows as f, tenantDirectory as td } from '@gateway/contracts';
 import type { Logger } from '@gateway/logger';
 import type { ServiceClient } from '@gateway/rpc';
+import { decodePosition, encodePosition } from '@gateway/store';
 import { resolveAccount, type Account } from './account';
 import { isPast, satisfies, wrongState, type Needed } from './flow-state';
 import type { FlowsProvider } from './provider';
 import { providerInfo } from './provider-refusals';
-import type { FlowPosition, FlowRecord, FlowRepository } from './store/repository';
+import type { FlowRecord, FlowRepository } from './store/repository';
 import { flowNotFound, keyOf, type FlowSync } from './sync';
 import { flowValidationIssues } from './validation-issues';
 
@@ -29,24 +30,11 @@ function parseFlowJson(text: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-const invalidCursor = (cursor: string) => AppError.validation([{ loc: ['query', 'cursor'], msg: 'Invalid cursor', type: 'cursor_invalid', input: cursor, ctx: {} }]);
-
-/** A list position as a cursor: the record's created_at (to the microsecond) and flow id. */
-function encodeCursor(p: FlowPosition): string {
-  return Buffer.from(`${p.createdAt}|${p.flowId}`).toString('base64url');
-}
-
-/** The position a cursor of encodeCursor names; anything else is a 422 naming `cursor`. */
-function decodeCursor(cursor: string): FlowPosition {
-  const [createdAt = '', flowId = '', ...rest] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
-  // a position is a record's creation time: a real instant (it reads back the same to the millisecond, so no
-  // 31 February reaches PostgreSQL, which would refuse it) after 1970; anything else was never issued
-  const at = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/.test(createdAt) ? new Date(createdAt.slice(0, 23) + 'Z') : undefined;
-  const real = at !== undefined && !Number.isNaN(at.getTime()) && at.toISOString().slice(0, 23) === createdAt.slice(0, 23) && at.getUTCFullYear() >= 1970;
-  const valid = rest.length === 0 && real && /^\d{1,64}$/.test(flowId);
-  if (!valid) throw invalidCursor(cursor);
-  return { createdAt, flowId };
-}
+const throwInvalidCursor = (cursor: string): never => {
+  throw AppError.validation([{ loc: ['query', 'cursor'], msg: 'Invalid cursor', type: 'cursor_invalid', input: cursor, ctx: {} }]);
+};
+/** The provider's flow ids: digits. */
+const FLOW_ID = /^\d{1,64}$/;
 
 /**
  * The file uploaded to the provider. Pretty-printed: the provider reports line/column ranges in this text,
@@ -122,13 +110,13 @@ export class Flows {
    */
   async list(r: f.ListFlowsRequest): Promise<{ flows: FlowRecord[]; nextCursor?: string }> {
     const size = Math.min(Math.max(r.limit || 20, 1), 100);
-    const after = r.cursor === undefined ? undefined : decodeCursor(r.cursor);
+    const after = r.cursor === undefined ? undefined : (decodePosition(r.cursor, FLOW_ID) ?? throwInvalidCursor(r.cursor));
     const acc = await resolveAccount(this.directory, r.caller);
     if (!after) await this.sync.syncAll(acc);
     const rows = await this.repo.list(acc.tenantId, acc.clientId, size + 1, after);
     const page = rows.slice(0, size);
     const last = page[page.length - 1];
-    return { flows: page.map((p) => p.record), nextCursor: rows.length > size && last ? encodeCursor(last.position) : undefined };
+    return { flows: page.map((p) => p.record), nextCursor: rows.length > size && last ? encodePosition(last.position) : undefined };
   }
 
   /**

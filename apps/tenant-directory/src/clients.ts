@@ -6,8 +6,7 @@ import type { tenantDirectory as td } from '@gateway/contracts';
 import { buildEvent } from '@gateway/events';
 import { directoryChangeMessage } from '@gateway/directory-changes';
 import { enqueueEvent, enqueueMessages } from '@gateway/outbox';
-import type { Queryable } from '@gateway/store';
-import { isUniqueViolation } from '@gateway/store';
+import { decodePosition, encodePosition, isUniqueViolation, type ListPosition, type Queryable } from '@gateway/store';
 import type { ClientChanges, ClientRow, DirectoryRepository } from './store/repository';
 
 type ClientInit = MessageInitShape<typeof td.ClientSchema>;
@@ -131,8 +130,8 @@ export class Clients {
     const page = rows.slice(0, size);
     const last = page[page.length - 1];
     return {
-      clients: page.map((r) => this.present(r)),
-      nextCursor: rows.length > size && last ? encodeCursor(last) : undefined,
+      clients: page.map(({ position_at: _position, ...r }) => this.present(r)),
+      nextCursor: rows.length > size && last ? encodePosition({ at: last.position_at, id: last.id }) : undefined,
     };
   }
 
@@ -278,21 +277,15 @@ async function notifyClientChange(q: Queryable, before: ClientRow | undefined, a
   ]);
 }
 
-function encodeCursor(r: ClientRow): string {
-  return Buffer.from(`${r.created_at.toISOString()}|${r.id}`).toString('base64url');
+/** A position of listClients (created_at to the microsecond, client id), or a 422 naming `cursor`. */
+function decodeCursor(cursor: string): ListPosition {
+  const position = decodePosition(cursor, CLIENT_ID);
+  if (!position) throw AppError.validation([{ loc: ['query', 'cursor'], msg: 'Invalid cursor', type: 'cursor_invalid', input: cursor, ctx: {} }]);
+  return position;
 }
 
-function decodeCursor(cursor: string): { createdAt: Date; id: string } {
-  const [at, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
-  const createdAt = new Date(at ?? '');
-  // a position is a record's creation time: anything outside these years was never issued (and some, like
-  // -271821, PostgreSQL cannot even compare)
-  const year = createdAt.getUTCFullYear();
-  if (!id || Number.isNaN(createdAt.getTime()) || year < 1970 || year > 9999) {
-    throw AppError.validation([{ loc: ['query', 'cursor'], msg: 'Invalid cursor', type: 'cursor_invalid', input: cursor, ctx: {} }]);
-  }
-  return { createdAt, id };
-}
+/** Client ids are UUIDs (`randomUUID`); a cursor naming anything else was never issued. */
+const CLIENT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The one signup_completed event of a client (spec 6.2); its id is fixed per client, so it is never emitted twice. */
 function signupCompletedEvent(row: ClientRow) {

@@ -119,7 +119,7 @@ describe.each(storageBackends('flows', migrations, { poolSize: 4 }))('flow store
     }
     expect(walked).toEqual(expected);
     const first = (await repo.list('t1', 'c7', 1))[0];
-    expect(first.position).toEqual({ createdAt: '2026-01-01T00:00:00.124000Z', flowId: mine[6].flowId });
+    expect(first.position).toEqual({ at: '2026-01-01T00:00:00.124000Z', id: mine[6].flowId });
     expect(first.record).toEqual(await repo.get(key(mine[6])));
     expect((await repo.list('t2', 'c7', 100)).map((p) => p.record.tenant_id)).toEqual(['t2']);
   });

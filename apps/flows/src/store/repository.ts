@@ -1,5 +1,5 @@
 import type { FlowValidationError } from '@gateway/provider-client';
-import type { Queryable } from '@gateway/store';
+import { POSITION_AT, type ListPosition, type Queryable } from '@gateway/store';
 
 /**
  * Lifecycle states (spec 3.1) in lower case, plus the provider's monitoring states of a published flow
@@ -27,14 +27,8 @@ export interface FlowKey {
   flowId: string;
 }
 
-/**
- * Where a record sits in the list order: its created_at to the microsecond, as ISO 8601 text (a Date holds
- * milliseconds only, and two records a few microseconds apart would tie, or one would be skipped), and its id.
- */
-export interface FlowPosition {
-  createdAt: string;
-  flowId: string;
-}
+/** Where a record sits in the list order (`@gateway/store`'s ListPosition: created_at to the microsecond, flow id). */
+export type FlowPosition = ListPosition;
 
 /** What the provider says about a flow; stored as is on every refresh. */
 export interface ProviderState {
@@ -105,12 +99,12 @@ export class SqlFlowRepository implements FlowRepository {
 
   async list(tenantId: string, clientId: string, limit: number, after?: FlowPosition): Promise<Array<{ record: FlowRecord; position: FlowPosition }>> {
     const rows = await this.q.query<FlowRecord & { position_at: string }>(
-      `SELECT *, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS position_at FROM flows
+      `SELECT *, ${POSITION_AT} AS position_at FROM flows
        WHERE tenant_id = $1 AND client_id = $2 ${after ? 'AND (created_at, flow_id) < ($4::timestamptz, $5)' : ''}
        ORDER BY created_at DESC, flow_id DESC LIMIT $3`,
-      after ? [tenantId, clientId, limit, after.createdAt, after.flowId] : [tenantId, clientId, limit],
+      after ? [tenantId, clientId, limit, after.at, after.id] : [tenantId, clientId, limit],
     );
-    return rows.map(({ position_at, ...record }) => ({ record, position: { createdAt: position_at, flowId: record.flow_id } }));
+    return rows.map(({ position_at, ...record }) => ({ record, position: { at: position_at, id: record.flow_id } }));
   }
 
   async upsert(s: ProviderState, flowJson?: { value: unknown }): Promise<FlowRecord> {

@@ -1,4 +1,4 @@
-import type { Db, Queryable } from '@gateway/store';
+import { POSITION_AT, type Db, type ListPosition, type Queryable } from '@gateway/store';
 
 export interface TenantRow {
   id: string;
@@ -72,7 +72,8 @@ export interface DirectoryRepository {
   getClient(tenantId: string, id: string, forUpdate?: boolean): Promise<ClientRow | undefined>;
   getClientAnyTenant(id: string): Promise<ClientRow | undefined>;
   updateClient(tenantId: string, id: string, changes: ClientChanges): Promise<ClientRow | undefined>;
-  listClients(tenantId: string, limit: number, after?: { createdAt: Date; id: string }): Promise<ClientRow[]>;
+  /** Newest first, each with its list position (keyset: a client created meanwhile shifts nothing). */
+  listClients(tenantId: string, limit: number, after?: ListPosition): Promise<Array<ClientRow & { position_at: string }>>;
   findClientsByPhoneNumberId(phoneNumberId: string): Promise<ClientRow[]>;
   findClientsByBusinessAccountId(businessAccountId: string): Promise<ClientRow[]>;
 }
@@ -176,11 +177,12 @@ export class SqlDirectoryRepository implements DirectoryRepository {
     return rows[0];
   }
 
-  async listClients(tenantId: string, limit: number, after?: { createdAt: Date; id: string }): Promise<ClientRow[]> {
-    if (!after) return this.q.query<ClientRow>('SELECT * FROM clients WHERE tenant_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2', [tenantId, limit]);
-    return this.q.query<ClientRow>(
-      'SELECT * FROM clients WHERE tenant_id = $1 AND (created_at, id) < ($3, $4) ORDER BY created_at DESC, id DESC LIMIT $2',
-      [tenantId, limit, after.createdAt, after.id],
+  async listClients(tenantId: string, limit: number, after?: ListPosition): Promise<Array<ClientRow & { position_at: string }>> {
+    return this.q.query<ClientRow & { position_at: string }>(
+      `SELECT *, ${POSITION_AT} AS position_at FROM clients
+       WHERE tenant_id = $1 ${after ? 'AND (created_at, id) < ($3::timestamptz, $4)' : ''}
+       ORDER BY created_at DESC, id DESC LIMIT $2`,
+      after ? [tenantId, limit, after.at, after.id] : [tenantId, limit],
     );
   }
 
