@@ -4,7 +4,7 @@ import { connectBus, STREAMS, type Bus } from '@gateway/bus';
 import { followDirectoryChanges } from '@gateway/directory-changes';
 import type { Logger } from '@gateway/logger';
 import { connectProvider } from '@gateway/provider-client';
-import { Metrics, startMetricsServer, type RunningProcess } from '@gateway/runtime';
+import { listen, Metrics, startMetricsServer, type RunningProcess } from '@gateway/runtime';
 import { createEdgeApp, routesOf, type RouteInfo } from './app';
 import { ApiKeyCache } from './auth';
 import type { EdgeConfig } from './config';
@@ -71,7 +71,7 @@ export async function startEdge(config: EdgeConfig, logger: Logger): Promise<Run
   // BODY_TIMEOUT_MS (middleware/body.ts), and headers must arrive within 60 s whatever the route
   server.requestTimeout = Math.max(config.mediaUploadTimeoutMs, config.bodyTimeoutMs);
   server.headersTimeout = 60_000;
-  await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
+  await listen(server, config.port, config.host);
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
   const metricsServer = await startMetricsServer(metrics, config.metricsPort);

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa, { type Context, type Next } from 'koa';
 import Router from '@koa/router';
 import type { Logger } from '@gateway/logger';
+import { listen } from '@gateway/runtime';
 import { GraphError } from './errors';
 import { RateLimiter } from './rate-limits';
 import { registerBlockUsers } from './routes/block-users';
@@ -216,9 +217,8 @@ export async function startProviderSim(opts: ProviderSimOptions): Promise<Runnin
     }
   });
 
-  const server: Server = await new Promise((resolve) => {
-    const s = app.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve(s));
-  });
+  const server: Server = createServer(app.callback());
+  await listen(server, opts.port ?? 0, opts.host ?? '127.0.0.1');
   const port = (server.address() as AddressInfo).port;
   mediaBaseUrl ||= `http://localhost:${port}`;
   return {

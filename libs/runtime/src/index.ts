@@ -5,3 +5,4 @@ export type { MetricsServer, ProviderCallReport, ConsumerLagReport } from './met
 export { LookupCache } from './lookup-cache';
 export type { LookupCacheOptions } from './lookup-cache';
 export { deadline } from './deadline';
+export { listen } from './listen';

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { CallObserver } from '@gateway/rpc';
+import { listen } from './listen';
 
 /** One finished provider call (after its retries), as @gateway/provider-client reports it. */
 export interface ProviderCallReport {
@@ -112,7 +113,7 @@ export async function startMetricsServer(metrics: Metrics, port: number, host = 
     res.writeHead(404);
     res.end();
   });
-  await new Promise<void>((resolve) => server.listen(port, host, resolve));
+  await listen(server, port, host);
   const addr = server.address();
   return {
     port: typeof addr === 'object' && addr ? addr.port : port,

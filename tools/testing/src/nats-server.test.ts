@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { connect } from 'nats';
 import { startNatsServer } from './nats-server';
@@ -40,5 +41,12 @@ describe('waitFor', () => {
     const srv = createServer();
     await new Promise<void>((resolve, reject) => srv.once('error', reject).listen(p, '127.0.0.1', () => resolve()));
     await new Promise((r) => srv.close(r));
+  });
+
+  it('freePort picks below the ephemeral range, where no port-0 server or outgoing connection can take it meanwhile', async () => {
+    const ephemeralLow = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    const ports = await Promise.all(Array.from({ length: 20 }, () => freePort()));
+    expect(new Set(ports).size).toBe(20);
+    for (const p of ports) expect([p >= 10_000, p < ephemeralLow]).toEqual([true, true]);
   });
 });

@@ -1,13 +1,24 @@
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
 const handedOut = new Set<number>();
 
 /**
- * A port nothing listens on right now: bound on 127.0.0.1 by the kernel's choice, then released. Never the same
- * port twice in one process: the kernel readily hands a just-released port out again, and a test that picks
- * several ports before starting their servers would otherwise start two of them on one port.
+ * A port nothing listens on right now, for a server a test starts a moment later. It is picked below the
+ * kernel's ephemeral range (ip_local_port_range), where the kernel never puts outgoing connections or servers
+ * bound to port 0: another process's client socket or gRPC server cannot take it in between, as happened under
+ * load with ports the kernel had chosen. Checked by binding it on 127.0.0.1, and never handed out twice in one
+ * process. Falls back to the kernel's choice where that range is unknown or too small.
  */
 export async function freePort(): Promise<number> {
+  const [low, high] = quietRange();
+  for (let tries = 0; high - low > 1000 && tries < 200; tries++) {
+    const port = low + Math.floor(Math.random() * (high - low));
+    if (!handedOut.has(port) && (await bindable(port))) {
+      handedOut.add(port);
+      return port;
+    }
+  }
   for (;;) {
     const port = await kernelPort();
     if (!handedOut.has(port)) {
@@ -15,6 +26,25 @@ export async function freePort(): Promise<number> {
       return port;
     }
   }
+}
+
+/** Ports below the ephemeral range and above the well-known services' usual ones. */
+function quietRange(): [number, number] {
+  try {
+    const ephemeralLow = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(ephemeralLow) && ephemeralLow > 12_000 ? [10_000, ephemeralLow] : [0, 0];
+  } catch {
+    return [0, 0];
+  }
+}
+
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = createServer();
+    srv.unref();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+  });
 }
 
 function kernelPort(): Promise<number> {
