@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
-import { ApiError, call, get, post, put, q, type Flow, type Page, type ValidationItem } from '../api';
-import { Confirm, Empty, Link, Loaded, Pager, StatusBadge, Time } from '../components';
-import { useCursor, useLoad } from '../hooks';
+import { ApiError, call, get, post, put, type Flow, type ValidationItem } from '../api';
+import { Confirm, Empty, Link, Loaded, StatusBadge, Time } from '../components';
+import { useCursorPages, useLoad } from '../hooks';
+import { CursorList, openColumn } from '../records';
 import { href, navigate } from '../router';
 import { ClientPicker, WithClient } from './client-picker';
 
@@ -151,8 +152,7 @@ function FlowEditor({ client, id }: { client: string; id: string }) {
 }
 
 function FlowList({ client }: { client: string }) {
-  const paging = useCursor([client]);
-  const [load, reload] = useLoad(() => get<Page<Flow>>(`/api/flows${q({ client_id: client, limit: 20, cursor: paging.cursor })}`), [client, paging.cursor]);
+  const list = useCursorPages<Flow>('/api/flows', { client_id: client });
   const [error, setError] = useState<string | null>(null);
   const create = async (e: Event) => {
     e.preventDefault();
@@ -190,47 +190,18 @@ function FlowList({ client }: { client: string }) {
         </button>
         {error && <p class="error-text" role="alert">{error}</p>}
       </form>
-      <Loaded load={load} what="flows" retry={reload}>
-        {(page) =>
-          page.data.length === 0 && !paging.hasPrev ? (
-            <Empty>This client has no flows yet.</Empty>
-          ) : (
-            <>
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">State</th>
-                    <th scope="col">Updated</th>
-                    <th scope="col">
-                      <span class="sr-only">Open</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {page.data.map((f) => (
-                    <tr key={f.id}>
-                      <th scope="row">{f.name}</th>
-                      <td>
-                        <StatusBadge status={f.status} />
-                      </td>
-                      <td>
-                        <Time at={f.updated_at} />
-                      </td>
-                      <td>
-                        <Link href={href('flows', { client, flow: f.id })} aria-label={`Open flow ${f.name}`}>
-                          Open
-                        </Link>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-              <Pager label="Flows" page={paging.page} hasPrev={paging.hasPrev} nextCursor={page.next_cursor} onPrev={paging.prev} onNext={paging.next} />
-            </>
-          )
-        }
-      </Loaded>
+      <CursorList
+        list={list}
+        what="flows"
+        empty="This client has no flows yet."
+        rowKey={(f) => f.id}
+        columns={[
+          { head: 'Name', rowHeader: true, cell: (f) => f.name },
+          { head: 'State', cell: (f) => <StatusBadge status={f.status} /> },
+          { head: 'Updated', cell: (f) => <Time at={f.updated_at} /> },
+          openColumn<Flow>((f) => href('flows', { client, flow: f.id }), (f) => `Open flow ${f.name}`),
+        ]}
+      />
     </>
   );
 }
