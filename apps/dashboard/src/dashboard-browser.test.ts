@@ -4,7 +4,7 @@ import { Webhook } from 'standardwebhooks';
 import { connectBus, STREAMS, type Bus } from '@gateway/bus';
 import { createLogger } from '@gateway/logger';
 import { startStack, type ApiClient, type Stack } from '@gateway/test-stack';
-import { SimControl, startWebhookReceiver, waitFor, type WebhookReceiver } from '@gateway/testing';
+import { SimControl, startWebhookReceiver, waitFor, type WebhookReceiver, BOOKING_FLOW_JSON } from '@gateway/testing';
 import { launchChromium, screenshot, seriousViolations, watchConsole } from './testing/browser';
 
 interface ClientJson {
@@ -17,23 +17,7 @@ interface ClientJson {
   embed_signup_url: string;
 }
 
-const validFlow = {
-  version: '7.0',
-  screens: [
-    {
-      id: 'BOOKING',
-      title: 'Book a table',
-      terminal: true,
-      layout: {
-        type: 'SingleColumnLayout',
-        children: [
-          { type: 'TextHeading', text: 'When?' },
-          { type: 'Form', name: 'form', children: [{ type: 'DatePicker', name: 'date', label: 'Date' }, { type: 'Footer', label: 'Book', 'on-click-action': { name: 'complete', payload: {} } }] },
-        ],
-      },
-    },
-  ],
-};
+const validFlow = BOOKING_FLOW_JSON;
 
 /** Long enough for a loaded two-core machine; every wait is for a state, never a fixed time. */
 const UI_TIMEOUT_MS = 30_000;

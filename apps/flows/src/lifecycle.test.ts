@@ -1,26 +1,10 @@
 import { startStack, type ApiClient, type Stack } from '@gateway/test-stack';
-import { SimControl } from '@gateway/testing';
+import { SimControl, BOOKING_FLOW_JSON } from '@gateway/testing';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- tests read arbitrary provider and API JSON */
 type Loose = Record<string, any>;
 
-const validFlow = {
-  version: '7.0',
-  screens: [
-    {
-      id: 'BOOKING',
-      title: 'Book a table',
-      terminal: true,
-      layout: {
-        type: 'SingleColumnLayout',
-        children: [
-          { type: 'TextHeading', text: 'When?' },
-          { type: 'Form', name: 'form', children: [{ type: 'DatePicker', name: 'date', label: 'Date' }, { type: 'Footer', label: 'Book', 'on-click-action': { name: 'complete', payload: {} } }] },
-        ],
-      },
-    },
-  ],
-};
+const validFlow = BOOKING_FLOW_JSON;
 
 describe('flows end to end: edge → flows → provider simulator', () => {
   let stack: Stack;

@@ -1,5 +1,5 @@
 import type { ApiClient } from '@gateway/test-stack';
-import { SimControl, startWebhookReceiver, waitFor, type ReceivedSpan, type WebhookReceiver } from '@gateway/testing';
+import { SimControl, startWebhookReceiver, waitFor, type ReceivedSpan, type WebhookReceiver, BOOKING_FLOW_JSON } from '@gateway/testing';
 import { CLIENT, CONSUMER, expectOneTree, expectPath, one, PRODUCER, SERVER, startTracedStack, traceparentOf, wholeTrace, type TracedStack } from './testing/traces';
 
 /*
@@ -11,20 +11,7 @@ import { CLIENT, CONSUMER, expectOneTree, expectPath, one, PRODUCER, SERVER, sta
 
 const SERVICES = ['tenant-directory', 'flows', 'signup', 'dispatcher', 'edge'];
 
-const validFlow = {
-  version: '7.0',
-  screens: [
-    {
-      id: 'BOOKING',
-      title: 'Book a table',
-      terminal: true,
-      layout: {
-        type: 'SingleColumnLayout',
-        children: [{ type: 'Form', name: 'form', children: [{ type: 'DatePicker', name: 'date', label: 'Date' }, { type: 'Footer', label: 'Book', 'on-click-action': { name: 'complete', payload: {} } }] }],
-      },
-    },
-  ],
-};
+const validFlow = BOOKING_FLOW_JSON;
 
 describe('one trace through the flows and signup services (services as OS processes, OTLP/HTTP export)', () => {
   let traced: TracedStack;

@@ -16,3 +16,4 @@ export { storageBackends } from './storage-backends';
 export type { StorageBackend } from './storage-backends';
 export { startOtlpReceiver } from './otlp-receiver';
 export type { OtlpReceiver, ReceivedSpan } from './otlp-receiver';
+export { BOOKING_FLOW_JSON } from './flow-fixtures';
