@@ -72,6 +72,34 @@ describe('the tenant dashboard in Chromium against a real gateway', () => {
     expect(await seriousViolations(page)).toEqual([]);
   }
 
+  /**
+   * A list of 23 records in pages of 20: page 1 starts with `first`, Next shows the 3 left ending with `last`
+   * (and no further page), Previous (clicked, or pressed with the keyboard) leads back to page 1.
+   */
+  async function walkTwoPages(what: string, first: string, last: string, opts: { shot: string; back?: 'click' | 'keyboard' }): Promise<void> {
+    const rows = page.getByRole('table').locator('tbody tr');
+    await waitFor(async () => (await rows.count()) === 20, { timeoutMs: UI_TIMEOUT_MS, what: `the first page of ${what}` });
+    await expect(rows.first().locator('th').textContent()).resolves.toBe(first);
+    await page.getByRole('button', { name: 'Next page' }).click();
+    await page.getByText('Page 2').waitFor();
+    // the pager can say "Page 2" before the page's request has started: wait for its last row, then count
+    await page.getByRole('table').locator('tbody th', { hasText: last }).waitFor();
+    await settled();
+    await expect(rows.count()).resolves.toBe(3);
+    await expect(rows.last().locator('th').textContent()).resolves.toBe(last);
+    await expect(page.getByRole('button', { name: 'Next page' }).isDisabled()).resolves.toBe(true);
+    await check(opts.shot);
+    if (opts.back === 'keyboard') {
+      await page.getByRole('button', { name: 'Previous page' }).focus();
+      await page.keyboard.press('Enter');
+    } else {
+      await page.getByRole('button', { name: 'Previous page' }).click();
+    }
+    await page.getByText('Page 1').waitFor();
+    await settled();
+    await expect(rows.first().locator('th').textContent()).resolves.toBe(first);
+  }
+
   /** Clicks Refresh (in `scope`) until `done` holds: the UI shows what the server has now. */
   async function refreshUntil(scope: Page | ReturnType<Page['locator']>, done: () => Promise<boolean>, what: string): Promise<void> {
     await waitFor(
@@ -334,22 +362,7 @@ describe('the tenant dashboard in Chromium against a real gateway', () => {
     for (let i = 1; i <= 23; i++) await tenantA.api.post('/api/flows', { client_id: client.id, name: `Flow ${String(i).padStart(2, '0')}`, categories: ['OTHER'] });
     await signIn(tenantA.apiKey);
     await page.goto(url(`flows?client=${client.id}`));
-    const rows = page.getByRole('table').locator('tbody tr');
-    await waitFor(async () => (await rows.count()) === 20, { timeoutMs: UI_TIMEOUT_MS, what: 'the first page of flows' });
-    await expect(rows.first().locator('th').textContent()).resolves.toBe('Flow 23');
-    await page.getByRole('button', { name: 'Next page' }).click();
-    await page.getByText('Page 2').waitFor();
-    // the pager can say "Page 2" before the page's request has started: wait for its last row, then count
-    await page.getByRole('table').locator('tbody th', { hasText: 'Flow 01' }).waitFor();
-    await settled();
-    await expect(rows.count()).resolves.toBe(3);
-    await expect(rows.last().locator('th').textContent()).resolves.toBe('Flow 01');
-    await expect(page.getByRole('button', { name: 'Next page' }).isDisabled()).resolves.toBe(true);
-    await check('flows-page-2');
-    await page.getByRole('button', { name: 'Previous page' }).click();
-    await page.getByText('Page 1').waitFor();
-    await settled();
-    await expect(rows.first().locator('th').textContent()).resolves.toBe('Flow 23');
+    await walkTwoPages('flows', 'Flow 23', 'Flow 01', { shot: 'flows-page-2' });
   });
 
   it('looks up a message and shows its status timeline; settings reveal the secret on demand and manage keys', async () => {
@@ -424,23 +437,7 @@ describe('the tenant dashboard in Chromium against a real gateway', () => {
     await screenshot(page, 'clients-loading');
     release();
     await settled();
-    const rows = page.getByRole('table').locator('tbody tr');
-    await expect(rows.count()).resolves.toBe(20);
-    await expect(rows.first().locator('th').textContent()).resolves.toBe('Client 23');
-    await page.getByRole('button', { name: 'Next page' }).click();
-    await page.getByText('Page 2').waitFor();
-    // the pager can say "Page 2" before the page's request has started: wait for its last row, then count
-    await page.getByRole('table').locator('tbody th', { hasText: 'Client 01' }).waitFor();
-    await settled();
-    await expect(rows.count()).resolves.toBe(3);
-    await expect(rows.last().locator('th').textContent()).resolves.toBe('Client 01');
-    await expect(page.getByRole('button', { name: 'Next page' }).isDisabled()).resolves.toBe(true);
-    await check('clients-page-2');
-    await page.getByRole('button', { name: 'Previous page' }).focus();
-    await page.keyboard.press('Enter');
-    await page.getByText('Page 1').waitFor();
-    await settled();
-    await expect(rows.first().locator('th').textContent()).resolves.toBe('Client 23');
+    await walkTwoPages('clients', 'Client 23', 'Client 01', { shot: 'clients-page-2', back: 'keyboard' });
   });
 
   /** The `count`th chat event of `clientId` is on the bus (an internal consumer sees every event, filtered or not). */
@@ -643,21 +640,7 @@ describe('the tenant dashboard in Chromium against a real gateway', () => {
     await page.getByText('This client has no templates yet.').waitFor();
     await page.getByRole('button', { name: 'Sync from provider' }).click();
     await page.getByText('Synced 23 templates from the provider; 0 removed.').waitFor();
-    const rows = page.getByRole('table').locator('tbody tr');
-    await waitFor(async () => (await rows.count()) === 20, { timeoutMs: UI_TIMEOUT_MS, what: 'the first page of templates' });
-    await expect(rows.first().locator('th').textContent()).resolves.toBe('promo_01');
-    await page.getByRole('button', { name: 'Next page' }).click();
-    await page.getByText('Page 2').waitFor();
-    await page.getByRole('table').locator('tbody th', { hasText: 'promo_23' }).waitFor();
-    await settled();
-    await expect(rows.count()).resolves.toBe(3);
-    await expect(rows.last().locator('th').textContent()).resolves.toBe('promo_23');
-    await expect(page.getByRole('button', { name: 'Next page' }).isDisabled()).resolves.toBe(true);
-    await check('templates-page-2');
-    await page.getByRole('button', { name: 'Previous page' }).click();
-    await page.getByText('Page 1').waitFor();
-    await settled();
-    await expect(rows.first().locator('th').textContent()).resolves.toBe('promo_01');
+    await walkTwoPages('templates', 'promo_01', 'promo_23', { shot: 'templates-page-2' });
   });
 
   it('shows a webhook disabled by a 410 Gone, re-enables it, and replays the skipped deliveries from the Deliveries page', async () => {
