@@ -1,6 +1,7 @@
 import { get, type Client, type Delivery, type Page } from '../api';
 import { Empty, Link, Loaded, StatusBadge, Time, signupLabel } from '../components';
 import { useLoad } from '../hooks';
+import { openColumn, RecordTable } from '../records';
 import { href } from '../router';
 
 /** How far the overview looks: the newest clients, and each one's newest deliveries (the API pages; this bounds the calls). */
@@ -103,34 +104,17 @@ export function OverviewPage() {
               {s.failures.length === 0 ? (
                 <Empty>No failed deliveries in the last 24 hours.</Empty>
               ) : (
-                <table>
-                  <thead>
-                    <tr>
-                      <th scope="col">When</th>
-                      <th scope="col">Client</th>
-                      <th scope="col">Event</th>
-                      <th scope="col">Last error</th>
-                      <th scope="col"><span class="sr-only">Open</span></th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {s.failures.map((d) => (
-                      <tr key={d.id}>
-                        <td><Time at={d.updated_at} /></td>
-                        <td>{d.clientName}</td>
-                        <td>{d.event_type}</td>
-                        <td>
-                          <StatusBadge status={d.status} /> {d.response_code ?? ''} {d.last_error ?? ''}
-                        </td>
-                        <td>
-                          <Link href={href('deliveries', { client: d.client_id, delivery: d.id })} aria-label={`Open failed ${d.event_type} delivery of ${d.clientName}`}>
-                            Open
-                          </Link>
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
+                <RecordTable
+                  rows={s.failures}
+                  rowKey={(d) => d.id}
+                  columns={[
+                    { head: 'When', cell: (d) => <Time at={d.updated_at} /> },
+                    { head: 'Client', cell: (d) => d.clientName },
+                    { head: 'Event', cell: (d) => d.event_type },
+                    { head: 'Last error', cell: (d) => (<><StatusBadge status={d.status} /> {d.response_code ?? ''} {d.last_error ?? ''}</>) },
+                    openColumn<(typeof s.failures)[number]>((d) => href('deliveries', { client: d.client_id, delivery: d.id }), (d) => `Open failed ${d.event_type} delivery of ${d.clientName}`),
+                  ]}
+                />
               )}
             </section>
           </>

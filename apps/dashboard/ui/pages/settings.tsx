@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
 import { del, get, post, put, type ApiKey, type SecretRotation, type Session, type Tenant } from '../api';
-import { Confirm, CopyField, Empty, Loaded, StatusBadge, Time } from '../components';
+import { Confirm, CopyField, Empty, Loaded, Notice, StatusBadge, Time } from '../components';
 import { useLoad } from '../hooks';
+import { RecordTable } from '../records';
 
 function Webhook() {
   const [load, reload] = useLoad(() => get<Tenant>('/api/tenants/me'), []);
@@ -44,10 +45,7 @@ function Webhook() {
                   </button>
                 </div>
               </div>
-              <div role="status" aria-live="polite">
-                {saved.ok && <p class="notice">{saved.ok}</p>}
-                {saved.error && <p class="error-text">{saved.error}</p>}
-              </div>
+              <Notice ok={saved.ok} error={saved.error} />
             </form>
             <div class="field">
               <span class="label" id="secret-label">
@@ -67,15 +65,17 @@ function Webhook() {
               <p class="muted">
                 Deliveries carry <code>webhook-signature</code> (Standard Webhooks: one entry per live secret) and <code>X-Signature-256</code> (sha256 HMAC of the body with the current secret).
               </p>
-              <div role="status" aria-live="polite">
-                {rotation.done && (
-                  <p class="notice">
-                    New secret issued (reveal it above and store it in your receivers). The previous secret keeps signing every delivery beside it until <Time at={rotation.done.previous_secret_expires_at} />; after
-                    that only the new one signs.
-                  </p>
-                )}
-                {rotation.error && <p class="error-text">{rotation.error}</p>}
-              </div>
+              <Notice
+                ok={
+                  rotation.done && (
+                    <>
+                      New secret issued (reveal it above and store it in your receivers). The previous secret keeps signing every delivery beside it until <Time at={rotation.done.previous_secret_expires_at} />; after
+                      that only the new one signs.
+                    </>
+                  )
+                }
+                error={rotation.error}
+              />
             </div>
             <Confirm
               open={!!rotation.confirming}
@@ -154,44 +154,26 @@ function Keys({ session }: { session: Session }) {
           data.length === 0 ? (
             <Empty>No API keys.</Empty>
           ) : (
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Prefix</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">
-                    <span class="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.map((k) => (
-                  <tr key={k.prefix}>
-                    <th scope="row">
-                      <code>{k.prefix}</code> {k.prefix === session.api_key_prefix && <span class="muted">(this session)</span>}
-                    </th>
-                    <td>
-                      <Time at={k.created_at} />
-                    </td>
-                    <td>
-                      <Time at={k.last_used_at} />
-                    </td>
-                    <td>
-                      <StatusBadge status={k.revoked_at ? 'revoked' : 'active'} />
-                    </td>
-                    <td>
-                      {!k.revoked_at && (
-                        <button type="button" class="danger" onClick={() => setRevoking(k)} aria-label={`Revoke key ${k.prefix}`}>
-                          Revoke
-                        </button>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <RecordTable
+              rows={data}
+              rowKey={(k) => k.prefix}
+              columns={[
+                { head: 'Prefix', rowHeader: true, cell: (k) => (<><code>{k.prefix}</code> {k.prefix === session.api_key_prefix && <span class="muted">(this session)</span>}</>) },
+                { head: 'Created', cell: (k) => <Time at={k.created_at} /> },
+                { head: 'Last used', cell: (k) => <Time at={k.last_used_at} /> },
+                { head: 'Status', cell: (k) => <StatusBadge status={k.revoked_at ? 'revoked' : 'active'} /> },
+                {
+                  head: 'Actions',
+                  srOnly: true,
+                  cell: (k) =>
+                    !k.revoked_at && (
+                      <button type="button" class="danger" onClick={() => setRevoking(k)} aria-label={`Revoke key ${k.prefix}`}>
+                        Revoke
+                      </button>
+                    ),
+                },
+              ]}
+            />
           )
         }
       </Loaded>
