@@ -4,7 +4,7 @@ import type { dispatcher as d } from '@gateway/contracts';
 import { AppError } from '@gateway/errors';
 import { buildEvent, EVENT_HEADERS } from '@gateway/events';
 import { enqueueEvent, enqueueMessages, type OutboxMessage } from '@gateway/outbox';
-import type { Db } from '@gateway/store';
+import { pageSize, takePage, type Db } from '@gateway/store';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { DeliveryTargets } from './delivery-targets';
 import { DELIVERY_ID_HEADER, DELIVERY_SERIES_HEADER } from './delivery-worker';
@@ -44,11 +44,10 @@ export class Deliveries {
 
   async list(r: { tenantId: string; clientId: string; status?: string; eventType?: string; limit: number; cursor?: string }) {
     if (r.status && !(DELIVERY_STATUSES as readonly string[]).includes(r.status)) throw AppError.validation([{ loc: ['query', 'status'], msg: `must be one of ${DELIVERY_STATUSES.join(', ')}`, type: 'enum', input: r.status, ctx: { expected: DELIVERY_STATUSES } }]);
-    const limit = Math.min(Math.max(r.limit || 20, 1), 100);
+    const limit = pageSize(r.limit);
     const rows = await this.repo.list({ tenantId: r.tenantId, clientId: r.clientId, status: r.status, eventType: r.eventType, limit: limit + 1, afterId: r.cursor });
-    const page = rows.slice(0, limit);
-    const deliveries = page.map((row) => this.present(row));
-    return { deliveries, nextCursor: rows.length > limit ? page[page.length - 1].id : undefined };
+    const { page, nextCursor } = takePage(rows, limit, (last) => last.id);
+    return { deliveries: page.map((row) => this.present(row)), nextCursor };
   }
 
   async get(tenantId: string, clientId: string, deliveryId: string) {

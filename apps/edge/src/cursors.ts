@@ -23,7 +23,7 @@ export class ListCursors {
   open(scope: string[], cursor: string | undefined): string | undefined {
     if (cursor === undefined) return undefined;
     const position = openCursor(this.key, scope.join('|'), cursor);
-    if (position === undefined) throw AppError.validation([{ loc: ['query', 'cursor'], msg: 'Invalid cursor: use the next_cursor of the previous page', type: 'cursor_invalid', input: cursor, ctx: {} }]);
+    if (position === undefined) throw AppError.invalidCursor(cursor, 'Invalid cursor: use the next_cursor of the previous page');
     return position;
   }
 }

@@ -2,7 +2,7 @@ import { AppError, toAppError } from '@gateway/errors';
 import type { flows as f, tenantDirectory as td } from '@gateway/contracts';
 import type { Logger } from '@gateway/logger';
 import type { ServiceClient } from '@gateway/rpc';
-import { decodePosition, encodePosition } from '@gateway/store';
+import { decodePosition, encodePosition, pageSize, takePage } from '@gateway/store';
 import { resolveAccount, type Account } from './account';
 import { isPast, satisfies, wrongState, type Needed } from './flow-state';
 import type { FlowsProvider } from './provider';
@@ -30,9 +30,6 @@ function parseFlowJson(text: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-const throwInvalidCursor = (cursor: string): never => {
-  throw AppError.validation([{ loc: ['query', 'cursor'], msg: 'Invalid cursor', type: 'cursor_invalid', input: cursor, ctx: {} }]);
-};
 /** The provider's flow ids: digits. */
 const FLOW_ID = /^\d{1,64}$/;
 
@@ -109,14 +106,13 @@ export class Flows {
    * sees one consistent order: a flow created meanwhile sorts before the walk's position and shifts nothing.
    */
   async list(r: f.ListFlowsRequest): Promise<{ flows: FlowRecord[]; nextCursor?: string }> {
-    const size = Math.min(Math.max(r.limit || 20, 1), 100);
-    const after = r.cursor === undefined ? undefined : (decodePosition(r.cursor, FLOW_ID) ?? throwInvalidCursor(r.cursor));
+    const size = pageSize(r.limit);
+    const after = r.cursor === undefined ? undefined : decodePosition(r.cursor, FLOW_ID);
     const acc = await resolveAccount(this.directory, r.caller);
     if (!after) await this.sync.syncAll(acc);
     const rows = await this.repo.list(acc.tenantId, acc.clientId, size + 1, after);
-    const page = rows.slice(0, size);
-    const last = page[page.length - 1];
-    return { flows: page.map((p) => p.record), nextCursor: rows.length > size && last ? encodePosition(last.position) : undefined };
+    const { page, nextCursor } = takePage(rows, size, (last) => encodePosition(last.position));
+    return { flows: page.map((p) => p.record), nextCursor };
   }
 
   /**

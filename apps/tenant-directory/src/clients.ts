@@ -6,7 +6,7 @@ import type { tenantDirectory as td } from '@gateway/contracts';
 import { buildEvent } from '@gateway/events';
 import { directoryChangeMessage } from '@gateway/directory-changes';
 import { enqueueEvent, enqueueMessages } from '@gateway/outbox';
-import { decodePosition, encodePosition, isUniqueViolation, type ListPosition, type Queryable } from '@gateway/store';
+import { decodePosition, encodePosition, isUniqueViolation, pageSize, takePage, type Queryable } from '@gateway/store';
 import type { ClientChanges, ClientRow, DirectoryRepository } from './store/repository';
 
 type ClientInit = MessageInitShape<typeof td.ClientSchema>;
@@ -125,14 +125,10 @@ export class Clients {
   }
 
   async list(tenantId: string, limit: number, cursor?: string) {
-    const size = Math.min(Math.max(limit || 20, 1), 100);
-    const rows = await this.repo.listClients(tenantId, size + 1, cursor ? decodeCursor(cursor) : undefined);
-    const page = rows.slice(0, size);
-    const last = page[page.length - 1];
-    return {
-      clients: page.map(({ position_at: _position, ...r }) => this.present(r)),
-      nextCursor: rows.length > size && last ? encodePosition({ at: last.position_at, id: last.id }) : undefined,
-    };
+    const size = pageSize(limit);
+    const rows = await this.repo.listClients(tenantId, size + 1, cursor ? decodePosition(cursor, CLIENT_ID) : undefined);
+    const { page, nextCursor } = takePage(rows, size, (last) => encodePosition({ at: last.position_at, id: last.id }));
+    return { clients: page.map(({ position_at: _position, ...r }) => this.present(r)), nextCursor };
   }
 
   async credentials(tenantId: string, clientId: string) {
@@ -275,13 +271,6 @@ async function notifyClientChange(q: Queryable, before: ClientRow | undefined, a
   await enqueueMessages(q, [
     directoryChangeMessage({ kind: 'client', tenantId: after.tenant_id, clientId: after.id, phoneNumberIds: ids('phone_number_id'), businessAccountIds: ids('business_account_id') }),
   ]);
-}
-
-/** A position of listClients (created_at to the microsecond, client id), or a 422 naming `cursor`. */
-function decodeCursor(cursor: string): ListPosition {
-  const position = decodePosition(cursor, CLIENT_ID);
-  if (!position) throw AppError.validation([{ loc: ['query', 'cursor'], msg: 'Invalid cursor', type: 'cursor_invalid', input: cursor, ctx: {} }]);
-  return position;
 }
 
 /** Client ids are UUIDs (`randomUUID`); a cursor naming anything else was never issued. */

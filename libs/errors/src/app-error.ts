@@ -64,6 +64,11 @@ export class AppError extends Error {
     return new AppError('validation', 'validation_failed', message, { details: { detail: issues } });
   }
 
+  /** A list cursor that was never issued (or not for this list): a 422 naming `cursor`. */
+  static invalidCursor(cursor: string, message = 'Invalid cursor'): AppError {
+    return AppError.validation([{ loc: ['query', 'cursor'], msg: message, type: 'cursor_invalid', input: cursor, ctx: {} }]);
+  }
+
   static notFound(code: string, message: string): AppError {
     return new AppError('not_found', code, message);
   }

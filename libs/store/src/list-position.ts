@@ -1,3 +1,5 @@
+import { AppError } from '@gateway/errors';
+
 /**
  * Keyset paging over `(created_at, id)`, newest first. A position is a row's created_at to the microsecond and
  * its id: a JS Date holds milliseconds only, so a position read through one would sit up to 999 µs before its
@@ -18,15 +20,30 @@ export function encodePosition(p: ListPosition): string {
 }
 
 /**
- * The position a cursor of encodePosition names, or undefined for anything that was never issued: a real
- * instant after 1970 (it reads back the same to the millisecond, so no 31 February reaches PostgreSQL, which
- * would refuse it) and an id of the caller's form. Millisecond positions (cursors issued before positions
- * kept microseconds) are still read.
+ * The position a cursor of encodePosition names; anything that was never issued is a 422 naming `cursor`. A
+ * position is a real instant after 1970 (it reads back the same to the millisecond, so no 31 February reaches
+ * PostgreSQL, which would refuse it) and an id of the caller's form. Millisecond positions (cursors issued
+ * before positions kept microseconds) are still read.
  */
-export function decodePosition(cursor: string, idForm: RegExp): ListPosition | undefined {
+export function decodePosition(cursor: string, idForm: RegExp): ListPosition {
   const [at = '', id = '', ...rest] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
   const m = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3})(\d{3})?Z$/.exec(at);
   const instant = m ? new Date(`${m[1]}Z`) : undefined;
   const real = instant !== undefined && !Number.isNaN(instant.getTime()) && instant.toISOString().slice(0, 23) === m![1] && instant.getUTCFullYear() >= 1970;
-  return rest.length === 0 && real && idForm.test(id) ? { at, id } : undefined;
+  if (rest.length === 0 && real && idForm.test(id)) return { at, id };
+  throw AppError.invalidCursor(cursor);
+}
+
+/** The page size a list request asks for: its `limit`, 1 to 100, and 20 when it gives none (0). */
+export function pageSize(limit: number): number {
+  return Math.min(Math.max(limit || 20, 1), 100);
+}
+
+/**
+ * A page read as `size + 1` rows (one more than it shows, to learn whether another follows): the rows it
+ * shows, and the cursor of the last of them when another page follows.
+ */
+export function takePage<T>(rows: T[], size: number, cursorOf: (last: T) => string): { page: T[]; nextCursor?: string } {
+  const page = rows.slice(0, size);
+  return { page, nextCursor: rows.length > size && page.length > 0 ? cursorOf(page[page.length - 1]) : undefined };
 }

@@ -1,4 +1,5 @@
 import { AppError } from '@gateway/errors';
+import { takePage } from '@gateway/store';
 import type { templates as tp } from '@gateway/contracts';
 import type { ProviderClient, ProviderTemplate } from '@gateway/provider-client';
 import type { ClientCredentialsCache } from '../client-cache';
@@ -21,7 +22,7 @@ function decodeCursor(s: string): TemplateCursor {
   } catch {
     // falls through to the 422
   }
-  throw AppError.validation([{ loc: ['query', 'cursor'], msg: 'Invalid cursor', type: 'cursor_invalid', input: s, ctx: {} }]);
+  throw AppError.invalidCursor(s);
 }
 
 /**
@@ -81,9 +82,8 @@ export class Templates {
     const acc = await this.account(r.caller);
     const limit = r.limit > 0 ? Math.min(r.limit, 100) : 20;
     const rows = await this.repo.list(acc, { status: r.status, name: r.name, limit: limit + 1, after: r.cursor ? decodeCursor(r.cursor) : undefined });
-    const page = rows.slice(0, limit);
-    const last = page[page.length - 1];
-    return { records: page, nextCursor: rows.length > limit && last ? encodeCursor({ name: last.name, language: last.language, id: last.template_id }) : undefined };
+    const { page, nextCursor } = takePage(rows, limit, (last) => encodeCursor({ name: last.name, language: last.language, id: last.template_id }));
+    return { records: page, nextCursor };
   }
 
   /** Deletes every language of a name, or one template (its name read from the local copy) at the provider, then locally. */
