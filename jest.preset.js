@@ -13,6 +13,7 @@ module.exports = function preset(projectDir) {
     moduleNameMapper: {
       '^@gateway/(test-stack|testing|deploy-checks)$': path.join(__dirname, 'tools/$1/src/index.ts'),
       '^@gateway/app-([^/]+)$': path.join(__dirname, 'apps/$1/src/index.ts'),
+      '^@gateway/([^/]+)/testing$': path.join(__dirname, 'libs/$1/src/testing/index.ts'),
       '^@gateway/([^/]+)$': path.join(__dirname, 'libs/$1/src/index.ts'),
       '^(\\.{1,2}/.*)\\.js$': '$1',
     },

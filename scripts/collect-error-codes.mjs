@@ -12,11 +12,25 @@ import { join, relative, resolve } from 'node:path';
 const root = resolve(import.meta.dirname, '..');
 const OUT = join(root, 'apps/edge/src/openapi/error-codes.json');
 
+/** @type {Record<string, number>} */
 const STATUS_BY_KIND = {
-  validation: 422, unauthenticated: 401, forbidden: 403, not_found: 404, method_not_allowed: 405, conflict: 409,
-  request_timeout: 408, too_large: 413, unsupported_media: 415, rate_limited: 429, provider_rejected: 502, unavailable: 503, timeout: 504, internal: 500,
+  validation: 422,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  request_timeout: 408,
+  too_large: 413,
+  unsupported_media: 415,
+  rate_limited: 429,
+  provider_rejected: 502,
+  unavailable: 503,
+  timeout: 504,
+  internal: 500,
 };
 
+/** @param {string} dir @returns {Generator<string>} */
 function* sources(dir) {
   for (const name of readdirSync(dir)) {
     const p = join(dir, name);
@@ -27,17 +41,20 @@ function* sources(dir) {
 }
 
 export function collect() {
+  /** @type {Map<number, Map<string, string>>} status → code → the first file answering it */
   const byStatus = new Map();
+  /** @param {number} status @param {string} code @param {string} where */
   const add = (status, code, where) => {
-    if (!byStatus.has(status)) byStatus.set(status, new Map());
-    const codes = byStatus.get(status);
+    let codes = byStatus.get(status);
+    if (!codes) byStatus.set(status, (codes = new Map()));
     if (!codes.has(code)) codes.set(code, where);
   };
   const files = [...sources(join(root, 'apps')), ...sources(join(root, 'libs'))].filter((f) => !f.includes('/provider-sim/') && !f.includes('/dashboard/ui/'));
   for (const file of files) {
     const text = readFileSync(file, 'utf8');
     const where = relative(root, file);
-    for (const m of text.matchAll(/new AppError\(\s*'([a-z_]+)',\s*'([a-z0-9_]+)'/g)) add(STATUS_BY_KIND[m[1]] ?? fail(`${where}: unknown kind ${m[1]}`), m[2], where);
+    for (const m of text.matchAll(/new AppError\(\s*'([a-z_]+)',\s*'([a-z0-9_]+)'/g))
+      add(STATUS_BY_KIND[m[1]] ?? fail(`${where}: unknown kind ${m[1]}`), m[2], where);
     for (const m of text.matchAll(/AppError\.notFound\(\s*'([a-z0-9_]+)'/g)) add(404, m[1], where);
     for (const m of text.matchAll(/AppError\.conflict\(\s*'([a-z0-9_]+)'/g)) add(409, m[1], where);
     if (/AppError\.validation\(/.test(text)) add(422, 'validation_failed', where);
@@ -52,14 +69,16 @@ export function collect() {
     }
   }
   const table = readFileSync(join(root, 'libs/provider-client/src/error-table.ts'), 'utf8');
-  for (const m of table.matchAll(/status: (\d{3}), code: '([a-z0-9_]+)'/g)) add(Number(m[1]), m[2], 'libs/provider-client/src/error-table.ts');
+  for (const m of table.matchAll(/status:\s*(\d{3}),\s*code:\s*'([a-z0-9_]+)'/g)) add(Number(m[1]), m[2], 'libs/provider-client/src/error-table.ts');
   // an unexpected failure is always this one (apps/edge/src/http-errors.ts)
   add(500, 'internal_error', 'apps/edge/src/http-errors.ts');
+  /** @type {Record<number, string[]>} */
   const out = {};
-  for (const status of [...byStatus.keys()].sort((a, b) => a - b)) out[status] = [...byStatus.get(status).keys()].sort();
+  for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) out[status] = [...codes.keys()].sort();
   return `${JSON.stringify(out, null, 2)}\n`;
 }
 
+/** @param {string} msg @returns {never} */
 function fail(msg) {
   throw new Error(msg);
 }

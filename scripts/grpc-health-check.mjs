@@ -11,7 +11,9 @@ import { pathToFileURL } from 'node:url';
 
 const STATUS = ['UNKNOWN', 'SERVING', 'NOT_SERVING', 'SERVICE_UNKNOWN'];
 
+/** @param {number} n */
 function varint(n) {
+  /** @type {number[]} */
   const out = [];
   while (n > 0x7f) {
     out.push((n & 0x7f) | 0x80);
@@ -21,14 +23,14 @@ function varint(n) {
   return out;
 }
 
-/** HealthCheckRequest { string service = 1; } */
+/** HealthCheckRequest { string service = 1; } @param {{ service: string }} req */
 function encodeRequest({ service }) {
   if (!service) return Buffer.alloc(0);
   const bytes = Buffer.from(service, 'utf8');
   return Buffer.from([0x0a, ...varint(bytes.length), ...bytes]);
 }
 
-/** HealthCheckResponse { ServingStatus status = 1; } (other fields skipped) */
+/** HealthCheckResponse { ServingStatus status = 1; } (other fields skipped) @param {Buffer} buf */
 function decodeResponse(buf) {
   let i = 0;
   let status = 0;
@@ -56,7 +58,10 @@ function decodeResponse(buf) {
   return { status };
 }
 
-/** Resolves to the status name (`SERVING`, `NOT_SERVING`, ...); rejects when the server cannot be asked. */
+/**
+ * Resolves to the status name (`SERVING`, `NOT_SERVING`, ...); rejects when the server cannot be asked.
+ * @param {string} address @param {{ service?: string, timeoutMs?: number }} [opts] @returns {Promise<string>}
+ */
 export function checkGrpcHealth(address, { service = '', timeoutMs = 3000 } = {}) {
   const client = new grpc.Client(address, grpc.credentials.createInsecure());
   return new Promise((resolve, reject) => {
@@ -69,7 +74,7 @@ export function checkGrpcHealth(address, { service = '', timeoutMs = 3000 } = {}
       { deadline: Date.now() + timeoutMs },
       (err, res) => {
         client.close();
-        if (err) reject(err);
+        if (err || !res) reject(err);
         else resolve(STATUS[res.status] ?? `STATUS_${res.status}`);
       },
     );

@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 
 export const root = resolve(import.meta.dirname, '..');
 
+/** @param {string} entry a path from the repository root @param {string[]} [args] */
 export async function runBundled(entry, args = []) {
   const dir = mkdtempSync(join(tmpdir(), 'run-'));
   try {

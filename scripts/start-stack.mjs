@@ -11,12 +11,18 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { resolve, join } from 'node:path';
 
+/** @typedef {{ name: string, port: number, portVar: string, metricsPort: number }} HttpEntry */
+/** @typedef {{ name: string, port: number, portVar: string, maxPayload: number }} NatsEntry */
+/** @typedef {{ name: string, grpcPort: number, addrVar: string, metricsPort: number }} GrpcEntry */
+/** @typedef {{ edge: HttpEntry, grpc: GrpcEntry[], providerSim: HttpEntry, nats: NatsEntry }} Catalogue */
+
 const root = resolve(import.meta.dirname, '..');
 const env = { ...process.env };
 const dataDir = resolve(root, env.DATA_DIR ?? '.data');
 mkdirSync(dataDir, { recursive: true });
 env.DATA_DIR = dataDir;
 
+/** @param {string} name @param {() => string} make */
 const remembered = (name, make) => {
   const file = join(dataDir, name);
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
@@ -25,10 +31,11 @@ const remembered = (name, make) => {
   return value;
 };
 
+/** @type {Catalogue} */
 const catalogue = JSON.parse(readFileSync(join(root, 'libs', 'config', 'src', 'services.json'), 'utf8'));
 const { edge: EDGE, grpc: GRPC_SERVICES, providerSim: SIM, nats: NATS } = catalogue;
 /** The variable that moves an app's metrics port under `npm start` (each process reads it as METRICS_PORT). */
-const metricsVar = (name) => `${name.toUpperCase().replaceAll('-', '_')}_METRICS_PORT`;
+const metricsVar = (/** @type {string} */ name) => `${name.toUpperCase().replaceAll('-', '_')}_METRICS_PORT`;
 
 env[EDGE.portVar] ??= String(EDGE.port);
 env.PORT = env[EDGE.portVar];
@@ -38,15 +45,18 @@ env.SECRETS_KEY ??= remembered('secrets.key', () => randomBytes(32).toString('ba
 env.WEBHOOK_ALLOW_PRIVATE_TARGETS ??= 'true'; // local development: receivers usually run on this machine
 env.LOG_LEVEL ??= 'info';
 
+/** @type {Array<{ name: string, child: import('node:child_process').ChildProcess }>} */
 const children = [];
 let stopping = false;
 
+/** @param {string} name @param {string} cmd @param {string[]} args @param {Record<string, string>} [extraEnv] */
 function run(name, cmd, args, extraEnv = {}) {
   const child = spawn(cmd, args, { cwd: root, env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
   const prefix = `[${name}]`.padEnd(20);
+  /** @param {import('node:stream').Readable} stream @param {NodeJS.WriteStream} out */
   const pipe = (stream, out) => {
     let buf = '';
-    stream.on('data', (d) => {
+    stream.on('data', (/** @type {Buffer} */ d) => {
       buf += d;
       let i;
       while ((i = buf.indexOf('\n')) >= 0) {
@@ -68,6 +78,7 @@ function run(name, cmd, args, extraEnv = {}) {
   return child;
 }
 
+/** @param {string | undefined} port @param {string} what */
 const waitPort = async (port, what, timeoutMs = 30_000) => {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -82,6 +93,7 @@ const waitPort = async (port, what, timeoutMs = 30_000) => {
   }
 };
 
+/** @param {string | number} port @returns {Promise<boolean>} */
 function portFree(port, host = '127.0.0.1') {
   return new Promise((r) => {
     const srv = createServer();
@@ -91,19 +103,21 @@ function portFree(port, host = '127.0.0.1') {
 }
 
 /** Every port `npm start` is about to bind, with the variable that moves it; the first one taken stops the start. */
+/** @param {Array<{ port: string | number | undefined, what: string, variable: string }>} ports */
 async function checkPorts(ports) {
   for (const { port, what, variable } of ports) {
-    if (!(await portFree(port, '0.0.0.0'))) {
+    if (!(await portFree(port ?? '', '0.0.0.0'))) {
       throw new Error(`port ${port} (${what}) is already in use, perhaps by another gateway; set ${variable} to move it`);
     }
   }
 }
 
+/** @returns {Promise<number>} */
 function freePort() {
   return new Promise((r) => {
     const srv = createServer();
     srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
+      const { port } = /** @type {import('node:net').AddressInfo} */ (srv.address());
       srv.close(() => r(port));
     });
   });
@@ -127,7 +141,7 @@ async function shutdown(code = 0) {
 process.on('SIGINT', () => shutdown(0));
 process.on('SIGTERM', () => shutdown(0));
 
-const app = (name) => join(root, 'dist', 'apps', name, 'main.js');
+const app = (/** @type {string} */ name) => join(root, 'dist', 'apps', name, 'main.js');
 for (const { grpcPort, addrVar } of GRPC_SERVICES) env[addrVar] ??= `127.0.0.1:${grpcPort}`;
 for (const { name, metricsPort } of [EDGE, ...GRPC_SERVICES]) env[metricsVar(name)] ??= String(metricsPort);
 const simulated = !env.PROVIDER_BASE_URL;
@@ -135,7 +149,7 @@ const simulated = !env.PROVIDER_BASE_URL;
 try {
   await checkPorts([
     ...(simulated ? [{ port: env[SIM.portVar] ?? SIM.port, what: 'provider simulator', variable: SIM.portVar }] : []),
-    ...GRPC_SERVICES.map(({ name, addrVar }) => ({ port: env[addrVar].split(':').pop(), what: `${name} gRPC`, variable: addrVar })),
+    ...GRPC_SERVICES.map(({ name, addrVar }) => ({ port: env[addrVar]?.split(':').pop(), what: `${name} gRPC`, variable: addrVar })),
     ...[EDGE, ...GRPC_SERVICES].map(({ name }) => ({ port: env[metricsVar(name)], what: `${name} metrics`, variable: metricsVar(name) })),
     { port: env.PORT, what: 'edge HTTP', variable: EDGE.portVar },
   ]);
@@ -150,7 +164,9 @@ try {
     const natsPort = env[NATS.portVar] ?? ((await portFree(NATS.port)) ? String(NATS.port) : String(await freePort()));
     const natsDir = join(dataDir, 'nats');
     mkdirSync(natsDir, { recursive: true });
-    run('nats-server', env.NATS_SERVER_BIN ?? 'nats-server', ['-a', '127.0.0.1', '-p', natsPort, '-js', '-sd', natsDir]);
+    // max_payload (NATS of the catalogue): provider webhooks of up to 3 MB travel the bus
+    writeFileSync(join(natsDir, 'gateway.conf'), `max_payload: ${NATS.maxPayload}\n`);
+    run('nats-server', env.NATS_SERVER_BIN ?? 'nats-server', ['-c', join(natsDir, 'gateway.conf'), '-a', '127.0.0.1', '-p', natsPort, '-js', '-sd', natsDir]);
     await waitPort(natsPort, 'nats-server');
     env.NATS_URL = `nats://127.0.0.1:${natsPort}`;
   }
@@ -163,16 +179,18 @@ try {
     env.PROVIDER_MEDIA_HOSTS ??= `http://localhost:${simPort}`;
   }
   for (const { name, addrVar } of services) {
-    run(name, 'node', [app(name)], { GRPC_PORT: env[addrVar].split(':').pop(), METRICS_PORT: env[metricsVar(name)] });
+    run(name, 'node', [app(name)], { GRPC_PORT: String(env[addrVar]?.split(':').pop()), METRICS_PORT: String(env[metricsVar(name)]) });
   }
-  run('edge', 'node', [app('edge')], { METRICS_PORT: env[metricsVar(EDGE.name)] });
+  run('edge', 'node', [app('edge')], { METRICS_PORT: String(env[metricsVar(EDGE.name)]) });
   await waitPort(env.PORT, 'edge');
   const base = `http://127.0.0.1:${env.PORT}`;
   // ready = every backing service answers its health check
   const deadline = Date.now() + 60_000;
   let ready;
   for (;;) {
-    ready = await fetch(`${base}/readyz`).then((r) => r.json()).catch(() => undefined);
+    ready = await fetch(`${base}/readyz`)
+      .then((r) => r.json())
+      .catch(() => undefined);
     if (ready?.status === 'ready' || Date.now() > deadline) break;
     await new Promise((r) => setTimeout(r, 500));
   }
@@ -194,11 +212,12 @@ try {
   Ctrl-C stops everything.
 `);
 } catch (e) {
-  console.error(`[start] ${e.message}`);
+  console.error(`[start] ${e instanceof Error ? e.message : e}`);
   await shutdown(1);
 }
 
 // A demo tenant's key, kept in DATA_DIR so restarts print the same one.
+/** @param {string} base @returns {Promise<string>} */
 async function demoApiKey(base) {
   const file = join(dataDir, 'demo-api-key');
   if (existsSync(file)) {

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# `npm test`: installs what the suite needs, then type-checks, lints and tests every project through nx.
+# `npm test`: installs what the suite needs, then checks the formatting, the contracts, the types and the lint,
+# and runs every project's tests through nx. nx caches each task by its inputs (.nx/cache): a fresh clone runs
+# everything, a second run only what changed since (NX_SKIP_NX_CACHE=true runs everything anyway).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
@@ -17,10 +19,10 @@ rm -rf .test-results
 mkdir -p .test-results
 log "buf lint (contracts)"
 npx buf lint
-log "typecheck and lint"
-npx nx run-many -t typecheck lint --parallel=2 --skip-nx-cache --outputStyle=stream
+log "format (prettier --check; npm run format writes it), typecheck and lint of the whole tree"
+npx nx run-many -t format-check typecheck lint --parallel=2 --outputStyle=stream
 log "tests"
 status=0
-npx nx run-many -t test --parallel=1 --skip-nx-cache --outputStyle=stream || status=$?
+npx nx run-many -t test --parallel=1 --outputStyle=stream || status=$?
 node scripts/test-summary.mjs .test-results || status=1
 exit $status

@@ -5,7 +5,12 @@ import { Gateway, type Schemas } from '@gateway/sdk/client';
  * on every state-changing request, the session's CSRF token. The API key itself is never kept by the page.
  */
 export class ApiError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string, readonly body: unknown) {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly body: unknown,
+  ) {
     super(message);
   }
 }
@@ -65,7 +70,8 @@ export async function call<T>(method: string, path: string, body?: unknown, opts
     json = null;
   }
   if (!res.ok) {
-    const code = json && typeof json === 'object' && 'code' in json ? String((json as { code: unknown }).code) : res.status === 422 ? 'validation_failed' : 'error';
+    const code =
+      json && typeof json === 'object' && 'code' in json ? String((json as { code: unknown }).code) : res.status === 422 ? 'validation_failed' : 'error';
     if (res.status === 401 && !opts.signInCall) onSignedOut();
     throw new ApiError(res.status, code, messageOf(res.status, json), json);
   }

@@ -40,8 +40,19 @@ export function App() {
     check();
   }, []);
 
-  if (auth.state === 'checking') return <main id="main" class="center"><Loading what="your session" /></main>;
-  if (auth.state === 'error') return <main id="main" class="center"><h1>Gateway dashboard</h1><ErrorState error={auth.error} retry={check} /></main>;
+  if (auth.state === 'checking')
+    return (
+      <main id="main" class="center">
+        <Loading what="your session" />
+      </main>
+    );
+  if (auth.state === 'error')
+    return (
+      <main id="main" class="center">
+        <h1>Gateway dashboard</h1>
+        <ErrorState error={auth.error} retry={check} />
+      </main>
+    );
   if (auth.state === 'signed-out') {
     return (
       <SignIn

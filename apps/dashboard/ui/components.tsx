@@ -45,7 +45,14 @@ export function Loaded<T>({ load, what, retry, children }: { load: Load<T>; what
   return <>{children(load.data)}</>;
 }
 
-export function Pager(props: { label: string; page: number; hasPrev: boolean; nextCursor: string | null; onPrev: () => void; onNext: (cursor: string) => void }) {
+export function Pager(props: {
+  label: string;
+  page: number;
+  hasPrev: boolean;
+  nextCursor: string | null;
+  onPrev: () => void;
+  onNext: (cursor: string) => void;
+}) {
   // one page only: nothing to page through
   if (!props.hasPrev && !props.nextCursor) return null;
   return (
@@ -94,7 +101,15 @@ export function Notice({ ok, error, children }: { ok?: ComponentChildren; error?
 }
 
 /** A list filter: one of `options`, or none (`any`, the empty value). */
-export function FilterSelect(props: { id: string; label: string; any: string; options: readonly string[]; value: string; disabled?: boolean; onChange: (value: string) => void }) {
+export function FilterSelect(props: {
+  id: string;
+  label: string;
+  any: string;
+  options: readonly string[];
+  value: string;
+  disabled?: boolean;
+  onChange: (value: string) => void;
+}) {
   return (
     <div class="field">
       <label for={props.id}>{props.label}</label>
@@ -123,7 +138,16 @@ export function Time({ at }: { at: string | null | undefined }) {
 /**
  * A modal confirmation (native <dialog>: focus moves in, Escape cancels). `message` says what cannot be undone.
  */
-export function Confirm(props: { open: boolean; title: string; message: ComponentChildren; confirmLabel: string; danger?: boolean; busy?: boolean; onConfirm: () => void; onCancel: () => void }) {
+export function Confirm(props: {
+  open: boolean;
+  title: string;
+  message: ComponentChildren;
+  confirmLabel: string;
+  danger?: boolean;
+  busy?: boolean;
+  onConfirm: () => void;
+  onCancel: () => void;
+}) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = `confirm-${useId()}`;
   useEffect(() => {

@@ -83,7 +83,14 @@ export function CursorList<T>({ list, what, empty, ...table }: TableProps<T> & {
         ) : (
           <>
             <RecordTable rows={page.data} {...table} />
-            <Pager label={what[0].toUpperCase() + what.slice(1)} page={list.page} hasPrev={list.hasPrev} nextCursor={page.next_cursor} onPrev={list.prev} onNext={list.next} />
+            <Pager
+              label={what[0].toUpperCase() + what.slice(1)}
+              page={list.page}
+              hasPrev={list.hasPrev}
+              nextCursor={page.next_cursor}
+              onPrev={list.prev}
+              onNext={list.next}
+            />
           </>
         )
       }

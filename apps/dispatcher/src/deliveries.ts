@@ -43,9 +43,25 @@ export class Deliveries {
   ) {}
 
   async list(r: { tenantId: string; clientId: string; status?: string; eventType?: string; limit: number; cursor?: string }) {
-    if (r.status && !(DELIVERY_STATUSES as readonly string[]).includes(r.status)) throw AppError.validation([{ loc: ['query', 'status'], msg: `must be one of ${DELIVERY_STATUSES.join(', ')}`, type: 'enum', input: r.status, ctx: { expected: DELIVERY_STATUSES } }]);
+    if (r.status && !(DELIVERY_STATUSES as readonly string[]).includes(r.status))
+      throw AppError.validation([
+        {
+          loc: ['query', 'status'],
+          msg: `must be one of ${DELIVERY_STATUSES.join(', ')}`,
+          type: 'enum',
+          input: r.status,
+          ctx: { expected: DELIVERY_STATUSES },
+        },
+      ]);
     const limit = pageSize(r.limit);
-    const rows = await this.repo.list({ tenantId: r.tenantId, clientId: r.clientId, status: r.status, eventType: r.eventType, limit: limit + 1, afterId: r.cursor });
+    const rows = await this.repo.list({
+      tenantId: r.tenantId,
+      clientId: r.clientId,
+      status: r.status,
+      eventType: r.eventType,
+      limit: limit + 1,
+      afterId: r.cursor,
+    });
     const { page, nextCursor } = takePage(rows, limit, (last) => last.id);
     return { deliveries: page.map((row) => this.present(row)), nextCursor };
   }
@@ -62,7 +78,16 @@ export class Deliveries {
       const repo = new SqlDeliveryRepository(q);
       for (let series = await repo.nextSeries(original.event_id); ; series += 1) {
         const id = randomUUID();
-        const rec = await repo.create({ id, tenantId, clientId, eventId: original.event_id, eventType: original.event_type, series, subject: original.subject, body: original.body });
+        const rec = await repo.create({
+          id,
+          tenantId,
+          clientId,
+          eventId: original.event_id,
+          eventType: original.event_type,
+          series,
+          subject: original.subject,
+          body: original.body,
+        });
         if (rec.id !== id) continue; // a concurrent retry took this series number
         await enqueueMessages(q, [retryMessage(id, series, original)]);
         return rec;
@@ -76,11 +101,26 @@ export class Deliveries {
   async sendTest(tenantId: string, clientId: string) {
     const target = await this.targets.get(clientId);
     if (!target || target.tenantId !== tenantId) throw new AppError('not_found', 'client_not_found', 'Client not found');
-    const event = buildEvent({ type: 'test', tenantId, clientId, externalId: target.externalId, payload: { test: true, requested_at: new Date().toISOString() } });
+    const event = buildEvent({
+      type: 'test',
+      tenantId,
+      clientId,
+      externalId: target.externalId,
+      payload: { test: true, requested_at: new Date().toISOString() },
+    });
     const deliveryId = randomUUID();
     event.headers[DELIVERY_ID_HEADER] = deliveryId;
     await this.db.tx(async (q) => {
-      await new SqlDeliveryRepository(q).create({ id: deliveryId, tenantId, clientId, eventId: event.id, eventType: 'test', series: 0, subject: event.subject, body: event.body });
+      await new SqlDeliveryRepository(q).create({
+        id: deliveryId,
+        tenantId,
+        clientId,
+        eventId: event.id,
+        eventType: 'test',
+        series: 0,
+        subject: event.subject,
+        body: event.body,
+      });
       await enqueueEvent(q, event);
     });
     this.kickOutbox();
@@ -95,19 +135,45 @@ export class Deliveries {
    */
   async replay(r: d.ReplayDeliveriesRequest): Promise<{ replayed: number; hasMore: boolean }> {
     const status = r.status || 'failed';
-    if (status !== 'failed' && status !== 'skipped') throw AppError.validation([{ loc: ['body', 'status'], msg: 'must be failed or skipped', type: 'enum', input: status, ctx: { expected: ['failed', 'skipped'] } }]);
+    if (status !== 'failed' && status !== 'skipped')
+      throw AppError.validation([
+        { loc: ['body', 'status'], msg: 'must be failed or skipped', type: 'enum', input: status, ctx: { expected: ['failed', 'skipped'] } },
+      ]);
     const since = new Date(r.since);
     const until = r.until ? new Date(r.until) : undefined;
     if (Number.isNaN(since.getTime()) || (until && Number.isNaN(until.getTime()))) {
-      throw AppError.validation([{ loc: ['body', Number.isNaN(since.getTime()) ? 'since' : 'until'], msg: 'must be an ISO 8601 date-time', type: 'date_format', input: Number.isNaN(since.getTime()) ? r.since : r.until, ctx: {} }]);
+      throw AppError.validation([
+        {
+          loc: ['body', Number.isNaN(since.getTime()) ? 'since' : 'until'],
+          msg: 'must be an ISO 8601 date-time',
+          type: 'date_format',
+          input: Number.isNaN(since.getTime()) ? r.since : r.until,
+          ctx: {},
+        },
+      ]);
     }
     const result = await this.db.tx(async (q) => {
       const repo = new SqlDeliveryRepository(q);
       const found = await repo.replayable({ tenantId: r.tenantId, clientId: r.clientId, status, since, until, limit: MAX_REPLAY + 1 });
-      const batch = found.slice(0, MAX_REPLAY).map((o) => ({ original: o, key: { id: randomUUID(), tenantId: r.tenantId, clientId: r.clientId, eventId: o.event_id, eventType: o.event_type, series: o.series + 1, subject: o.subject, body: o.body } }));
+      const batch = found.slice(0, MAX_REPLAY).map((o) => ({
+        original: o,
+        key: {
+          id: randomUUID(),
+          tenantId: r.tenantId,
+          clientId: r.clientId,
+          eventId: o.event_id,
+          eventType: o.event_type,
+          series: o.series + 1,
+          subject: o.subject,
+          body: o.body,
+        },
+      }));
       const created = await repo.createMany(batch.map((b) => b.key));
       const replayed = batch.filter((b) => created.has(b.key.id));
-      await enqueueMessages(q, replayed.map((b) => retryMessage(b.key.id, b.key.series, b.original)));
+      await enqueueMessages(
+        q,
+        replayed.map((b) => retryMessage(b.key.id, b.key.series, b.original)),
+      );
       return { replayed: replayed.length, hasMore: found.length > MAX_REPLAY };
     });
     this.kickOutbox();

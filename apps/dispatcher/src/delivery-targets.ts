@@ -34,7 +34,11 @@ export function liveSecrets(t: DeliveryTarget, now = Date.now()): string[] {
 export class DeliveryTargets {
   private readonly cache: LookupCache<string, DeliveryTarget | null>;
 
-  constructor(private readonly directory: ServiceClient<typeof td.TenantDirectoryService>, ttlMs = 3000, maxStaleMs = 30_000) {
+  constructor(
+    private readonly directory: ServiceClient<typeof td.TenantDirectoryService>,
+    ttlMs = 3000,
+    maxStaleMs = 30_000,
+  ) {
     this.cache = new LookupCache({ ttlMs, staleMs: maxStaleMs });
   }
 
@@ -64,7 +68,9 @@ export class DeliveryTargets {
         externalId: r.externalId ?? null,
         url: r.clientWebhookUrl || r.tenantWebhookUrl || null,
         secret: r.webhookSecret,
-        ...(r.previousWebhookSecret && r.previousSecretExpiresAt ? { previous: { secret: r.previousWebhookSecret, expiresAt: Date.parse(r.previousSecretExpiresAt) } } : {}),
+        ...(r.previousWebhookSecret && r.previousSecretExpiresAt
+          ? { previous: { secret: r.previousWebhookSecret, expiresAt: Date.parse(r.previousSecretExpiresAt) } }
+          : {}),
         events: r.webhookEvents,
         disabledReason: r.webhookStatus === 'disabled' ? (r.webhookDisabledReason ?? 'disabled') : null,
       };

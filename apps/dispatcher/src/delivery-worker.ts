@@ -72,7 +72,17 @@ export class DeliveryWorker {
     if (record && record.status !== 'pending') return ACK; // a redelivery of a finished series
     const done = record?.attempts ?? 0;
     // `attempts` keeps the count when a series ends without another attempt (an update must not go backwards)
-    const key: SeriesKey & { attempts: number } = { id: record?.id ?? presetId ?? seriesId(eventId, series), tenantId, clientId, eventId, eventType, series, subject: m.subject, body, attempts: done };
+    const key: SeriesKey & { attempts: number } = {
+      id: record?.id ?? presetId ?? seriesId(eventId, series),
+      tenantId,
+      clientId,
+      eventId,
+      eventType,
+      series,
+      subject: m.subject,
+      body,
+      attempts: done,
+    };
 
     const target = await this.targets.get(clientId);
     if (!target || target.tenantId !== tenantId) {
@@ -83,7 +93,8 @@ export class DeliveryWorker {
     }
     if (target.events.length && eventType !== 'test' && !target.events.includes(eventType)) {
       // filtered out: no record of the event's own series; a series created up front (retry, replay) is closed
-      if (record || presetId) await this.writer.write({ ...key, status: 'skipped', url: null, responseCode: null, lastError: `${eventType} is not in the client's webhook_events` });
+      if (record || presetId)
+        await this.writer.write({ ...key, status: 'skipped', url: null, responseCode: null, lastError: `${eventType} is not in the client's webhook_events` });
       return ACK;
     }
     if (target.disabledReason) {
@@ -98,7 +109,13 @@ export class DeliveryWorker {
     }
     const attempt = done + 1;
     if (attempt > this.maxAttempts) {
-      await this.writer.write({ ...key, status: 'failed', url: target.url, responseCode: record?.response_code ?? null, lastError: record?.last_error ?? 'attempts spent' });
+      await this.writer.write({
+        ...key,
+        status: 'failed',
+        url: target.url,
+        responseCode: record?.response_code ?? null,
+        lastError: record?.last_error ?? 'attempts spent',
+      });
       return TERM;
     }
 
@@ -110,7 +127,11 @@ export class DeliveryWorker {
     const status = result.ok ? 'succeeded' : last ? 'failed' : 'pending';
     const lastError = gone ? 'receiver answered 410 Gone; webhook disabled' : result.error;
     await this.writer.write({
-      ...key, status, url: target.url, responseCode: result.responseCode, lastError,
+      ...key,
+      status,
+      url: target.url,
+      responseCode: result.responseCode,
+      lastError,
       attempt: { number: attempt, at: at.toISOString(), duration_ms: Math.round(result.durationMs), response_code: result.responseCode, error: lastError },
     });
     this.opts.observe?.(result.ok ? 'succeeded' : last ? 'failed' : 'retrying', attempt, result.durationMs);
@@ -118,7 +139,10 @@ export class DeliveryWorker {
       await this.health.succeeded(clientId, target.url).catch((e: unknown) => this.logger.warn({ err: e, clientId }, 'could not record a healthy endpoint'));
       return ACK;
     }
-    this.logger.warn({ eventId, clientId, attempt, code: result.responseCode, error: result.error }, last ? 'webhook delivery failed; series ended' : 'webhook attempt failed; JetStream redelivers it later');
+    this.logger.warn(
+      { eventId, clientId, attempt, code: result.responseCode, error: result.error },
+      last ? 'webhook delivery failed; series ended' : 'webhook attempt failed; JetStream redelivers it later',
+    );
     if (gone) await this.disableWebhook(clientId, target.url, 'receiver answered 410 Gone');
     else if (!result.permanent) await this.checkHealth(tenantId, clientId, target.url);
     return last ? TERM : nakAfter(this.nextDelay(attempt, result.retryAfterMs));
@@ -154,7 +178,15 @@ export class DeliveryWorker {
  * and series, the receiver's dedupe key), webhook-timestamp this attempt's time, webhook-signature one entry
  * per live secret. X-Signature-256 uses the newest secret.
  */
-function signedHeaders(target: DeliveryTarget, eventId: string, eventType: string, attempt: number, deliveryId: string, body: string, at: Date): Record<string, string> {
+function signedHeaders(
+  target: DeliveryTarget,
+  eventId: string,
+  eventType: string,
+  attempt: number,
+  deliveryId: string,
+  body: string,
+  at: Date,
+): Record<string, string> {
   const timestamp = Math.floor(at.getTime() / 1000);
   return {
     'X-Signature-256': signatureHeader(target.secret, body),

@@ -8,7 +8,10 @@ import type { Db } from '@gateway/store';
 export class EndpointHealth {
   private readonly failing = new Set<string>();
 
-  private constructor(private readonly db: Db, private readonly disableAfterMs: number) {}
+  private constructor(
+    private readonly db: Db,
+    private readonly disableAfterMs: number,
+  ) {}
 
   static async open(db: Db, disableAfterMs: number): Promise<EndpointHealth> {
     const h = new EndpointHealth(db, disableAfterMs);

@@ -27,7 +27,13 @@ export const RETRIES_DURABLE = 'dispatcher-webhook-retries';
 
 export async function startDispatcher(config: DispatcherConfig, logger: Logger): Promise<RunningDispatcher> {
   const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: 'dispatcher', migrations });
-  const bus = await connectBus({ url: config.natsUrl, name: 'dispatcher', logger, streams: [STREAMS.events, STREAMS.webhookRetries, STREAMS.deadLetter, STREAMS.directoryChanges], replicas: config.jetstreamReplicas });
+  const bus = await connectBus({
+    url: config.natsUrl,
+    name: 'dispatcher',
+    logger,
+    streams: [STREAMS.events, STREAMS.webhookRetries, STREAMS.deadLetter, STREAMS.directoryChanges],
+    replicas: config.jetstreamReplicas,
+  });
   const relay = startOutboxRelay({ db, bus, logger });
   const directory = createServiceClient(td.TenantDirectoryService, config.tenantDirectoryAddr, { defaultDeadlineMs: 5_000 });
   const targets = new DeliveryTargets(directory);
@@ -40,7 +46,12 @@ export async function startDispatcher(config: DispatcherConfig, logger: Logger):
   const sender = new WebhookSender({ timeoutMs: config.timeoutMs, allowPrivateTargets: config.allowPrivateTargets });
   const metrics = new Metrics('dispatcher');
   const delivered = metrics.counter('webhook_deliveries_total', 'Webhook delivery attempts by outcome and attempt number', ['outcome', 'attempt']);
-  const duration = metrics.histogram('webhook_delivery_duration_seconds', 'Webhook attempt duration', ['outcome'], [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]);
+  const duration = metrics.histogram(
+    'webhook_delivery_duration_seconds',
+    'Webhook attempt duration',
+    ['outcome'],
+    [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  );
   const repo = new SqlDeliveryRepository(db);
   const writer = new RecordWriter(repo, logger);
   const health = await EndpointHealth.open(db, config.disableAfterMs);
@@ -62,8 +73,28 @@ export async function startDispatcher(config: DispatcherConfig, logger: Logger):
     max_ack_pending: 20_000,
   };
   const consumers = await Promise.all([
-    runConsumer({ bus, stream: STREAMS.events.name, durable: EVENTS_DURABLE, logger, concurrency: config.concurrency, config: consumerConfig, lag: metrics.consumerLag, deadLettered: metrics.deadLettered, handle: (m) => worker.handle(m) }),
-    runConsumer({ bus, stream: STREAMS.webhookRetries.name, durable: RETRIES_DURABLE, logger, concurrency: Math.max(4, config.concurrency / 4), config: consumerConfig, lag: metrics.consumerLag, deadLettered: metrics.deadLettered, handle: (m) => worker.handle(m) }),
+    runConsumer({
+      bus,
+      stream: STREAMS.events.name,
+      durable: EVENTS_DURABLE,
+      logger,
+      concurrency: config.concurrency,
+      config: consumerConfig,
+      lag: metrics.consumerLag,
+      deadLettered: metrics.deadLettered,
+      handle: (m) => worker.handle(m),
+    }),
+    runConsumer({
+      bus,
+      stream: STREAMS.webhookRetries.name,
+      durable: RETRIES_DURABLE,
+      logger,
+      concurrency: Math.max(4, config.concurrency / 4),
+      config: consumerConfig,
+      lag: metrics.consumerLag,
+      deadLettered: metrics.deadLettered,
+      handle: (m) => worker.handle(m),
+    }),
   ]);
 
   const deliveries = new Deliveries(db, repo, targets, () => relay.kick());

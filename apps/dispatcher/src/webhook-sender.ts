@@ -61,9 +61,11 @@ export class WebhookSender {
     } catch {
       return done({ ok: false, permanent: true, responseCode: null, error: 'invalid target URL' });
     }
-    if (target.protocol !== 'http:' && target.protocol !== 'https:') return done({ ok: false, permanent: true, responseCode: null, error: 'target URL must be http(s)' });
+    if (target.protocol !== 'http:' && target.protocol !== 'https:')
+      return done({ ok: false, permanent: true, responseCode: null, error: 'target URL must be http(s)' });
     const host = target.hostname.replace(/^\[|\]$/g, '');
-    if (!this.opts.allowPrivateTargets && isIP(host) && !isPublicAddress(host)) return done({ ok: false, permanent: true, responseCode: null, error: new BlockedTargetError(host).message });
+    if (!this.opts.allowPrivateTargets && isIP(host) && !isPublicAddress(host))
+      return done({ ok: false, permanent: true, responseCode: null, error: new BlockedTargetError(host).message });
     const limit = deadline(this.opts.timeoutMs);
     try {
       const res = await request(target, {
@@ -79,7 +81,12 @@ export class WebhookSender {
       await res.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
       const ok = res.statusCode >= 200 && res.statusCode < 300;
       const retryAfterMs = res.statusCode === 429 || res.statusCode === 503 ? parseRetryAfter(res.headers['retry-after']) : undefined;
-      return done({ ok, responseCode: res.statusCode, error: ok ? null : `receiver answered ${res.statusCode}`, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) });
+      return done({
+        ok,
+        responseCode: res.statusCode,
+        error: ok ? null : `receiver answered ${res.statusCode}`,
+        ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+      });
     } catch (e) {
       // a name resolving to a refused address fails in the lookup, reported by undici as the cause
       const blocked = [e, (e as { cause?: unknown }).cause].find((x) => x instanceof BlockedTargetError);
@@ -107,7 +114,13 @@ export function parseRetryAfter(value: string | string[] | undefined, now = Date
 
 function describe(e: unknown, timeoutMs: number): string {
   const err = e as Error & { code?: string; cause?: Error & { code?: string } };
-  if (err.name === 'TimeoutError' || err.name === 'AbortError' || err.code === 'UND_ERR_HEADERS_TIMEOUT' || err.code === 'UND_ERR_BODY_TIMEOUT' || err.code === 'UND_ERR_CONNECT_TIMEOUT') {
+  if (
+    err.name === 'TimeoutError' ||
+    err.name === 'AbortError' ||
+    err.code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    err.code === 'UND_ERR_BODY_TIMEOUT' ||
+    err.code === 'UND_ERR_CONNECT_TIMEOUT'
+  ) {
     return `no answer within ${timeoutMs} ms`;
   }
   const code = err.code ?? err.cause?.code;

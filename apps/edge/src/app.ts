@@ -2,10 +2,12 @@ import Koa, { type Context, type Middleware, type Next } from 'koa';
 import Router from '@koa/router';
 import { adminAuth, tenantAuth } from './auth';
 import { allowedMethods } from './middleware/allowed-methods';
+import { clientAddress } from './middleware/client-address';
 import { SessionAuth } from './dashboard/session-auth';
 import { SessionCookie } from './dashboard/session-cookie';
 import { registerDashboardStatic } from './dashboard/static';
 import { jsonBody } from './middleware/body';
+import { nosniff } from './middleware/nosniff';
 import { requestContext } from './middleware/request-context';
 import { storableParams } from './middleware/storable-params';
 import { registerAdminRoutes } from './routes/admin';
@@ -60,11 +62,14 @@ export function routesOf(app: Koa): RouteInfo[] {
 const isMediaUpload = (ctx: Context) => ctx.method === MEDIA_UPLOAD_ROUTE.method && ctx.path === MEDIA_UPLOAD_ROUTE.path;
 
 export function createEdgeApp(opts: EdgeAppOptions): Koa {
+  // forwarded headers are believed from TRUSTED_PROXIES only: clientAddress drops them from any other peer
   const app = new Koa({ proxy: true });
   // what fails after the answer started (a streamed media download broken off): logged, the connection closed
   app.on('error', (err: { code?: string; message?: string }, ctx?: Context) => {
     opts.logger.warn({ code: err?.code, error: err?.message, method: ctx?.method, path: ctx?.path }, 'response stream failed');
   });
+  app.use(clientAddress(opts.config.trustedProxies));
+  app.use(nosniff);
   app.use(requestContext(opts.logger, opts.observe));
 
   // the dashboard signs in with a key and then calls /api with its session cookie (+ CSRF token)
@@ -81,11 +86,27 @@ export function createEdgeApp(opts: EdgeAppOptions): Koa {
 
   const admin = new Router();
   registerAdminRoutes(admin, opts);
-  app.use(mountUnder('/admin', [adminAuth(opts.config.adminToken), storableParams, jsonBody(opts.config.bodyLimitBytes, { timeoutMs: opts.config.bodyTimeoutMs }), allowedMethods(admin), admin.routes()]));
+  app.use(
+    mountUnder('/admin', [
+      adminAuth(opts.config.adminToken),
+      storableParams,
+      jsonBody(opts.config.bodyLimitBytes, { timeoutMs: opts.config.bodyTimeoutMs }),
+      allowedMethods(admin),
+      admin.routes(),
+    ]),
+  );
 
   const api = new Router();
   for (const register of tenantApiRoutes) register(api, opts);
-  app.use(mountUnder('/api', [tenantAuth(opts.keys, opts.config.adminToken, sessions.principal), storableParams, jsonBody(opts.config.bodyLimitBytes, { timeoutMs: opts.config.bodyTimeoutMs, ownBody: isMediaUpload }), allowedMethods(api), api.routes()]));
+  app.use(
+    mountUnder('/api', [
+      tenantAuth(opts.keys, opts.config.adminToken, sessions.principal),
+      storableParams,
+      jsonBody(opts.config.bodyLimitBytes, { timeoutMs: opts.config.bodyTimeoutMs, ownBody: isMediaUpload }),
+      allowedMethods(api),
+      api.routes(),
+    ]),
+  );
   routersOf.set(app, [
     { router: publicRouter, mount: 'public' },
     { router: admin, mount: 'admin' },

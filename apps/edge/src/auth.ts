@@ -35,7 +35,11 @@ export function bearerToken(ctx: Context): string {
 export class ApiKeyCache {
   private readonly cache: LookupCache<string, KeyPrincipal | null>;
 
-  constructor(private readonly services: Services, ttlMs: number, maxEntries = 10_000) {
+  constructor(
+    private readonly services: Services,
+    ttlMs: number,
+    maxEntries = 10_000,
+  ) {
     this.cache = new LookupCache({ ttlMs: ttlMs / 2, staleMs: ttlMs, maxEntries });
   }
 

@@ -1,6 +1,7 @@
 import type { ErrorKind } from '@gateway/errors';
 import { AppError } from '@gateway/errors';
 import { safeIssues } from './safe-issues';
+import { MAX_ISSUES } from './validation';
 
 /** The one place an error kind becomes an HTTP status (decisions.md "Other errors"). */
 export const STATUS_BY_KIND: Record<ErrorKind, number> = {
@@ -30,11 +31,15 @@ export function toHttpError(e: AppError): HttpErrorResponse {
   const status = STATUS_BY_KIND[e.kind];
   const headers: Record<string, string> = {};
   if (e.kind === 'validation') {
-    // the validation form; a provider's refusal of an input (a 422 of docs/provider-errors.md) adds its code and provider_error
-    const body: Record<string, unknown> = { detail: safeIssues(e.issues) };
+    // the validation form, bounded: the first MAX_ISSUES problems and the number of the others (whoever found them)
+    const all = e.issues;
+    const body: Record<string, unknown> = { detail: safeIssues(all.slice(0, MAX_ISSUES)) };
+    const more = all.length - Math.min(all.length, MAX_ISSUES) + (Number.isSafeInteger(e.details.more_issues) ? (e.details.more_issues as number) : 0);
+    if (more > 0) body.more_issues = more;
+    // a provider's refusal of an input (a 422 of docs/provider-errors.md) adds its code and provider_error
     if (e.code !== 'validation_failed' && e.code !== 'invalid_argument') {
       body.code = e.code;
-      for (const [k, v] of Object.entries(e.details)) if (k !== 'detail') body[k] = v;
+      for (const [k, v] of Object.entries(e.details)) if (k !== 'detail' && k !== 'more_issues') body[k] = v;
     }
     return { status, headers, body };
   }

@@ -18,7 +18,12 @@ export function canonicalJson(value: unknown): string {
  * Who calls which client, with the request's `Idempotency-Key` (already validated) and a SHA-256 of the
  * operation and the canonical body, by which the messaging service tells a replay from a reused key.
  */
-export function callerContext(ctx: Context, operation: string, clientId: string, idempotencyKey: string | undefined): MessageInitShape<typeof messaging.CallerContextSchema> {
+export function callerContext(
+  ctx: Context,
+  operation: string,
+  clientId: string,
+  idempotencyKey: string | undefined,
+): MessageInitShape<typeof messaging.CallerContextSchema> {
   return {
     tenantId: tenantOf(ctx),
     clientId,

@@ -1,23 +1,22 @@
 import type { ValidationIssue } from '@gateway/errors';
+import { isSecretField } from '@gateway/logger';
 
 /**
  * What a 422 may echo of the request (decisions.md: `input` is the offending value). Values of fields that
- * hold secrets are never echoed, anywhere in the input; anything else is echoed as it was when it is small and
- * shallow, else as a short string preview, so a hostile body never comes back as a huge or deep answer.
+ * hold secrets (`SECRET_FIELDS` of @gateway/logger, the list the logs are redacted by) are never echoed,
+ * anywhere in the input; anything else is echoed as it was when it is small and shallow, else as a short string
+ * preview, so a hostile body never comes back as a huge or deep answer.
  */
-const SECRET_KEY = /(token|secret|password|passphrase|pin|api_?key|authorization|credential)s?$/i;
 const MAX_TEXT = 200;
 const MAX_SHALLOW_DEPTH = 3;
 const REDACTED = '[redacted]';
-
-export const isSecretKey = (key: string): boolean => SECRET_KEY.test(key);
 
 export function safeIssues(issues: ValidationIssue[]): ValidationIssue[] {
   return issues.map(safeIssue);
 }
 
 function safeIssue(issue: ValidationIssue): ValidationIssue {
-  const secret = issue.loc.some((p) => isSecretKey(p));
+  const secret = issue.loc.some((p) => isSecretField(p));
   // joi quotes the value in some messages (pattern mismatches): drop it for secrets, bound it for the rest
   let msg = String(issue.msg);
   if (secret && typeof issue.input === 'string' && issue.input) msg = msg.split(issue.input).join(REDACTED);
@@ -41,7 +40,7 @@ function bounded(v: unknown, depth: number): unknown {
   if (depth >= 8) return '…';
   if (Array.isArray(v)) return v.slice(0, 50).map((x) => bounded(x, depth + 1));
   const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v).slice(0, 50)) out[truncate(k)] = isSecretKey(k) ? REDACTED : bounded(x, depth + 1);
+  for (const [k, x] of Object.entries(v).slice(0, 50)) out[truncate(k)] = isSecretField(k) ? REDACTED : bounded(x, depth + 1);
   return out;
 }
 

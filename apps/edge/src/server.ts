@@ -28,21 +28,35 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
     socket.destroy();
     return;
   }
-  const [status, text, body] = err.code === 'HPE_HEADER_OVERFLOW'
-    ? [431, 'Request Header Fields Too Large', { detail: 'The request line or headers are too large', code: 'headers_too_large' }]
-    : [400, 'Bad Request', { detail: 'Malformed HTTP request', code: 'bad_request' }];
+  const [status, text, body] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large', { detail: 'The request line or headers are too large', code: 'headers_too_large' }]
+      : [400, 'Bad Request', { detail: 'Malformed HTTP request', code: 'bad_request' }];
   const json = JSON.stringify(body);
   // a HEAD answer has no body (the parser may have failed after reading the method)
   const head = (err as { rawPacket?: Buffer }).rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD ';
-  socket.end(`HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(json)}\r\nConnection: close\r\n\r\n${head ? '' : json}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(json)}\r\nConnection: close\r\n\r\n${head ? '' : json}`,
+  );
 }
 
 export async function startEdge(config: EdgeConfig, logger: Logger): Promise<RunningEdge> {
   const services = connectServices(config);
-  const bus: Bus = await connectBus({ url: config.natsUrl, name: 'edge', logger, streams: [STREAMS.providerInbound, STREAMS.deadLetter, STREAMS.directoryChanges], replicas: config.jetstreamReplicas });
+  const bus: Bus = await connectBus({
+    url: config.natsUrl,
+    name: 'edge',
+    logger,
+    streams: [STREAMS.providerInbound, STREAMS.deadLetter, STREAMS.directoryChanges],
+    replicas: config.jetstreamReplicas,
+  });
   const metrics = new Metrics('edge');
   const requests = metrics.counter('http_requests_total', 'HTTP requests handled', ['route', 'method', 'status']);
-  const latency = metrics.histogram('http_request_duration_seconds', 'HTTP request latency', ['route', 'method', 'status'], [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]);
+  const latency = metrics.histogram(
+    'http_request_duration_seconds',
+    'HTTP request latency',
+    ['route', 'method', 'status'],
+    [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  );
   const keys = new ApiKeyCache(services, config.authCacheTtlMs);
   const media = connectProvider(config, metrics.providerCall, logger);
   const changes = await followDirectoryChanges({

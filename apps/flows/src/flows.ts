@@ -1,4 +1,4 @@
-import { AppError, toAppError } from '@gateway/errors';
+import { AppError, isAppError, toAppError } from '@gateway/errors';
 import type { flows as f, tenantDirectory as td } from '@gateway/contracts';
 import type { Logger } from '@gateway/logger';
 import type { ServiceClient } from '@gateway/rpc';
@@ -89,15 +89,21 @@ export class Flows {
   }
 
   /**
-   * send-flow's ownership check (issue 14): a flow this service knows only under other business accounts is
-   * not the caller's to send (404, as for an unknown flow elsewhere). Unknown flows pass: the provider decides.
-   * From the records alone, so a send costs no provider call.
+   * send-flow's check (issues 14 and 23): the client may send only a flow of its own business account, and a
+   * flow of another tenant or account is refused exactly like one that exists nowhere (404 flow_not_found, the
+   * same provider call for both), so an answer never tells them apart. A flow recorded for this client passes
+   * without a provider call; any other is asked of the provider with the client's token (which does not show
+   * another account's flows) and recorded when it is the account's (made in the provider's own tools). A
+   * client without its business account is messaging's to refuse.
    */
   async checkUse(r: f.CheckFlowUseRequest): Promise<void> {
-    const accounts = await this.repo.businessAccountsOf(r.flowId);
-    if (accounts.length === 0) return;
-    const { client } = await this.directory.getClient({ tenantId: r.caller?.tenantId ?? '', clientId: r.caller?.clientId ?? '' });
-    if (!client?.businessAccountId || !accounts.includes(client.businessAccountId)) throw flowNotFound();
+    if (!FLOW_ID.test(r.flowId)) throw flowNotFound();
+    const acc = await resolveAccount(this.directory, r.caller).catch((e: unknown) => {
+      if (isAppError(e) && e.code === 'client_not_active') return undefined;
+      throw e;
+    });
+    if (!acc || (await this.repo.get(keyOf(acc, r.flowId)))) return;
+    await this.sync.confirm(acc, r.flowId);
   }
 
   /**
@@ -130,7 +136,10 @@ export class Flows {
     const record = await this.repo.setJson(keyOf(acc, flowId), flowJson, errors);
     if (!record) throw flowNotFound();
     if (errors.length) {
-      throw AppError.validation(flowValidationIssues(errors, flowJson), `The provider reported ${errors.length} validation error(s) in the flow JSON; the draft keeps it`);
+      throw AppError.validation(
+        flowValidationIssues(errors, flowJson),
+        `The provider reported ${errors.length} validation error(s) in the flow JSON; the draft keeps it`,
+      );
     }
     return record;
   }
@@ -140,7 +149,9 @@ export class Flows {
     const flowId = checkFlowId(r.flowId);
     const current = await this.current(acc, flowId, 'draft', 'published');
     if (current.validation_errors.length) {
-      throw AppError.conflict('flow_has_validation_errors', 'The flow JSON has validation errors: fix them before publishing', { validation_errors: current.validation_errors });
+      throw AppError.conflict('flow_has_validation_errors', 'The flow JSON has validation errors: fix them before publishing', {
+        validation_errors: current.validation_errors,
+      });
     }
     await this.provider.publishFlow(acc.token, flowId).catch(async (e: unknown) => {
       throw await this.sync.refusal(acc, flowId, e, 'published');

@@ -29,18 +29,28 @@ export class FlowSync {
    * one the provider does not know (any more), or that belongs to another business account, is not found.
    */
   async refresh(acc: Account, flowId: string): Promise<FlowRecord> {
-    const key = keyOf(acc, flowId);
+    const pf = await this.accountFlow(acc, flowId);
+    const known = await this.repo.get(keyOf(acc, flowId));
+    const json = known?.flow_json === null || known?.flow_json === undefined ? await this.providerJson(acc, flowId) : undefined;
+    return this.store(acc, pf, json);
+  }
+
+  /** Like refresh, without loading a new flow's JSON (one provider call): whether the account has the flow. */
+  async confirm(acc: Account, flowId: string): Promise<FlowRecord> {
+    return this.store(acc, await this.accountFlow(acc, flowId));
+  }
+
+  /** The flow as the provider has it, when it is the client's business account's; else not found. */
+  private async accountFlow(acc: Account, flowId: string): Promise<ProviderFlow> {
     let pf: ProviderFlow;
     try {
       pf = await this.provider.getFlow(acc.token, flowId);
     } catch (e) {
-      throw await this.unlessGone(key, toAppError(e));
+      throw await this.unlessGone(keyOf(acc, flowId), toAppError(e));
     }
     const owner = pf.whatsapp_business_account?.id;
     if (owner !== undefined && owner !== acc.wabaId) throw flowNotFound();
-    const known = await this.repo.get(key);
-    const json = known?.flow_json === null || known?.flow_json === undefined ? await this.providerJson(acc, flowId) : undefined;
-    return this.store(acc, pf, json);
+    return pf;
   }
 
   /**
@@ -51,7 +61,11 @@ export class FlowSync {
   async syncAll(acc: Account): Promise<void> {
     const listed = await this.provider.listFlows(acc.token, acc.wabaId);
     for (const pf of [...listed].reverse()) await this.store(acc, pf);
-    await this.repo.deleteAllExcept(acc.tenantId, acc.clientId, listed.map((pf) => pf.id));
+    await this.repo.deleteAllExcept(
+      acc.tenantId,
+      acc.clientId,
+      listed.map((pf) => pf.id),
+    );
   }
 
   store(acc: Account, pf: ProviderFlow, flowJson?: { value: unknown }): Promise<FlowRecord> {
@@ -90,7 +104,10 @@ export class FlowSync {
     if (info?.code === 139002 && fresh && satisfies(fresh.status, 'draft')) {
       // a draft the provider will not publish: its JSON has errors, or something else its message names
       if (!fresh.validation_errors.length) return err;
-      return AppError.conflict('flow_has_validation_errors', 'The flow JSON has validation errors: fix them before publishing', { ...details, validation_errors: fresh.validation_errors });
+      return AppError.conflict('flow_has_validation_errors', 'The flow JSON has validation errors: fix them before publishing', {
+        ...details,
+        validation_errors: fresh.validation_errors,
+      });
     }
     const conflict = wrongState(needed, fresh && !satisfies(fresh.status, needed) ? fresh.status : undefined, action);
     return AppError.conflict(conflict.code, conflict.message, { ...conflict.details, ...details });

@@ -12,7 +12,10 @@ type Credentials = td.GetClientCredentialsResponse;
 export class ClientCredentialsCache {
   private readonly cache: LookupCache<string, Credentials>;
 
-  constructor(private readonly directory: ServiceClient<typeof td.TenantDirectoryService>, ttlMs = 5000) {
+  constructor(
+    private readonly directory: ServiceClient<typeof td.TenantDirectoryService>,
+    ttlMs = 5000,
+  ) {
     this.cache = new LookupCache({ ttlMs });
   }
 

@@ -6,6 +6,7 @@ import { createLogger } from '@gateway/logger';
 import { openDb, type Db } from '@gateway/store';
 import { createTestDatabase, postgresServerUrl, tempDir, type TestDatabase } from '@gateway/testing';
 import { IdempotentRunner, type Executed } from './idempotency';
+import { Messaging } from './messaging';
 import { migrations } from './store/migrations';
 import { MessageStore } from './store/message-store';
 import { SqlMessageRepository } from './store/messages';
@@ -80,7 +81,12 @@ describe('idempotent runner', () => {
     const rejection = new AppError('provider_rejected', 'provider_error', 'Invalid parameter', { details: { provider_error: { code: 100 } } });
     await expect(runner.run(caller('d'), 'op', op(fail(rejection)))).rejects.toMatchObject({ kind: 'provider_rejected' });
     const replayed = await runner.run(caller('d'), 'op', op(ok('wamid.d'))).catch((e: AppError) => e);
-    expect(replayed).toMatchObject({ kind: 'provider_rejected', code: 'provider_error', message: 'Invalid parameter', details: { provider_error: { code: 100 } } });
+    expect(replayed).toMatchObject({
+      kind: 'provider_rejected',
+      code: 'provider_error',
+      message: 'Invalid parameter',
+      details: { provider_error: { code: 100 } },
+    });
     expect(calls).toBe(1);
   });
 
@@ -105,7 +111,10 @@ describe('idempotent runner', () => {
   });
 
   it('releases the key after a retryable provider refusal (maintenance), keeps it after a final one', async () => {
-    const maintenance = new AppError('unavailable', 'provider_maintenance', 'maintenance', { details: { provider_error: { code: 131057 }, retryable: true }, retryAfterSeconds: 60 });
+    const maintenance = new AppError('unavailable', 'provider_maintenance', 'maintenance', {
+      details: { provider_error: { code: 131057 }, retryable: true },
+      retryAfterSeconds: 60,
+    });
     await expect(runner.run(caller('m'), 'op', op(fail(maintenance)))).rejects.toBe(maintenance);
     expect((await runner.run(caller('m'), 'op', op(ok('wamid.m')))).replayed).toBe(false);
     const window = new AppError('conflict', 'customer_service_window_closed', 'closed', { details: { provider_error: { code: 131047 }, retryable: false } });
@@ -124,5 +133,22 @@ describe('idempotent runner', () => {
     await runner.run(caller(''), 'op', op(ok('wamid.g1')));
     await runner.run(caller(''), 'op', op(ok('wamid.g2')));
     expect(calls).toBe(2);
+  });
+
+  it('replays a send-flow outcome stored before sends went through one RPC with its token as X-Flow-Token', async () => {
+    const stored = { result: { messageId: 'wamid.legacy' }, flowToken: 'ft_legacy' };
+    await runner.run(caller('legacy-flow'), 'send:flow', async () => async () => ({ response: stored }));
+    // a replay reads nothing else: no directory, provider or template check is reached
+    const svc = new Messaging({} as never, {} as never, runner, new SqlMessageRepository(db));
+    const body = {
+      client_id: '4a1f3c52-8d1e-4f7a-9a53-0c6f1b2d9e10',
+      to: '+16505551234',
+      body: 'Book',
+      button_text: 'Book now',
+      flow_id: '1',
+      flow_token: 'ft_legacy',
+    };
+    const replay = await svc.send(create(messaging.SendRequestSchema, { caller: caller('legacy-flow'), kind: 'flow', bodyJson: JSON.stringify(body) }));
+    expect(replay).toEqual({ result: { messageId: 'wamid.legacy', replayed: true }, headers: { 'X-Flow-Token': 'ft_legacy' } });
   });
 });

@@ -45,7 +45,12 @@ export const MAX_KEY_LENGTH = 255;
 export class IdempotentRunner {
   private readonly keys: SqlIdempotencyRepository;
 
-  constructor(db: Db, private readonly times: IdempotencyTimes, private readonly messages: MessageStore, private readonly logger: Logger) {
+  constructor(
+    db: Db,
+    private readonly times: IdempotencyTimes,
+    private readonly messages: MessageStore,
+    private readonly logger: Logger,
+  ) {
     this.keys = new SqlIdempotencyRepository(db, times);
   }
 
@@ -62,10 +67,17 @@ export class IdempotentRunner {
     }
     if (key.length > MAX_KEY_LENGTH) {
       throw AppError.validation([
-        { loc: ['header', 'idempotency-key'], msg: `must be at most ${MAX_KEY_LENGTH} characters`, type: 'too_long', input: key, ctx: { limit: MAX_KEY_LENGTH } },
+        {
+          loc: ['header', 'idempotency-key'],
+          msg: `must be at most ${MAX_KEY_LENGTH} characters`,
+          type: 'too_long',
+          input: key,
+          ctx: { limit: MAX_KEY_LENGTH },
+        },
       ]);
     }
-    if (!/^[0-9a-f]{64}$/.test(caller.requestHash)) throw new AppError('internal', 'request_hash_missing', 'an idempotency key needs the SHA-256 of the request');
+    if (!/^[0-9a-f]{64}$/.test(caller.requestHash))
+      throw new AppError('internal', 'request_hash_missing', 'an idempotency key needs the SHA-256 of the request');
 
     const claim = await this.keys.claim(caller.tenantId, key, caller.requestHash, operation);
     if (claim.state === 'mismatch') {
@@ -93,7 +105,9 @@ export class IdempotentRunner {
       if (releasesKey(err)) await release();
       else {
         const outcome: StoredOutcome = { error: { kind: err.kind, code: err.code, message: err.message, details: err.details } };
-        await this.keys.complete(caller.tenantId, key, claim.token, outcome).catch((ce: unknown) => this.logger.error({ err: ce }, 'could not store a rejected outcome'));
+        await this.keys
+          .complete(caller.tenantId, key, claim.token, outcome)
+          .catch((ce: unknown) => this.logger.error({ err: ce }, 'could not store a rejected outcome'));
       }
       throw err;
     }
@@ -115,7 +129,9 @@ export class IdempotentRunner {
     }
     try {
       const outcome = { ok: executed.response as Record<string, unknown> };
-      await this.messages.insertWith(executed.message, (q) => new SqlIdempotencyRepository(q, this.times).complete(claim!.tenantId, claim!.key, claim!.token, outcome));
+      await this.messages.insertWith(executed.message, (q) =>
+        new SqlIdempotencyRepository(q, this.times).complete(claim!.tenantId, claim!.key, claim!.token, outcome),
+      );
     } catch (e) {
       this.logger.error({ err: e, messageId: executed.message?.id }, 'could not store the outcome of an accepted request');
     }

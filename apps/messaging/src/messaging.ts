@@ -1,11 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { AppError } from '@gateway/errors';
 import type { messaging as m, tenantDirectory as td } from '@gateway/contracts';
+import { readSendRequest } from '@gateway/message-kinds';
 import type { ServiceClient } from '@gateway/rpc';
 import type { Executed, IdempotentRunner } from './idempotency';
 import { ClientCredentialsCache } from './client-cache';
-import * as build from './payloads';
 import type { Credentials, MessagingProvider } from './provider';
 import type { MessageRepository, MessageRecord } from './store/messages';
 
@@ -14,8 +13,21 @@ export interface TemplateSendCheck {
   checkSend(k: { tenantId: string; clientId: string }, name: string, language: string, components: unknown): Promise<void>;
 }
 
-type Json = Record<string, unknown>;
-type SendResult = MessageInitShape<typeof m.SendResultSchema>;
+/** A send's answer (`messaging.v1.SendResponse`), as stored with its idempotency key and replayed. */
+interface SendResponse {
+  result?: { messageId: string; replayed: boolean };
+  /** Absent in outcomes stored before sends went through one RPC. */
+  headers?: Record<string, string>;
+}
+
+/**
+ * The headers of an outcome stored before sends went through one RPC (kept for the idempotency key's lifetime,
+ * a day): send-flow's token was stored as `flowToken`.
+ */
+function legacyHeaders(stored: object): Record<string, string> {
+  const token = (stored as { flowToken?: unknown }).flowToken;
+  return typeof token === 'string' ? { 'X-Flow-Token': token } : {};
+}
 
 interface ResolvedClient {
   client: td.Client;
@@ -49,104 +61,30 @@ export class Messaging {
     return { client, credentials: { phoneNumberId: client.phoneNumberId, accessToken } };
   }
 
-  /** A message send: one provider call, its message id stored as a record of `kind`. */
-  async send<R extends object>(
-    kind: string,
-    req: { caller?: m.CallerContext; to: string },
-    payload: (client: td.Client) => Json | Promise<Json>,
-    respond: (result: SendResult) => R = (result) => ({ result }) as R,
-  ): Promise<R> {
-    const caller = req.caller;
-    const { response, replayed } = await this.runner.run<R>(caller, `send:${kind}`, async () => {
-      const { client, credentials } = await this.resolve(caller);
-      const body = await payload(client);
-      return async (): Promise<Executed<R>> => {
-        const { messageId } = await this.provider.sendMessage(credentials.accessToken, credentials.phoneNumberId, body);
+  /**
+   * A send of any message kind: the body is checked again with the kind's schema (a kind this build does not
+   * know is a 503 `message_kind_unknown`), the values the gateway chooses are chosen once (a replay answers the
+   * stored ones), then one provider call, its message id stored as a record of the kind's record kind.
+   */
+  async send(r: m.SendRequest): Promise<SendResponse> {
+    const { kind, body: validated } = readSendRequest(r);
+    const body = kind.prepare(validated);
+    const recordKind = kind.recordKind(body);
+    const headers = Object.fromEntries(kind.answerHeaders.map((h) => [h.name, h.value(body)]));
+    const { response, replayed } = await this.runner.run<SendResponse>(r.caller, `send:${recordKind}`, async () => {
+      const { client, credentials } = await this.resolve(r.caller);
+      const payload = kind.build(body, { catalogId: client.catalogId || undefined });
+      const template = kind.template?.(body);
+      if (template) await this.templates?.checkSend({ tenantId: client.tenantId, clientId: client.id }, template.name, template.language, template.components);
+      return async (): Promise<Executed<SendResponse>> => {
+        const { messageId } = await this.provider.sendMessage(credentials.accessToken, credentials.phoneNumberId, payload);
         return {
-          response: respond({ messageId }),
-          message: { id: messageId, tenantId: client.tenantId, clientId: client.id, to: req.to, kind },
+          response: { result: { messageId, replayed: false }, headers },
+          message: { id: messageId, tenantId: client.tenantId, clientId: client.id, to: body.to, kind: recordKind },
         };
       };
     });
-    return markReplayed(response, replayed);
-  }
-
-  sendButtons(r: m.SendButtonsRequest) {
-    return this.send('buttons', r, () => build.buttonsPayload(r));
-  }
-
-  sendList(r: m.SendListRequest) {
-    return this.send('list', r, () => build.listPayload(r));
-  }
-
-  sendProducts(r: m.SendProductsRequest) {
-    return this.send('products', r, (client) => {
-      const catalogId = r.catalogId || client.catalogId;
-      if (!catalogId) {
-        throw AppError.validation([
-          {
-            loc: ['body', 'catalog_id'],
-            msg: 'catalog_id is required: this client has no linked catalog',
-            type: 'missing',
-            input: null,
-            ctx: {},
-          },
-        ]);
-      }
-      return build.productsPayload(r, catalogId);
-    });
-  }
-
-  sendFlow(r: m.SendFlowRequest) {
-    // a generated token is chosen once: a replay answers with the stored one
-    const flowToken = r.flowToken || `ft_${randomUUID()}`;
-    return this.send('flow', r, () => build.flowPayload(r, flowToken), (result) => ({ result, flowToken }));
-  }
-
-  sendReaction(r: m.SendReactionRequest) {
-    return this.send('reaction', r, () => build.reactionPayload(r));
-  }
-
-  sendTemplate(r: m.SendTemplateRequest) {
-    return this.send('template', r, async (client) => {
-      const payload = build.templatePayload(r);
-      const components = (payload.template as { components?: unknown }).components;
-      await this.templates?.checkSend({ tenantId: client.tenantId, clientId: client.id }, r.templateName, r.lang, components);
-      return payload;
-    });
-  }
-
-  sendLocation(r: m.SendLocationRequest) {
-    return this.send('location', r, () => build.locationPayload(r));
-  }
-
-  sendSticker(r: m.SendStickerRequest) {
-    return this.send('sticker', r, () => build.stickerPayload(r));
-  }
-
-  sendCatalog(r: m.SendCatalogRequest) {
-    return this.send('catalog', r, () => build.catalogPayload(r));
-  }
-
-  sendText(r: m.SendTextRequest) {
-    return this.send('text', r, () => build.textPayload(r));
-  }
-
-  sendContacts(r: m.SendContactsRequest) {
-    return this.send('contacts', r, () => build.contactsPayload(r));
-  }
-
-  sendCtaUrl(r: m.SendCtaUrlRequest) {
-    return this.send('cta_url', r, () => build.ctaUrlPayload(r));
-  }
-
-  requestLocation(r: m.RequestLocationRequest) {
-    return this.send('location_request', r, () => build.locationRequestPayload(r));
-  }
-
-  /** Recorded as the media type itself (`image`, `document`...), like the provider's message type. */
-  sendMedia(r: m.SendMediaRequest) {
-    return this.send(r.type, r, () => build.mediaPayload(r));
+    return { result: { messageId: response.result?.messageId ?? '', replayed }, headers: response.headers ?? legacyHeaders(response) };
   }
 
   /**
@@ -211,11 +149,6 @@ function failedUser(f: { user: string; errors: unknown[] }) {
   const message = typeof first.message === 'string' ? first.message : typeof first.title === 'string' ? first.title : 'Failed';
   const details = typeof first.error_data?.details === 'string' ? first.error_data.details : undefined;
   return { user: f.user, code: typeof first.code === 'number' ? first.code : null, reason: details ? `${message}: ${details}` : message, errors: f.errors };
-}
-
-function markReplayed<R extends object>(response: R, replayed: boolean): R {
-  const result = (response as { result?: SendResult }).result;
-  return result ? ({ ...response, result: { ...result, replayed } } as R) : response;
 }
 
 function present(r: MessageRecord): MessageInitShape<typeof m.MessageRecordSchema> {

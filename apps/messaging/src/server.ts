@@ -40,20 +40,7 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
   const svc = new Messaging(directory, provider, runner, messages, credentials, templates);
 
   const service = defineService(m.MessagingService, {
-    sendButtons: (r) => svc.sendButtons(r),
-    sendList: (r) => svc.sendList(r),
-    sendProducts: (r) => svc.sendProducts(r),
-    sendFlow: (r) => svc.sendFlow(r),
-    sendReaction: (r) => svc.sendReaction(r),
-    sendTemplate: (r) => svc.sendTemplate(r),
-    sendLocation: (r) => svc.sendLocation(r),
-    sendSticker: (r) => svc.sendSticker(r),
-    sendCatalog: (r) => svc.sendCatalog(r),
-    sendText: (r) => svc.sendText(r),
-    sendMedia: (r) => svc.sendMedia(r),
-    sendContacts: (r) => svc.sendContacts(r),
-    sendCtaUrl: (r) => svc.sendCtaUrl(r),
-    requestLocation: (r) => svc.requestLocation(r),
+    send: (r) => svc.send(r),
     blockUsers: async (r) => {
       const res = await svc.blockUsers(r.caller, r.users, true);
       return { addedUsers: res.users, replayed: res.replayed };
@@ -68,7 +55,13 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
     getMessage: (r) => svc.getMessage(r),
   });
 
-  const bus = await connectBus({ url: config.natsUrl, name: 'messaging', logger, streams: [STREAMS.providerInbound, STREAMS.events, STREAMS.deadLetter, STREAMS.directoryChanges], replicas: config.jetstreamReplicas });
+  const bus = await connectBus({
+    url: config.natsUrl,
+    name: 'messaging',
+    logger,
+    streams: [STREAMS.providerInbound, STREAMS.events, STREAMS.deadLetter, STREAMS.directoryChanges],
+    replicas: config.jetstreamReplicas,
+  });
   // a changed client (deactivated, new token, new ids) is dropped from both caches before its change is answered
   const changes = await followDirectoryChanges({
     bus,
@@ -85,13 +78,22 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
   });
   const inbound = await startInboundConsumer({ bus, lookup: routes, messages, templates, logger, metrics });
 
-  const grpc = await startGrpcServer({ host: config.grpcHost, port: config.grpcPort, logger, services: [service, defineTemplatesService(templates)], observer: metrics.grpcObserver });
+  const grpc = await startGrpcServer({
+    host: config.grpcHost,
+    port: config.grpcPort,
+    logger,
+    services: [service, defineTemplatesService(templates)],
+    observer: metrics.grpcObserver,
+  });
   const metricsServer = await startMetricsServer(metrics, config.metricsPort);
   // expired idempotency keys are deleted hourly (a key is also taken over once expired, so this only bounds the table)
-  const purge = setInterval(() => {
-    runner.purgeExpired().catch((e: unknown) => logger.warn({ err: e }, 'could not purge expired idempotency keys'));
-    messages.purgeEarlyStatuses(DAY_MS).catch((e: unknown) => logger.warn({ err: e }, 'could not purge early status updates'));
-  }, 60 * 60 * 1000);
+  const purge = setInterval(
+    () => {
+      runner.purgeExpired().catch((e: unknown) => logger.warn({ err: e }, 'could not purge expired idempotency keys'));
+      messages.purgeEarlyStatuses(DAY_MS).catch((e: unknown) => logger.warn({ err: e }, 'could not purge early status updates'));
+    },
+    60 * 60 * 1000,
+  );
   purge.unref();
   logger.info({ grpcPort: grpc.port, metricsPort: metricsServer.port, storage: db.kind }, 'messaging ready');
 

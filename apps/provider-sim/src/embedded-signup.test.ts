@@ -1,5 +1,9 @@
-import { SimControl } from '@gateway/testing';
+import { SimControl, type Onboarded } from '@gateway/testing';
+import type { Onboarded as SimOnboarded } from './embedded-signup/onboarding';
 import { startProviderSim, type RunningProviderSim } from './index';
+
+// SimControl's answer type is written out in the test tooling (which imports no app): a type error here when they part
+const sameShape: [Onboarded, SimOnboarded] extends [SimOnboarded, Onboarded] ? true : false = true;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary provider JSON
 type Loose = Record<string, any>;
@@ -12,7 +16,12 @@ describe('provider simulator: embedded signup', () => {
       method,
       headers: { ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}), 'content-type': 'application/json' },
       body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
-    }).then(async (r) => ({ status: r.status, text: await r.clone().text(), json: (await r.json().catch(() => ({}))) as Loose, type: r.headers.get('content-type') }));
+    }).then(async (r) => ({
+      status: r.status,
+      text: await r.clone().text(),
+      json: (await r.json().catch(() => ({}))) as Loose,
+      type: r.headers.get('content-type'),
+    }));
   const onboard = (withCatalog = true) => new SimControl(sim.url).onboard({ withCatalog });
   const exchange = (code: string, secret = 'app-secret', appId = 'app') =>
     call('GET', `/v21.0/oauth/access_token?client_id=${appId}&client_secret=${secret}&code=${encodeURIComponent(code)}`);
@@ -22,20 +31,29 @@ describe('provider simulator: embedded signup', () => {
   });
   afterAll(() => sim.stop());
 
+  it("answers the control API's onboarding in the shape SimControl declares", () => {
+    expect(sameShape).toBe(true);
+  });
+
   it('onboards a business whose code, once exchanged, registers, subscribes, reads its catalog and then sends', async () => {
     const o = await onboard();
-    const send = () => call('POST', `/v21.0/${o.phone_number_id}/messages`, { token, body: { messaging_product: 'whatsapp', to: '+16505551234', type: 'text', text: { body: 'hi' } } });
+    const send = () =>
+      call('POST', `/v21.0/${o.phone_number_id}/messages`, {
+        token,
+        body: { messaging_product: 'whatsapp', to: '+16505551234', type: 'text', text: { body: 'hi' } },
+      });
     const res = await exchange(o.code);
     expect(res.status).toBe(200);
     expect(res.json).toEqual({ access_token: expect.stringMatching(/^EAA/), token_type: 'bearer' });
     const token = res.json.access_token as string;
     expect((await send()).json.error.code).toBe(133010); // not registered yet, as after a real signup
 
-    expect((await call('POST', `/v21.0/${o.phone_number_id}/register`, { token, body: { messaging_product: 'whatsapp', pin: '123456' } })).json).toEqual({ success: true });
+    expect((await call('POST', `/v21.0/${o.phone_number_id}/register`, { token, body: { messaging_product: 'whatsapp', pin: '123456' } })).json).toEqual({
+      success: true,
+    });
     expect((await call('POST', `/v21.0/${o.waba_id}/subscribed_apps`, { token })).json).toEqual({ success: true });
     expect((await call('GET', `/v21.0/${o.waba_id}/subscribed_apps`, { token })).json.data[0].whatsapp_business_api_data.id).toBe('app');
     expect((await call('GET', `/v21.0/${o.waba_id}/product_catalogs`, { token })).json).toEqual({ data: [{ id: o.catalog_id, name: expect.any(String) }] });
-    expect((await send()).json.error.code).toBe(131047); // nobody has written to the new number yet
     await call('POST', '/_sim/inbound/message', { body: { phone_number_id: o.phone_number_id, from: '16505551234' } });
     expect((await send()).status).toBe(200);
     expect(sim.state.phones.get(o.phone_number_id)).toMatchObject({ registered: true, pin: '123456' });
@@ -64,8 +82,45 @@ describe('provider simulator: embedded signup', () => {
     const token = (await exchange(a.code)).json.access_token as string;
     const bad = await call('POST', `/v21.0/${a.phone_number_id}/register`, { token, body: { messaging_product: 'whatsapp', pin: '12345' } });
     expect(bad.json.error).toMatchObject({ code: 100 });
-    expect((await call('POST', `/v21.0/${b.phone_number_id}/register`, { token, body: { messaging_product: 'whatsapp', pin: '123456' } })).json.error).toMatchObject({ code: 100, error_subcode: 33 });
+    expect(
+      (await call('POST', `/v21.0/${b.phone_number_id}/register`, { token, body: { messaging_product: 'whatsapp', pin: '123456' } })).json.error,
+    ).toMatchObject({ code: 100, error_subcode: 33 });
     expect((await call('POST', `/v21.0/${b.waba_id}/subscribed_apps`, { token })).json.error).toMatchObject({ code: 100, error_subcode: 33 });
+  });
+
+  it('registration presents the two-step PIN set on the number (133005), locks guessing (133008), limits attempts (133016)', async () => {
+    const control = new SimControl(sim.url);
+    const o = await onboard();
+    const token = (await exchange(o.code)).json.access_token as string;
+    const register = (pin: string) => call('POST', `/v21.0/${o.phone_number_id}/register`, { token, body: { messaging_product: 'whatsapp', pin } });
+    // the business set a PIN on the number itself (WhatsApp Manager): registering must present it
+    await control.setTwoStepPin(o.phone_number_id, '111111');
+    const mismatch = await register('222222');
+    expect([mismatch.status, mismatch.json.error.code]).toEqual([400, 133005]);
+    expect((await register('111111')).json).toEqual({ success: true });
+    // the registration's PIN stays the number's: another one is refused, the same one registers again
+    expect((await register('333333')).json.error.code).toBe(133005);
+    expect((await register('111111')).json).toEqual({ success: true });
+    await control.registrationLimits({ pin_guesses: 3 });
+    expect((await register('444444')).json.error.code).toBe(133005);
+    expect((await register('444444')).json.error.code).toBe(133005);
+    expect((await register('444444')).json.error.code).toBe(133008);
+    // locked: even the right PIN is refused until the lock ends
+    expect((await register('111111')).json.error.code).toBe(133008);
+    await control.advanceClock(12 * 3_600_000 + 1000);
+    try {
+      expect((await register('111111')).json).toEqual({ success: true });
+      // 10 register calls per 72 hours, whatever their PIN: the 11th is refused
+      const b = await onboard();
+      const tokenB = (await exchange(b.code)).json.access_token as string;
+      const registerB = () => call('POST', `/v21.0/${b.phone_number_id}/register`, { token: tokenB, body: { messaging_product: 'whatsapp', pin: '123456' } });
+      for (let i = 0; i < 10; i++) expect((await registerB()).json).toEqual({ success: true });
+      const limited = await registerB();
+      expect([limited.status, limited.json.error.code]).toEqual([400, 133016]);
+    } finally {
+      await control.resetClock();
+      await control.registrationLimits({ pin_guesses: 5 });
+    }
   });
 
   it.each([

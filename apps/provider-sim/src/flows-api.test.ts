@@ -12,7 +12,20 @@ interface SimPhone {
 
 const validFlow = {
   version: '7.0',
-  screens: [{ id: 'WELCOME', title: 'Welcome', terminal: true, layout: { type: 'SingleColumnLayout', children: [{ type: 'TextBody', text: 'Hi' }, { type: 'Footer', label: 'Done', 'on-click-action': { name: 'complete', payload: {} } }] } }],
+  screens: [
+    {
+      id: 'WELCOME',
+      title: 'Welcome',
+      terminal: true,
+      layout: {
+        type: 'SingleColumnLayout',
+        children: [
+          { type: 'TextBody', text: 'Hi' },
+          { type: 'Footer', label: 'Done', 'on-click-action': { name: 'complete', payload: {} } },
+        ],
+      },
+    },
+  ],
 };
 
 describe('provider simulator: Flows API', () => {
@@ -22,7 +35,11 @@ describe('provider simulator: Flows API', () => {
   const graph = async (method: string, path: string, opts: { json?: unknown; form?: FormData; token?: string } = {}) => {
     const headers: Record<string, string> = { authorization: `Bearer ${opts.token ?? account.access_token}` };
     if (opts.json !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(`${sim.url}/v21.0/${path}`, { method, headers, body: opts.form ?? (opts.json === undefined ? undefined : JSON.stringify(opts.json)) });
+    const res = await fetch(`${sim.url}/v21.0/${path}`, {
+      method,
+      headers,
+      body: opts.form ?? (opts.json === undefined ? undefined : JSON.stringify(opts.json)),
+    });
     return { status: res.status, json: (await res.json()) as Loose };
   };
   const control = (method: string, path: string, body?: unknown) => new SimControl(sim.url).request<Loose | undefined>(method, path, body);
@@ -52,8 +69,16 @@ describe('provider simulator: Flows API', () => {
     const id = res.json.id;
     expect((await graph('GET', id)).json).toEqual({ id, name: 'Signup', status: 'DRAFT', categories: ['SIGN_UP', 'OTHER'], validation_errors: [] });
     const some = await graph('GET', `${id}?fields=id,status,whatsapp_business_account,health_status`);
-    expect(some.json).toEqual({ id, status: 'DRAFT', whatsapp_business_account: { id: account.waba_id }, health_status: expect.objectContaining({ can_send_message: 'AVAILABLE' }) });
-    expect((await graph('GET', `${id}?fields=id,colour`)).json.error).toMatchObject({ code: 100, message: '(#100) Tried accessing nonexisting field (colour) on node type (Flow)' });
+    expect(some.json).toEqual({
+      id,
+      status: 'DRAFT',
+      whatsapp_business_account: { id: account.waba_id },
+      health_status: expect.objectContaining({ can_send_message: 'AVAILABLE' }),
+    });
+    expect((await graph('GET', `${id}?fields=id,colour`)).json.error).toMatchObject({
+      code: 100,
+      message: '(#100) Tried accessing nonexisting field (colour) on node type (Flow)',
+    });
   });
 
   it('creates a flow with its JSON (multipart, categories as a JSON string) and answers its validation errors', async () => {
@@ -64,7 +89,11 @@ describe('provider simulator: Flows API', () => {
     const res = await graph('POST', `${account.waba_id}/flows`, { form });
     expect(res.json).toMatchObject({ id: expect.any(String), success: true });
     expect(res.json.validation_errors.map((e: Loose) => e.pointers[0].path)).toEqual(['version', 'screens']);
-    expect((await control('GET', `/_sim/flows/${res.json.id}`)).json).toMatchObject({ categories: ['CONTACT_US'], flow_json: '{"screens":[]}', status: 'DRAFT' });
+    expect((await control('GET', `/_sim/flows/${res.json.id}`)).json).toMatchObject({
+      categories: ['CONTACT_US'],
+      flow_json: '{"screens":[]}',
+      status: 'DRAFT',
+    });
   });
 
   it('refuses a duplicate name, an unknown category and a missing name with code 100', async () => {
@@ -94,7 +123,10 @@ describe('provider simulator: Flows API', () => {
         pointers: [expect.objectContaining({ path: 'screens[0].layout.children[0].type' })],
       }),
     ]);
-    expect((await control('GET', `/_sim/flows/${id}`)).json).toMatchObject({ flow_json: JSON.stringify(broken, null, 2), validation_errors: bad.json.validation_errors });
+    expect((await control('GET', `/_sim/flows/${id}`)).json).toMatchObject({
+      flow_json: JSON.stringify(broken, null, 2),
+      validation_errors: bad.json.validation_errors,
+    });
     const publish = await graph('POST', `${id}/publish`);
     expect(publish.json.error).toMatchObject({ code: 139002 });
     expect(await status(id)).toBe('DRAFT');
@@ -120,7 +152,10 @@ describe('provider simulator: Flows API', () => {
     expect((await graph('POST', `${id}/publish`)).json).toEqual({ success: true });
     expect(await status(id)).toBe('PUBLISHED');
     expect((await graph('POST', `${id}/publish`)).json.error.code).toBe(139002);
-    expect((await graph('POST', `${id}/assets`, { form: asset(JSON.stringify(validFlow)) })).json.error).toMatchObject({ code: 139001, message: "(#139001) Flow can't be updated" });
+    expect((await graph('POST', `${id}/assets`, { form: asset(JSON.stringify(validFlow)) })).json.error).toMatchObject({
+      code: 139001,
+      message: "(#139001) Flow can't be updated",
+    });
     expect((await graph('POST', id, { json: { name: 'renamed' } })).json.error.code).toBe(139001);
     expect((await graph('DELETE', id)).json.error).toMatchObject({ code: 139004, message: "(#139004) Can't delete published Flow" });
     expect((await graph('POST', `${id}/deprecate`)).json).toEqual({ success: true });
@@ -140,8 +175,17 @@ describe('provider simulator: Flows API', () => {
   it("answers another account's flow as non-existent and a bad token with 190", async () => {
     const id = await create();
     const other = (await control('POST', '/_sim/phone-numbers')).json as SimPhone;
-    for (const [method, path] of [['GET', id], ['POST', `${id}/publish`], ['DELETE', id], ['POST', `${id}/assets`]]) {
-      expect([method, path, (await graph(method, path, { token: other.access_token })).json.error]).toEqual([method, path, expect.objectContaining({ code: 100, error_subcode: 33 })]);
+    for (const [method, path] of [
+      ['GET', id],
+      ['POST', `${id}/publish`],
+      ['DELETE', id],
+      ['POST', `${id}/assets`],
+    ]) {
+      expect([method, path, (await graph(method, path, { token: other.access_token })).json.error]).toEqual([
+        method,
+        path,
+        expect.objectContaining({ code: 100, error_subcode: 33 }),
+      ]);
     }
     expect((await graph('GET', `${account.waba_id}/flows`, { token: other.access_token })).json.error.code).toBe(100);
     expect((await graph('GET', id, { token: 'bogus' })).json.error.code).toBe(190);
@@ -152,13 +196,18 @@ describe('provider simulator: Flows API', () => {
     expect((await graph('POST', id, { json: { name: 'Renamed', categories: ['LEAD_GENERATION'] } })).json).toEqual({ success: true });
     expect((await graph('GET', id)).json).toMatchObject({ name: 'Renamed', categories: ['LEAD_GENERATION'] });
     const clone = await graph('POST', `${account.waba_id}/flows`, { json: { name: 'Clone', categories: ['OTHER'], clone_flow_id: id } });
-    expect((await control('GET', `/_sim/flows/${clone.json.id}`)).json).toMatchObject({ status: 'DRAFT', flow_json: JSON.stringify(validFlow), json_version: '7.0' });
+    expect((await control('GET', `/_sim/flows/${clone.json.id}`)).json).toMatchObject({
+      status: 'DRAFT',
+      flow_json: JSON.stringify(validFlow),
+      json_version: '7.0',
+    });
   });
 
   it("lists a business account's flows newest first, page by page", async () => {
     const fresh = (await control('POST', '/_sim/phone-numbers')).json as SimPhone;
     const ids = [];
-    for (let i = 0; i < 3; i++) ids.push((await graph('POST', `${fresh.waba_id}/flows`, { json: { name: `L${i}`, categories: ['OTHER'] }, token: fresh.access_token })).json.id);
+    for (let i = 0; i < 3; i++)
+      ids.push((await graph('POST', `${fresh.waba_id}/flows`, { json: { name: `L${i}`, categories: ['OTHER'] }, token: fresh.access_token })).json.id);
     const first = await graph('GET', `${fresh.waba_id}/flows?limit=2`, { token: fresh.access_token });
     expect(first.json.data.map((f: Loose) => f.id)).toEqual([ids[2], ids[1]]);
     expect(first.json.data[0]).toEqual({ id: ids[2], name: 'L2', status: 'DRAFT', categories: ['OTHER'], validation_errors: [] });
@@ -186,6 +235,11 @@ describe('provider simulator: Flows API', () => {
     expect(calls.map((c) => `${c.method} ${c.path}`)).toEqual([`GET /v21.0/${made.json!.id}`, `GET /v21.0/${made.json!.id}`]);
     expect((await control('DELETE', `/_sim/flows/${made.json!.id}`)).status).toBe(204);
     expect((await graph('GET', made.json!.id)).json.error.code).toBe(100);
+    // with the id a test names, once
+    const named = await control('POST', '/_sim/flows', { waba_id: account.waba_id, id: '424242', status: 'DRAFT' });
+    expect([named.status, named.json!.id]).toEqual([201, '424242']);
+    expect((await control('POST', '/_sim/flows', { waba_id: account.waba_id, id: '424242' })).status).toBe(400);
+    expect((await control('POST', '/_sim/flows', { waba_id: account.waba_id, id: '../x' })).status).toBe(400);
   });
 });
 
@@ -194,11 +248,21 @@ describe('provider simulator: Flows API with editable published flows (newer pro
     const sim = await startProviderSim({ port: 0, appId: 'app', appSecret: 'secret', verifyToken: 'v', configId: 'c', publishedFlowsEditable: true });
     try {
       const account = (await (await fetch(`${sim.url}/_sim/phone-numbers`, { method: 'POST' })).json()) as SimPhone;
-      const made = (await (await fetch(`${sim.url}/_sim/flows`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ waba_id: account.waba_id, flow_json: validFlow, status: 'PUBLISHED' }) })).json()) as Loose;
+      const made = (await (
+        await fetch(`${sim.url}/_sim/flows`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ waba_id: account.waba_id, flow_json: validFlow, status: 'PUBLISHED' }),
+        })
+      ).json()) as Loose;
       const form = new FormData();
       form.append('asset_type', 'FLOW_JSON');
       form.append('file', new Blob([JSON.stringify(validFlow)]), 'flow.json');
-      const res = await fetch(`${sim.url}/v21.0/${made.id}/assets`, { method: 'POST', headers: { authorization: `Bearer ${account.access_token}` }, body: form });
+      const res = await fetch(`${sim.url}/v21.0/${made.id}/assets`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${account.access_token}` },
+        body: form,
+      });
       expect(await res.json()).toEqual({ success: true, validation_errors: [] });
       expect(sim.state.flows.get(made.id)!.status).toBe('DRAFT');
     } finally {

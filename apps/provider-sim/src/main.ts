@@ -17,7 +17,7 @@ function readConfig(env = process.env) {
       // newer provider behaviour: editing a published flow moves it back to draft instead of error 139001
       publishedFlowsEditable: bool('SIM_PUBLISHED_FLOWS_EDITABLE', false),
       // production failure modes, on by default (the control API switches them at run time)
-      window: oneOf('SIM_WINDOW', ['sync', 'async', 'off'] as const, 'sync'),
+      window: oneOf('SIM_WINDOW', ['sync', 'async', 'off'] as const, 'async'),
       rateLimits: bool('SIM_RATE_LIMITS', true),
       templateReviewMs: int('SIM_TEMPLATE_REVIEW_MS', 2000, { min: 0, max: 3_600_000 }),
       // the origin of media download URLs (default http://localhost:<PORT>); the gateway's PROVIDER_MEDIA_HOSTS must allow it
@@ -27,8 +27,12 @@ function readConfig(env = process.env) {
   );
 }
 
-runMain('provider-sim', () => readConfig(), async (config, logger) => {
-  const sim = await startProviderSim({ ...config, logger });
-  logger.info({ url: sim.url, mediaBaseUrl: sim.mediaBaseUrl }, 'provider simulator listening');
-  return sim;
-});
+runMain(
+  'provider-sim',
+  () => readConfig(),
+  async (config, logger) => {
+    const sim = await startProviderSim({ ...config, logger });
+    logger.info({ url: sim.url, mediaBaseUrl: sim.mediaBaseUrl }, 'provider simulator listening');
+    return sim;
+  },
+);

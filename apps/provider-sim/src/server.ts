@@ -36,7 +36,10 @@ export interface ProviderSimOptions {
   publishedFlowsEditable?: boolean;
   /** How long the automatic review of a new template takes (default 2 s); `PUT /_sim/templates/review` changes it. */
   templateReviewMs?: number;
-  /** The 24-hour customer-service window: `sync` (default) refuses free-form sends with 131047, `async` reports them failed. */
+  /**
+   * The 24-hour customer-service window: `async` (default, the provider's usual behaviour) accepts a free-form send
+   * and reports it `failed` with 131047 afterwards; `sync` refuses it at once (400 131047); `off` sends anyway.
+   */
   window?: 'sync' | 'async' | 'off';
   /** `false` turns the throughput and pair-rate limits off (load tests); on by default like the provider. */
   rateLimits?: boolean;
@@ -161,7 +164,9 @@ export async function startProviderSim(opts: ProviderSimOptions): Promise<Runnin
       }
       opts.logger?.error({ err: e }, 'simulator error');
       ctx.status = 500;
-      ctx.body = { error: { message: 'An unexpected error has occurred. Please retry your request later.', type: 'OAuthException', code: 2, is_transient: true } };
+      ctx.body = {
+        error: { message: 'An unexpected error has occurred. Please retry your request later.', type: 'OAuthException', code: 2, is_transient: true },
+      };
     }
   });
   app.use(control.routes());
@@ -177,12 +182,18 @@ export async function startProviderSim(opts: ProviderSimOptions): Promise<Runnin
       method: ctx.method,
       path: original,
       query: Object.fromEntries(Object.entries(ctx.query).map(([k, v]) => [k, String(v)])),
-      headers: { ...(auth ? { authorization: `Bearer …${auth.slice(-4)}` } : {}), 'content-type': ctx.get('content-type') },
+      headers: {
+        ...(auth ? { authorization: `Bearer …${auth.slice(-4)}` } : {}),
+        'content-type': ctx.get('content-type'),
+        ...(ctx.get('user-agent') ? { 'user-agent': ctx.get('user-agent') } : {}),
+      },
       body: ctx.request.body ?? null,
       raw_content_type: ctx.get('content-type') || null,
     };
     state.requests.push(rec);
-    const fault = state.faults.find((f) => f.remaining > 0 && (!f.match.method || f.match.method.toUpperCase() === ctx.method) && original.includes(f.match.path_contains));
+    const fault = state.faults.find(
+      (f) => f.remaining > 0 && (!f.match.method || f.match.method.toUpperCase() === ctx.method) && original.includes(f.match.path_contains),
+    );
     if (fault) {
       fault.remaining -= 1;
       if (fault.delay_ms) await new Promise((r) => setTimeout(r, fault.delay_ms));

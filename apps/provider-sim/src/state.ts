@@ -7,8 +7,23 @@ export interface PhoneNumber {
   wabaId: string;
   display: string;
   registered: boolean;
-  registerAttempts: number;
+  /** When each register (or deregister) call came (simulator clock, ms): the 133016 rate limit counts them. */
+  registerLog: number[];
+  /** The two-step verification PIN set on the number (by its first registration, or by the business elsewhere). */
   pin?: string;
+  /** Wrong PINs presented in a row; `pinLockedUntil` set once there were too many (133008). */
+  wrongPins: number;
+  pinLockedUntil?: number;
+}
+
+/** The limits of registration (reference §6.2, provider-2026.md §11): attempts per number and PIN guesses. */
+export interface RegistrationLimits {
+  /** Register/deregister calls per number in `attemptsWindowMs` (reported as 10 per 72 h): more are 133016. */
+  attempts: number;
+  attemptsWindowMs: number;
+  /** Wrong PINs in a row before the number refuses guesses (133008) for `pinLockMs`. */
+  pinGuesses: number;
+  pinLockMs: number;
 }
 
 export interface Waba {
@@ -24,6 +39,8 @@ export interface SentMessage {
   to: string;
   type: string;
   at: number;
+  /** A voice message (OPUS audio): its statuses end with `played` once listened to. */
+  voice: boolean;
 }
 
 export interface Call {
@@ -43,7 +60,12 @@ export interface SimMedia {
   /** Hex SHA-256 of the bytes. */
   sha256: string;
   createdAt: number;
+  /** Uploaded media live 30 days, media customers sent 7 (supplement §3): afterwards the id is unknown. */
+  expiresAt: number;
 }
+
+/** How long a media id lives (supplement §3, provider-2026.md §9): an upload 30 days, a customer's media 7. */
+export const MEDIA_TTL_MS = { upload: 30 * 86_400_000, received: 7 * 86_400_000 } as const;
 
 export interface RecordedRequest {
   id: number;
@@ -126,17 +148,27 @@ export class SimState {
   readonly mediaUrlKey = randomBytes(32);
   /** Where media URLs point instead of the configured media host (`PUT /_sim/media-base-url`). */
   mediaBaseUrlOverride: string | undefined;
-  /** Downloads asked of the media host, whatever their outcome. */
-  mediaDownloads = 0;
+  /** Downloads asked of the media host, whatever their outcome, with the User-Agent each sent (the last 1000). */
+  readonly mediaDownloads: Array<{ at: string; user_agent: string | null }> = [];
   faults: Fault[] = [];
   webhookUrl: string | undefined;
   /** Throughput per business number (130429) and the pair rate (131056): on by default, like the provider. */
   rateLimits: { throughputPerSecond: number | null; pairRate: boolean } = { throughputPerSecond: 80, pairRate: true };
   /**
-   * The 24-hour customer-service window (131047) for free-form messages: `sync` refuses the send, `async`
-   * accepts it and reports a `failed` status, `off` sends anyway.
+   * The 24-hour customer-service window (131047) for free-form messages: `async` (the provider's usual behaviour,
+   * reference §1.2) accepts the send and reports a `failed` status, `sync` refuses the send, `off` sends anyway.
    */
-  window: 'sync' | 'async' | 'off' = 'sync';
+  window: 'sync' | 'async' | 'off' = 'async';
+  /**
+   * The statuses auto-statuses report: every `skipDeliveredEvery`-th message (counted per simulator) goes from
+   * `sent` straight to `read`, as when a message is delivered and read at once (reference §7.6; 0: never);
+   * voice messages (OPUS audio) are `played` after `read`.
+   */
+  readonly statusPlan = { skipDeliveredEvery: 5, playedForVoice: true };
+  /** Messages auto-statuses reported so far (the skip-delivered counter). */
+  autoStatusCount = 0;
+  /** Statuses scripted for the next message to a recipient (`PUT /_sim/status-script`), used once, before the plan. */
+  readonly scriptedStatuses = new Map<string, string[]>();
   /** Recipients whose messages are accepted, then fail asynchronously with this error code (e.g. 131026). */
   readonly undeliverable = new Map<string, number>();
   /** Business numbers in maintenance (131057) until this time (ms). */
@@ -145,7 +177,15 @@ export class SimState {
   readonly tokenExpiry = new Map<string, number>();
   /** Lifetime of newly issued tokens; business integration tokens live about 60 days. */
   tokenTtlMs = 60 * 24 * 3600_000;
+  readonly registration: RegistrationLimits = { attempts: 10, attemptsWindowMs: 72 * 3600_000, pinGuesses: 5, pinLockMs: 12 * 3600_000 };
+  /** How far a test moved the simulator's clock ahead of real time (`POST /_sim/clock`): media ids, windows, tokens. */
+  clockOffsetMs = 0;
   private requestSeq = 0;
+
+  /** The simulator's time (ms): real time, plus what a test advanced it by. Expiries and windows read this. */
+  now(): number {
+    return Date.now() + this.clockOffsetMs;
+  }
 
   nextRequestId(): number {
     return ++this.requestSeq;
@@ -175,19 +215,32 @@ export class SimState {
     return `EAAsim${randomBytes(24).toString('base64url')}`;
   }
 
-  createWaba(opts: { id?: string; businessId?: string; withCatalog?: boolean } = {}): Waba {
+  /** A business account; `catalogId` links that catalog (a test that must name it), `withCatalog` a new one. */
+  createWaba(opts: { id?: string; businessId?: string; withCatalog?: boolean; catalogId?: string } = {}): Waba {
     const existing = opts.id ? this.wabas.get(opts.id) : undefined;
     if (existing) {
       if (opts.withCatalog && !existing.catalogId) existing.catalogId = this.newId();
       return existing;
     }
-    const waba: Waba = { id: opts.id ?? this.newId(), businessId: opts.businessId ?? this.newId(), catalogId: opts.withCatalog ? this.newId() : null, subscribedApps: new Set() };
+    const waba: Waba = {
+      id: opts.id ?? this.newId(),
+      businessId: opts.businessId ?? this.newId(),
+      catalogId: opts.catalogId ?? (opts.withCatalog ? this.newId() : null),
+      subscribedApps: new Set(),
+    };
     this.wabas.set(waba.id, waba);
     return waba;
   }
 
   createPhone(waba: Waba, opts: { id?: string; display?: string; registered?: boolean } = {}): PhoneNumber {
-    const phone: PhoneNumber = { id: opts.id ?? this.newId(), wabaId: waba.id, display: opts.display ?? `1555${digits(7)}`, registered: opts.registered ?? true, registerAttempts: 0 };
+    const phone: PhoneNumber = {
+      id: opts.id ?? this.newId(),
+      wabaId: waba.id,
+      display: opts.display ?? `1555${digits(7)}`,
+      registered: opts.registered ?? true,
+      registerLog: [],
+      wrongPins: 0,
+    };
     this.phones.set(phone.id, phone);
     return phone;
   }
@@ -195,27 +248,33 @@ export class SimState {
   issueToken(wabaId: string): string {
     const t = this.token();
     this.tokens.set(t, new Set([wabaId]));
-    this.tokenExpiry.set(t, Date.now() + this.tokenTtlMs);
+    this.tokenExpiry.set(t, this.now() + this.tokenTtlMs);
     return t;
   }
 
   tokenExpired(token: string): boolean {
     const at = this.tokenExpiry.get(token);
-    return at !== undefined && at <= Date.now();
+    return at !== undefined && at <= this.now();
+  }
+
+  /** A media by id while it lives (an expired one is as unknown as one that never existed). */
+  liveMedia(id: string): SimMedia | undefined {
+    const m = this.media.get(id);
+    return m && m.expiresAt > this.now() ? m : undefined;
   }
 
   tokenAllows(token: string, wabaId: string): boolean {
     return this.tokens.get(token)?.has(wabaId) ?? false;
   }
 
-  recordInbound(phoneId: string, from: string, wamid: string, at = Date.now()): void {
+  recordInbound(phoneId: string, from: string, wamid: string, at = this.now()): void {
     this.inbound.set(wamid, { phoneId, from });
     this.lastInbound.set(`${phoneId}:${normalize(from)}`, at);
   }
 
   messagedWithin24h(phoneId: string, user: string): boolean {
     const at = this.lastInbound.get(`${phoneId}:${normalize(user)}`);
-    return at !== undefined && Date.now() - at < 24 * 3600_000;
+    return at !== undefined && this.now() - at < 24 * 3600_000;
   }
 }
 

@@ -6,7 +6,11 @@ type Json = Record<string, unknown>;
 
 /** Builds provider webhook bodies (§7) and POSTs them signed with the app secret (§7.2). */
 export class WebhookSender {
-  constructor(private readonly state: SimState, private readonly appSecret: string, private readonly logger?: Logger) {}
+  constructor(
+    private readonly state: SimState,
+    private readonly appSecret: string,
+    private readonly logger?: Logger,
+  ) {}
 
   envelope(wabaId: string, field: string, value: Json, time?: number): Json {
     return { object: 'whatsapp_business_account', entry: [{ id: wabaId, ...(time ? { time } : {}), changes: [{ field, value }] }] };
@@ -16,15 +20,28 @@ export class WebhookSender {
     return { messaging_product: 'whatsapp', metadata: { display_phone_number: phone.display, phone_number_id: phone.id }, ...extra };
   }
 
-  statusBody(phone: PhoneNumber, messageId: string, recipient: string, status: string, errors?: unknown[]): Json {
-    const ts = String(Math.floor(Date.now() / 1000));
+  /**
+   * A `messages` change with one status (reference §7.6). A `failed` one carries its errors on the status and, as
+   * the provider's failure webhooks do, in the value's own `errors` too (`errorLevel` picks one side only).
+   */
+  statusBody(
+    phone: PhoneNumber,
+    messageId: string,
+    recipient: string,
+    status: string,
+    errors?: unknown[],
+    errorLevel: 'status' | 'value' | 'both' = 'both',
+  ): Json {
+    const ts = String(Math.floor(this.state.now() / 1000));
     const s: Json = { id: messageId, status, timestamp: ts, recipient_id: recipient.replace(/^\+/, '') };
     if (status !== 'failed') {
       s.pricing = { billable: true, pricing_model: 'PMP', category: 'utility', type: 'regular' };
-      if (status === 'sent') s.conversation = { id: `conv${messageId.slice(-12)}`, expiration_timestamp: String(Number(ts) + 86400), origin: { type: 'utility' } };
+      if (status === 'sent')
+        s.conversation = { id: `conv${messageId.slice(-12)}`, expiration_timestamp: String(Number(ts) + 86400), origin: { type: 'utility' } };
     }
-    if (errors) s.errors = errors;
-    return this.envelope(phone.wabaId, 'messages', this.messagesValue(phone, { statuses: [s] }));
+    if (errors && errorLevel !== 'value') s.errors = errors;
+    const valueErrors = errors && errorLevel !== 'status' ? { errors } : {};
+    return this.envelope(phone.wabaId, 'messages', this.messagesValue(phone, { statuses: [s], ...valueErrors }));
   }
 
   /** Sends a body (serialized exactly once; the signature covers those bytes). Retries briefly, like the provider. */
@@ -36,7 +53,12 @@ export class WebhookSender {
     let status: number | null = null;
     for (let attempt = 0; attempt < 4; attempt++) {
       try {
-        const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature }, body: raw, signal: AbortSignal.timeout(5000) });
+        const res = await fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature },
+          body: raw,
+          signal: AbortSignal.timeout(5000),
+        });
         status = res.status;
         await res.arrayBuffer();
         if (res.ok) break;

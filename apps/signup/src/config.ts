@@ -31,7 +31,8 @@ function providerOrigins(): Field<string[]> {
       }
       return raw.split(',').map((o) => {
         const trimmed = o.trim();
-        if (!URL.canParse(trimmed) || new URL(trimmed).origin !== trimmed) throw new Error(`must be a comma-separated list of origins (scheme://host[:port]), got "${trimmed}"`);
+        if (!URL.canParse(trimmed) || new URL(trimmed).origin !== trimmed)
+          throw new Error(`must be a comma-separated list of origins (scheme://host[:port]), got "${trimmed}"`);
         return trimmed;
       });
     },

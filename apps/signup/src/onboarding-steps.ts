@@ -63,7 +63,9 @@ export interface Onboarded {
  */
 export async function onboard(provider: OnboardingProvider, pins: PinVault, input: OnboardingInput): Promise<Onboarded> {
   const { accessToken } = await step(STEP_REASONS.exchange, () => provider.exchangeCode(input.code));
-  await step(STEP_REASONS.register, async () => provider.registerPhone(accessToken, input.phoneNumberId, await pins.pinFor(input.phoneNumberId, input.clientId)));
+  await step(STEP_REASONS.register, async () =>
+    provider.registerPhone(accessToken, input.phoneNumberId, await pins.pinFor(input.phoneNumberId, input.clientId)),
+  );
   await step(STEP_REASONS.subscribe, () => provider.subscribeApp(accessToken, input.wabaId));
   const catalogs = await step(STEP_REASONS.catalog, () => provider.listCatalogs(accessToken, input.wabaId));
   return { accessToken, catalogId: catalogs[0]?.id };

@@ -50,7 +50,13 @@ export class Signup {
       return { alreadyCompleted: false, session: sessionInit(reusable), state: held, page };
     }
     const state = randomToken(32);
-    const row = await this.d.repo.insertSession({ id: randomUUID(), clientId: client.id, tenantId: client.tenantId, stateHash: sha256Hex(state), ttlMs: this.d.sessionTtlMs });
+    const row = await this.d.repo.insertSession({
+      id: randomUUID(),
+      clientId: client.id,
+      tenantId: client.tenantId,
+      stateHash: sha256Hex(state),
+      ttlMs: this.d.sessionTtlMs,
+    });
     return { alreadyCompleted: false, session: sessionInit(row), state, page };
   }
 
@@ -58,7 +64,8 @@ export class Signup {
     const session = await this.session(req.clientId, req.state);
     const client = await this.client(session);
     // a repeated call with the same state answers what the first one decided
-    if (session.status === 'completed') return { status: 'completed', redirectUrl: successRedirect(client), session: sessionInit(session), completedNow: false };
+    if (session.status === 'completed')
+      return { status: 'completed', redirectUrl: successRedirect(client), session: sessionInit(session), completedNow: false };
     if (session.status === 'failed') return this.failedOutcome(session, client);
     if (client.signupStatus === 'completed') {
       const closed = (await this.d.repo.closeAsCompleted(session.id)) ?? session;
@@ -74,7 +81,8 @@ export class Signup {
     }
     const session = await this.session(req.clientId, req.state);
     const client = await this.client(session);
-    if (session.status === 'completed' || client.signupStatus === 'completed') throw AppError.conflict('signup_already_completed', 'Signup is already completed for this client');
+    if (session.status === 'completed' || client.signupStatus === 'completed')
+      throw AppError.conflict('signup_already_completed', 'Signup is already completed for this client');
     if (session.status === 'completing') throw AppError.conflict('signup_in_progress', 'This signup is being completed');
     const failed = (await this.d.repo.markFailed(session.id, { reason: req.reason, detail: 'Reported by the signup page' })) ?? session;
     const reason = failed.failure_reason ?? req.reason;
@@ -108,7 +116,12 @@ export class Signup {
     let completedNow: boolean;
     try {
       await this.d.directory.setClientSignupStatus({ ...ids, signupStatus: 'in_progress' });
-      const onboarded = await onboard(this.d.provider, this.d.pins, { clientId: client.id, code: req.code, wabaId: req.businessAccountId, phoneNumberId: req.phoneNumberId });
+      const onboarded = await onboard(this.d.provider, this.d.pins, {
+        clientId: client.id,
+        code: req.code,
+        wabaId: req.businessAccountId,
+        phoneNumberId: req.phoneNumberId,
+      });
       completedNow = (await this.activate(ids, req, onboarded)).completedNow;
     } catch (e) {
       // completed meanwhile through another session: nothing is left to do, and nothing failed
@@ -161,7 +174,8 @@ export class Signup {
     try {
       await this.d.directory.setClientSignupStatus({ tenantId: session.tenant_id, clientId: session.client_id, signupStatus: 'failed', failureReason: reason });
     } catch (e) {
-      if (!(isAppError(e) && e.code === 'signup_already_completed')) this.d.logger.warn({ err: e, client_id: session.client_id }, 'could not record the failed signup on the client');
+      if (!(isAppError(e) && e.code === 'signup_already_completed'))
+        this.d.logger.warn({ err: e, client_id: session.client_id }, 'could not record the failed signup on the client');
     }
   }
 }

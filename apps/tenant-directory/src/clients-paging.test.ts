@@ -3,7 +3,7 @@ import { create } from '@bufbuild/protobuf';
 import { tenantDirectory as td } from '@gateway/contracts';
 import { SecretBox } from '@gateway/crypto';
 import type { Db } from '@gateway/store';
-import { storageBackends } from '@gateway/testing';
+import { storageBackends } from '@gateway/store/testing';
 import { Clients } from './clients';
 import { migrations } from './store/migrations';
 import { SqlDirectoryRepository } from './store/repository';
@@ -26,7 +26,16 @@ describe.each(storageBackends('tenant_directory', migrations, { poolSize: 4 }))(
 
   const tenantWith = async (createdAt: string[]) => {
     const tenantId = randomUUID();
-    await repo.insertTenant({ id: tenantId, name: 'Paged', email: 'p@example.test', plan: 'free', webhook_url: null, webhook_secret_enc: 'x', billing_customer_id: null, billing_subscription_id: null });
+    await repo.insertTenant({
+      id: tenantId,
+      name: 'Paged',
+      email: 'p@example.test',
+      plan: 'free',
+      webhook_url: null,
+      webhook_secret_enc: 'x',
+      billing_customer_id: null,
+      billing_subscription_id: null,
+    });
     const ids: string[] = [];
     for (const at of createdAt) {
       const id = (await clients.register(create(td.RegisterClientRequestSchema, { tenantId, displayName: `c ${at}` }))).id!;
@@ -49,7 +58,13 @@ describe.each(storageBackends('tenant_directory', migrations, { poolSize: 4 }))(
 
   it('walks clients created within one millisecond without skipping any (positions keep microseconds)', async () => {
     // three within 12:00:00.123, one at .124, one just before
-    const at = ['2026-01-01T12:00:00.123001Z', '2026-01-01T12:00:00.123500Z', '2026-01-01T12:00:00.123999Z', '2026-01-01T12:00:00.124000Z', '2026-01-01T12:00:00.122999Z'];
+    const at = [
+      '2026-01-01T12:00:00.123001Z',
+      '2026-01-01T12:00:00.123500Z',
+      '2026-01-01T12:00:00.123999Z',
+      '2026-01-01T12:00:00.124000Z',
+      '2026-01-01T12:00:00.122999Z',
+    ];
     const { tenantId, ids } = await tenantWith(at);
     const newestFirst = [ids[3], ids[2], ids[1], ids[0], ids[4]];
     for (const limit of [1, 2, 3]) expect((await walk(tenantId, limit)).flat()).toEqual(newestFirst);
@@ -62,7 +77,10 @@ describe.each(storageBackends('tenant_directory', migrations, { poolSize: 4 }))(
     expect(pages.flat()).toEqual([...ids].sort().reverse());
     const forged = Buffer.from(`2026-02-31T00:00:00.000001Z|${ids[0]}`).toString('base64url');
     for (const cursor of ['garbage', forged, Buffer.from('2026-02-01T00:00:00.000001Z|not-a-client').toString('base64url')]) {
-      await expect(clients.list(tenantId, 1, cursor)).rejects.toMatchObject({ kind: 'validation', details: { detail: [expect.objectContaining({ loc: ['query', 'cursor'], type: 'cursor_invalid' })] } });
+      await expect(clients.list(tenantId, 1, cursor)).rejects.toMatchObject({
+        kind: 'validation',
+        details: { detail: [expect.objectContaining({ loc: ['query', 'cursor'], type: 'cursor_invalid' })] },
+      });
     }
   });
 

@@ -82,7 +82,9 @@ export class Clients {
       if (!before) throw notFound();
       if (req.isActive !== undefined) {
         if (req.isActive && before.signup_status !== 'completed') {
-          throw AppError.conflict('signup_not_completed', 'A client can be activated only once its signup is completed', { signup_status: before.signup_status });
+          throw AppError.conflict('signup_not_completed', 'A client can be activated only once its signup is completed', {
+            signup_status: before.signup_status,
+          });
         }
         changes.is_active = req.isActive;
       }
@@ -106,7 +108,11 @@ export class Clients {
       if (!before || before.webhook_status === 'disabled') return false;
       const target = before.webhook_url ?? (await tenantUrl(before.tenant_id));
       if (target !== url) return false;
-      const after = (await repo.updateClient(before.tenant_id, clientId, { webhook_status: 'disabled', webhook_disabled_reason: reason, webhook_disabled_at: new Date() }))!;
+      const after = (await repo.updateClient(before.tenant_id, clientId, {
+        webhook_status: 'disabled',
+        webhook_disabled_reason: reason,
+        webhook_disabled_at: new Date(),
+      }))!;
       await notifyClientChange(q, before, after);
       return true;
     });
@@ -255,11 +261,15 @@ export class Clients {
 function webhookStatusChange(before: ClientRow, req: td.UpdateClientRequest, changes: ClientChanges): ClientChanges {
   const enable = { webhook_status: 'active' as const, webhook_disabled_reason: null, webhook_disabled_at: null };
   if (req.webhookStatus === 'disabled') {
-    return before.webhook_status === 'disabled' ? {} : { webhook_status: 'disabled', webhook_disabled_reason: 'disabled by the tenant', webhook_disabled_at: new Date() };
+    return before.webhook_status === 'disabled'
+      ? {}
+      : { webhook_status: 'disabled', webhook_disabled_reason: 'disabled by the tenant', webhook_disabled_at: new Date() };
   }
   if (req.webhookStatus === 'active') return enable;
   if (req.webhookStatus !== undefined) {
-    throw AppError.validation([{ loc: ['body', 'webhook_status'], msg: 'must be active or disabled', type: 'enum', input: req.webhookStatus, ctx: { expected: ['active', 'disabled'] } }]);
+    throw AppError.validation([
+      { loc: ['body', 'webhook_status'], msg: 'must be active or disabled', type: 'enum', input: req.webhookStatus, ctx: { expected: ['active', 'disabled'] } },
+    ]);
   }
   const newUrl = changes.webhook_url !== undefined && changes.webhook_url !== before.webhook_url;
   return before.webhook_status === 'disabled' && newUrl ? enable : {};
@@ -269,7 +279,13 @@ function webhookStatusChange(before: ClientRow, req: td.UpdateClientRequest, cha
 async function notifyClientChange(q: Queryable, before: ClientRow | undefined, after: ClientRow): Promise<void> {
   const ids = (k: 'phone_number_id' | 'business_account_id') => [...new Set([before?.[k], after[k]].filter((v): v is string => Boolean(v)))];
   await enqueueMessages(q, [
-    directoryChangeMessage({ kind: 'client', tenantId: after.tenant_id, clientId: after.id, phoneNumberIds: ids('phone_number_id'), businessAccountIds: ids('business_account_id') }),
+    directoryChangeMessage({
+      kind: 'client',
+      tenantId: after.tenant_id,
+      clientId: after.id,
+      phoneNumberIds: ids('phone_number_id'),
+      businessAccountIds: ids('business_account_id'),
+    }),
   ]);
 }
 

@@ -21,7 +21,13 @@ export interface RunningTenantDirectory extends RunningProcess {
 
 export async function startTenantDirectory(config: TenantDirectoryConfig, logger: Logger): Promise<RunningTenantDirectory> {
   const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: 'tenant_directory', migrations });
-  const bus = await connectBus({ url: config.natsUrl, name: 'tenant-directory', logger, streams: [STREAMS.events, STREAMS.directoryChanges], replicas: config.jetstreamReplicas });
+  const bus = await connectBus({
+    url: config.natsUrl,
+    name: 'tenant-directory',
+    logger,
+    streams: [STREAMS.events, STREAMS.directoryChanges],
+    replicas: config.jetstreamReplicas,
+  });
   const relay = startOutboxRelay({ db, bus, logger });
   const box = SecretBox.fromBase64(resolveSecretsKey(config.secretsKey, config.dataDir));
   const repo = SqlDirectoryRepository.open(db);

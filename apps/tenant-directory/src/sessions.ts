@@ -17,7 +17,11 @@ export class Sessions {
   /** last_seen_at moves at most this often, so a busy dashboard does not write on every request. */
   private readonly touchEveryMs: number;
 
-  constructor(private readonly repo: SqlSessionRepository, private readonly tenants: Tenants, private readonly policy: SessionPolicy) {
+  constructor(
+    private readonly repo: SqlSessionRepository,
+    private readonly tenants: Tenants,
+    private readonly policy: SessionPolicy,
+  ) {
     this.touchEveryMs = Math.min(60_000, Math.floor(policy.idleMs / 10));
   }
 

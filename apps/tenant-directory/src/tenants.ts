@@ -33,7 +33,11 @@ export interface TenantsOptions {
  * a revoked key) writes a change notice in its transaction and is answered only once the notice is out.
  */
 export class Tenants {
-  constructor(private readonly repo: DirectoryRepository, private readonly box: SecretBox, private readonly opts: TenantsOptions) {}
+  constructor(
+    private readonly repo: DirectoryRepository,
+    private readonly box: SecretBox,
+    private readonly opts: TenantsOptions,
+  ) {}
 
   private async changed<T>(change: DirectoryChange, fn: (repo: DirectoryRepository) => Promise<T>): Promise<T> {
     const result = await this.repo.tx(async (repo, q) => {
@@ -110,7 +114,8 @@ export class Tenants {
   }
 
   async revokeApiKey(tenantId: string, prefix: string): Promise<void> {
-    if (!(await this.changed({ kind: 'api_key', tenantId }, (repo) => repo.revokeApiKey(tenantId, prefix)))) throw AppError.notFound('api_key_not_found', 'API key not found');
+    if (!(await this.changed({ kind: 'api_key', tenantId }, (repo) => repo.revokeApiKey(tenantId, prefix))))
+      throw AppError.notFound('api_key_not_found', 'API key not found');
   }
 
   async listApiKeys(tenantId: string) {

@@ -47,7 +47,7 @@ describe('bus on a private nats-server', () => {
     expect(info.num_ack_pending).toBe(0);
   });
 
-  it('keeps a slow handler\'s message from being redelivered while it works past ack_wait', async () => {
+  it("keeps a slow handler's message from being redelivered while it works past ack_wait", async () => {
     await bus.publish('events.slow.t1.c1', 'slow');
     const seen: number[] = [];
     const consumer = await runConsumer({

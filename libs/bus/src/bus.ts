@@ -1,6 +1,18 @@
-import { connect, DeliverPolicy, headers as natsHeaders, type JetStreamClient, type JetStreamManager, type MsgHdrs, type ConsumerInfo, type NatsConnection, type PubAck, type StreamConfig } from 'nats';
+import {
+  connect,
+  DeliverPolicy,
+  headers as natsHeaders,
+  type JetStreamClient,
+  type JetStreamManager,
+  type MsgHdrs,
+  type ConsumerInfo,
+  type NatsConnection,
+  type PubAck,
+  type StreamConfig,
+} from 'nats';
 import { currentRequestId, type Logger } from '@gateway/logger';
 import { inSpan, injectTraceContext, SpanKind } from '@gateway/telemetry';
+import { MAX_MESSAGE_BYTES } from './streams';
 
 export const HEADER_REQUEST_ID = 'X-Request-Id';
 /** On PROVIDER_INBOUND: hex sha256 of the raw provider body (also its Nats-Msg-Id). */
@@ -36,7 +48,10 @@ const enc = new TextEncoder();
 
 export async function connectBus(opts: ConnectBusOptions): Promise<Bus> {
   const nc = await connect({
-    servers: opts.url.split(',').map((u) => u.trim()).filter(Boolean),
+    servers: opts.url
+      .split(',')
+      .map((u) => u.trim())
+      .filter(Boolean),
     name: opts.name,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 500,
@@ -50,9 +65,18 @@ export async function connectBus(opts: ConnectBusOptions): Promise<Bus> {
     for await (const s of nc.status()) {
       if (s.type === 'disconnect') connected = false;
       if (s.type === 'reconnect') connected = true;
-      if (s.type === 'disconnect' || s.type === 'reconnect' || s.type === 'error') opts.logger.warn({ nats: s.type, data: String(s.data) }, 'nats connection status');
+      if (s.type === 'disconnect' || s.type === 'reconnect' || s.type === 'error')
+        opts.logger.warn({ nats: s.type, data: String(s.data) }, 'nats connection status');
     }
   })();
+  // a server left at the default max_payload (1 MB) refuses large provider webhooks (the edge answers 503, the
+  // provider retries, then drops them): said at every start until it is raised
+  const serverMax = nc.info?.max_payload ?? 0;
+  if (serverMax < MAX_MESSAGE_BYTES)
+    opts.logger.error(
+      { max_payload: serverMax, needed: MAX_MESSAGE_BYTES },
+      "nats-server's max_payload is below the gateway's largest message: set it (deploy/nats/gateway.conf) or large provider webhooks are refused",
+    );
   const jsm = await nc.jetstreamManager();
   const replicas = opts.replicas ?? 1;
   for (const s of opts.streams ?? []) await ensureStream(jsm, { ...s, num_replicas: replicas });
@@ -65,18 +89,30 @@ export async function connectBus(opts: ConnectBusOptions): Promise<Bus> {
     publish(subject, data, o = {}) {
       // a producer span, child of the active one; its traceparent goes in the headers (after the caller's, so a
       // stored traceparent, e.g. the outbox's, is replaced by this span, which continues that trace)
-      return inSpan(`publish ${subjectName(subject)}`, { kind: SpanKind.PRODUCER, attributes: { 'messaging.system': 'nats', 'messaging.operation.type': 'send', 'messaging.destination.name': subject, ...(o.msgId ? { 'messaging.message.id': o.msgId } : {}) } }, () => {
-        const h = natsHeaders();
-        const rid = currentRequestId();
-        if (rid) h.set(HEADER_REQUEST_ID, rid);
-        for (const [k, v] of Object.entries(o.headers ?? {})) h.set(k, v);
-        injectTraceContext((k, v) => h.set(k, v));
-        return js.publish(subject, typeof data === 'string' ? enc.encode(data) : data, {
-          msgID: o.msgId,
-          headers: h,
-          timeout: o.timeoutMs ?? 5_000,
-        });
-      });
+      return inSpan(
+        `publish ${subjectName(subject)}`,
+        {
+          kind: SpanKind.PRODUCER,
+          attributes: {
+            'messaging.system': 'nats',
+            'messaging.operation.type': 'send',
+            'messaging.destination.name': subject,
+            ...(o.msgId ? { 'messaging.message.id': o.msgId } : {}),
+          },
+        },
+        () => {
+          const h = natsHeaders();
+          const rid = currentRequestId();
+          if (rid) h.set(HEADER_REQUEST_ID, rid);
+          for (const [k, v] of Object.entries(o.headers ?? {})) h.set(k, v);
+          injectTraceContext((k, v) => h.set(k, v));
+          return js.publish(subject, typeof data === 'string' ? enc.encode(data) : data, {
+            msgID: o.msgId,
+            headers: h,
+            timeout: o.timeoutMs ?? 5_000,
+          });
+        },
+      );
     },
     isConnected: () => connected && !closed && !nc.isClosed(),
     async close() {

@@ -115,47 +115,49 @@ export async function runConsumer(opts: RunConsumerOptions): Promise<RunningCons
       'messaging.consumer.group.name': opts.durable,
       'messaging.message.delivery_count': m.info.deliveryCount,
     };
-    await runWithContext({ requestId }, () => inSpan(`process ${opts.stream}`, { kind: SpanKind.CONSUMER, parent, attributes }, async (span) => {
-      let outcome: Outcome;
-      let error: string | undefined;
-      handling.add(m);
-      try {
-        outcome = await opts.handle(m);
-      } catch (e) {
-        error = e instanceof Error ? e.message : String(e);
-        opts.logger.error({ err: e, stream: opts.stream, seq: m.seq, delivery: m.info.deliveryCount }, 'consumer handler failed; redelivering');
-        outcome = nakAfter(failureBackoffMs(m.info.deliveryCount));
-      } finally {
-        handling.delete(m);
-      }
-      if ('deadLetter' in outcome || ('nak' in outcome && m.info.deliveryCount >= maxDeliver)) {
-        const reason = 'deadLetter' in outcome ? outcome.deadLetter : (error ?? `not acknowledged after ${m.info.deliveryCount} deliveries`);
+    await runWithContext({ requestId }, () =>
+      inSpan(`process ${opts.stream}`, { kind: SpanKind.CONSUMER, parent, attributes }, async (span) => {
+        let outcome: Outcome;
+        let error: string | undefined;
+        handling.add(m);
         try {
-          await deadLetter(opts.bus, m, { stream: opts.stream, consumer: opts.durable }, reason);
-          opts.deadLettered?.(opts.stream, opts.durable);
-          opts.logger.error({ stream: opts.stream, consumer: opts.durable, seq: m.seq, deliveries: m.info.deliveryCount }, 'message moved to DEAD_LETTER');
-          // acknowledged (and confirmed) only once DEAD_LETTER holds it; a repeat is dropped there by its msg id
-          outcome = ACK;
-          span.setStatus({ code: SpanStatusCode.ERROR, message: `dead-lettered: ${reason}` });
-          span.setAttribute('messaging.dead_lettered', true);
+          outcome = await opts.handle(m);
         } catch (e) {
-          opts.logger.error({ err: e, stream: opts.stream, seq: m.seq }, 'could not dead-letter a message; it will be redelivered');
-          outcome = nakAfter(5000);
+          error = e instanceof Error ? e.message : String(e);
+          opts.logger.error({ err: e, stream: opts.stream, seq: m.seq, delivery: m.info.deliveryCount }, 'consumer handler failed; redelivering');
+          outcome = nakAfter(failureBackoffMs(m.info.deliveryCount));
+        } finally {
+          handling.delete(m);
         }
-      }
-      span.setAttribute('messaging.outcome', Object.keys(outcome)[0]);
-      if (error !== undefined) {
-        span.recordException(error);
-        span.setStatus({ code: SpanStatusCode.ERROR, message: error });
-      }
-      try {
-        if ('ack' in outcome) await m.ackAck().catch(() => m.ack());
-        else if ('term' in outcome) m.term();
-        else if ('nak' in outcome) m.nak(outcome.nak);
-      } catch (e) {
-        opts.logger.warn({ err: e, seq: m.seq }, 'could not settle message; it will be redelivered');
-      }
-    }));
+        if ('deadLetter' in outcome || ('nak' in outcome && m.info.deliveryCount >= maxDeliver)) {
+          const reason = 'deadLetter' in outcome ? outcome.deadLetter : (error ?? `not acknowledged after ${m.info.deliveryCount} deliveries`);
+          try {
+            await deadLetter(opts.bus, m, { stream: opts.stream, consumer: opts.durable }, reason);
+            opts.deadLettered?.(opts.stream, opts.durable);
+            opts.logger.error({ stream: opts.stream, consumer: opts.durable, seq: m.seq, deliveries: m.info.deliveryCount }, 'message moved to DEAD_LETTER');
+            // acknowledged (and confirmed) only once DEAD_LETTER holds it; a repeat is dropped there by its msg id
+            outcome = ACK;
+            span.setStatus({ code: SpanStatusCode.ERROR, message: `dead-lettered: ${reason}` });
+            span.setAttribute('messaging.dead_lettered', true);
+          } catch (e) {
+            opts.logger.error({ err: e, stream: opts.stream, seq: m.seq }, 'could not dead-letter a message; it will be redelivered');
+            outcome = nakAfter(5000);
+          }
+        }
+        span.setAttribute('messaging.outcome', Object.keys(outcome)[0]);
+        if (error !== undefined) {
+          span.recordException(error);
+          span.setStatus({ code: SpanStatusCode.ERROR, message: error });
+        }
+        try {
+          if ('ack' in outcome) await m.ackAck().catch(() => m.ack());
+          else if ('term' in outcome) m.term();
+          else if ('nak' in outcome) m.nak(outcome.nak);
+        } catch (e) {
+          opts.logger.warn({ err: e, seq: m.seq }, 'could not settle message; it will be redelivered');
+        }
+      }),
+    );
   };
 
   const loop = async () => {

@@ -70,7 +70,10 @@ describe('dead letters: a message that keeps failing is set aside after a bounde
       config: { filter_subject: 'events.naks.>', max_deliver: 2 },
       handle: async () => nakAfter(50),
     });
-    await waitFor(async () => (await listDeadLetters(bus, { stream: STREAMS.events.name })).some((d) => d.data === 'nak-me'), { timeoutMs: 10_000, what: 'dead letter of a nak' });
+    await waitFor(async () => (await listDeadLetters(bus, { stream: STREAMS.events.name })).some((d) => d.data === 'nak-me'), {
+      timeoutMs: 10_000,
+      what: 'dead letter of a nak',
+    });
     const dead = (await listDeadLetters(bus, { stream: STREAMS.events.name })).find((d) => d.data === 'nak-me')!;
     expect(dead.error).toMatch(/not acknowledged after 2 deliveries/);
     await consumer.stop();
@@ -90,7 +93,10 @@ describe('dead letters: a message that keeps failing is set aside after a bounde
         return deadLetterNow('not a webhook envelope');
       },
     });
-    await waitFor(async () => (await listDeadLetters(bus, { stream: STREAMS.events.name })).some((d) => d.data === 'not an envelope'), { timeoutMs: 10_000, what: 'dead letter' });
+    await waitFor(async () => (await listDeadLetters(bus, { stream: STREAMS.events.name })).some((d) => d.data === 'not an envelope'), {
+      timeoutMs: 10_000,
+      what: 'dead letter',
+    });
     expect(deliveries).toEqual([1]);
     const dead = (await listDeadLetters(bus, { stream: STREAMS.events.name })).find((d) => d.data === 'not an envelope')!;
     expect(dead.error).toBe('not a webhook envelope');

@@ -1,4 +1,4 @@
-import { headers as natsHeaders, type JsMsg, type MsgHdrs } from 'nats';
+import { AckPolicy, DeliverPolicy, headers as natsHeaders, nanos, type JsMsg, type MsgHdrs } from 'nats';
 import type { Bus } from './bus';
 import { deadLetterSubject, DEAD_LETTER_SUBJECT_PREFIX, STREAMS } from './streams';
 
@@ -74,53 +74,91 @@ export interface DeadLetterFilter {
   stream?: string;
   /** At most this many, oldest first (default 100, at most 1000). */
   limit?: number;
+  /** Only the letters after this DEAD_LETTER sequence: the last one of the previous page. */
+  after?: number;
+}
+
+export interface DeadLetterPage {
+  letters: DeadLetter[];
+  /** The sequence the next page starts after, when more letters follow. */
+  next?: number;
 }
 
 const filterSubject = (f: DeadLetterFilter) => (f.stream ? deadLetterSubject(f.stream) : `${DEAD_LETTER_SUBJECT_PREFIX}.>`);
 
-/** The dead letters, oldest first. */
-export async function listDeadLetters(bus: Bus, filter: DeadLetterFilter = {}): Promise<DeadLetter[]> {
+function letterOf(seq: number, subject: string, h: MsgHdrs | undefined, data: string): DeadLetter {
+  return {
+    seq,
+    subject,
+    source: {
+      stream: h?.get(DL_STREAM) ?? '',
+      subject: h?.get(DL_SUBJECT) ?? '',
+      seq: Number(h?.get(DL_SEQ) || 0),
+      consumer: h?.get(DL_CONSUMER) ?? '',
+      deliveries: Number(h?.get(DL_DELIVERIES) || 0),
+    },
+    error: h?.get(DL_ERROR) ?? '',
+    at: h?.get(DL_AT) ?? '',
+    headers: originalHeaders(h),
+    data,
+  };
+}
+
+/**
+ * A page of dead letters, oldest first: in DEAD_LETTER's sequence order, after `filter.after`. Keyset paging on
+ * the sequence holds while letters come and go: new ones append after every page, replayed ones leave without
+ * shifting the rest, so a walk neither repeats nor skips a letter that stays.
+ */
+export async function pageDeadLetters(bus: Bus, filter: DeadLetterFilter = {}): Promise<DeadLetterPage> {
   const limit = Math.min(Math.max(filter.limit ?? 100, 1), 1000);
-  const subject = filterSubject(filter);
-  const info = await bus.jsm.streams.info(STREAMS.deadLetter.name, { subjects_filter: subject });
-  const count = Object.values(info.state.subjects ?? {}).reduce((a, b) => a + b, 0);
-  if (count === 0) return [];
-  const consumer = await bus.js.consumers.get(STREAMS.deadLetter.name, { filterSubjects: subject });
-  const out: DeadLetter[] = [];
+  const stream = STREAMS.deadLetter.name;
+  // an ephemeral consumer from the page's first sequence: its num_pending says how many letters follow
+  const info = await bus.jsm.consumers.add(stream, {
+    filter_subject: filterSubject(filter),
+    deliver_policy: DeliverPolicy.StartSequence,
+    opt_start_seq: Math.max(filter.after ?? 0, 0) + 1,
+    ack_policy: AckPolicy.None,
+    mem_storage: true,
+    inactive_threshold: nanos(60_000),
+  });
+  const letters: DeadLetter[] = [];
   try {
-    const batch = await consumer.fetch({ max_messages: Math.min(count, limit), expires: 2_000 });
+    if (info.num_pending === 0) return { letters };
+    const consumer = await bus.js.consumers.get(stream, info.name);
+    const batch = await consumer.fetch({ max_messages: Math.min(info.num_pending, limit), expires: 2_000 });
     for await (const m of batch) {
-      const h = m.headers;
-      out.push({
-        seq: m.seq,
-        subject: m.subject,
-        source: {
-          stream: h?.get(DL_STREAM) ?? '',
-          subject: h?.get(DL_SUBJECT) ?? '',
-          seq: Number(h?.get(DL_SEQ) || 0),
-          consumer: h?.get(DL_CONSUMER) ?? '',
-          deliveries: Number(h?.get(DL_DELIVERIES) || 0),
-        },
-        error: h?.get(DL_ERROR) ?? '',
-        at: h?.get(DL_AT) ?? '',
-        headers: originalHeaders(h),
-        data: m.string(),
-      });
-      if (out.length >= limit) break;
+      letters.push(letterOf(m.seq, m.subject, m.headers, m.string()));
+      if (letters.length >= limit) break;
     }
   } finally {
-    await consumer.delete().catch(() => undefined);
+    await bus.jsm.consumers.delete(stream, info.name).catch(() => undefined);
+  }
+  return { letters, next: info.num_pending > letters.length && letters.length > 0 ? letters[letters.length - 1].seq : undefined };
+}
+
+/** The first page of dead letters, oldest first. */
+export async function listDeadLetters(bus: Bus, filter: DeadLetterFilter = {}): Promise<DeadLetter[]> {
+  return (await pageDeadLetters(bus, filter)).letters;
+}
+
+/** The letters of these sequences (of `stream`'s letters, when given); sequences that hold none are left out. */
+async function lettersAt(bus: Bus, seqs: number[], stream: string | undefined): Promise<DeadLetter[]> {
+  const out: DeadLetter[] = [];
+  for (const seq of seqs) {
+    const stored = await bus.jsm.streams.getMessage(STREAMS.deadLetter.name, { seq }).catch(() => undefined);
+    if (!stored || (stream && stored.subject !== deadLetterSubject(stream))) continue;
+    out.push(letterOf(stored.seq, stored.subject, stored.header, stored.string()));
   }
   return out;
 }
 
 /**
  * Republishes dead letters to their original subjects with their original headers (the consumers see them as
- * new messages), then removes them from DEAD_LETTER. `seqs` picks some; else every one the filter matches.
+ * new messages), then removes them from DEAD_LETTER. `seqs` picks some, wherever they are in the stream; else the
+ * oldest the filter matches, up to its limit.
  */
 export async function replayDeadLetters(bus: Bus, filter: DeadLetterFilter & { seqs?: number[] } = {}): Promise<{ replayed: number; failed: number }> {
-  let letters = await listDeadLetters(bus, filter);
-  if (filter.seqs) letters = letters.filter((l) => filter.seqs!.includes(l.seq));
+  const letters = filter.seqs ? await lettersAt(bus, filter.seqs, filter.stream) : await listDeadLetters(bus, filter);
   let replayed = 0;
   let failed = 0;
   for (const l of letters) {

@@ -76,7 +76,11 @@ describe('JETSTREAM_REPLICAS on a 3-node JetStream cluster', () => {
         { timeoutMs: 30_000, intervalMs: 250, what: 'a new stream leader' },
       );
       expect(survived.state.messages).toBe(50);
-      const remaining = await waitFor(async () => (await second.jsm.consumers.info(stream, 'scaled')).num_pending, { timeoutMs: 30_000, intervalMs: 250, what: 'consumer on the new leader' });
+      const remaining = await waitFor(async () => (await second.jsm.consumers.info(stream, 'scaled')).num_pending, {
+        timeoutMs: 30_000,
+        intervalMs: 250,
+        what: 'consumer on the new leader',
+      });
       expect(remaining).toBe(40);
       const next = await (await second.js.consumers.get(stream, 'scaled')).next({ expires: 10_000 });
       expect(next?.seq).toBe(11);
@@ -85,7 +89,7 @@ describe('JETSTREAM_REPLICAS on a 3-node JetStream cluster', () => {
     }
   }, 120_000);
 
-  it('keeps a running consumer pulling when its durable loses its leader, well before the client library\'s 30 s pull expiry', async () => {
+  it("keeps a running consumer pulling when its durable loses its leader, well before the client library's 30 s pull expiry", async () => {
     const stream = STREAMS.providerInbound.name;
     const b = await bus(3, [STREAMS.providerInbound]);
     const seen = new Set<string>();

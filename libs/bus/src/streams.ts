@@ -1,4 +1,5 @@
 import { DiscardPolicy, RetentionPolicy, StorageType, nanos, type StreamConfig } from 'nats';
+import { NATS } from '@gateway/config';
 
 /**
  * The bus layout, shared by every service so producers and consumers agree on names.
@@ -36,6 +37,17 @@ export function eventSubject(type: string, tenantId: string, clientId: string): 
 
 const DAY_MS = 24 * 3600_000;
 
+/**
+ * The largest message on the bus: nats-server's max_payload as the gateway runs it (NATS.maxPayload of
+ * @gateway/config; the server's default of 1 MB is raised everywhere it is started or deployed). A provider
+ * webhook body travels PROVIDER_INBOUND as it came, then EVENTS (a `chat` event splices it into the envelope
+ * unchanged) and WEBHOOK_RETRIES, or DEAD_LETTER with a few headers more: each a message of the body's size and
+ * a little more.
+ */
+export const MAX_MESSAGE_BYTES = NATS.maxPayload;
+/** The largest provider body that still fits one message with its event envelope and headers (at most 3 MB is documented). */
+export const MAX_WEBHOOK_BODY_BYTES = MAX_MESSAGE_BYTES - 64 * 1024;
+
 /** A stream of gateway-made messages: a week of retention, file storage, repeats of a Nats-Msg-Id dropped for 10 min. */
 function gatewayStream(name: string, subject: string) {
   return {
@@ -45,7 +57,7 @@ function gatewayStream(name: string, subject: string) {
     storage: StorageType.File,
     max_age: nanos(7 * DAY_MS),
     duplicate_window: nanos(10 * 60_000),
-    max_msg_size: 4 * 1024 * 1024,
+    max_msg_size: MAX_MESSAGE_BYTES,
     discard: DiscardPolicy.Old,
   };
 }
@@ -60,7 +72,7 @@ export const STREAMS = {
     max_age: nanos(7 * DAY_MS),
     // the provider redelivers the same body; Nats-Msg-Id (a hash of the body) drops repeats
     duplicate_window: nanos(30 * 60_000),
-    max_msg_size: 4 * 1024 * 1024,
+    max_msg_size: MAX_MESSAGE_BYTES,
     discard: DiscardPolicy.Old,
   },
   events: gatewayStream('EVENTS', 'events.>'),

@@ -1,4 +1,4 @@
-import { bool, int, oneOf, optStr, str, url } from './config';
+import { bool, int, oneOf, optStr, str, url, type Field } from './config';
 import { grpcService, NATS, PROVIDER_SIM } from './services';
 
 /** Fields every service process shares. Service configs spread these into their own spec. */
@@ -15,6 +15,23 @@ export const grpcHost = str('GRPC_HOST', '0.0.0.0');
 export const providerBaseUrl = url('PROVIDER_BASE_URL', `http://127.0.0.1:${PROVIDER_SIM.port}`);
 export const providerApiVersion = str('PROVIDER_API_VERSION', 'v21.0');
 export const providerTimeoutMs = int('PROVIDER_TIMEOUT_MS', 10_000, { min: 100 });
+
+/** The gateway's version: the repository's `package.json` version (a test holds the two equal). */
+export const GATEWAY_VERSION = '0.1.0';
+
+/**
+ * PROVIDER_USER_AGENT: the `User-Agent` of every request to the provider. Its media host answers a download without
+ * one with a web page instead of the file (provider-2026.md §9), so there is always one: by default the gateway's
+ * name and version.
+ */
+export const providerUserAgent: Field<string> = {
+  key: 'PROVIDER_USER_AGENT',
+  parse(raw) {
+    if (raw === undefined) return `messaging-gateway/${GATEWAY_VERSION}`;
+    if (!/^[\x21-\x7e][\x20-\x7e]{0,255}$/.test(raw)) throw new Error('must be 1-256 printable ASCII characters, not starting with a space');
+    return raw;
+  },
+};
 export const secretsKey = optStr('SECRETS_KEY');
 export const allowPrivateTargets = bool('WEBHOOK_ALLOW_PRIVATE_TARGETS', false);
 
@@ -25,7 +42,7 @@ export const serviceAddr = (name: string) => {
 };
 
 /** The fields of a service that calls the provider's Graph API. */
-export const providerFields = () => ({ providerBaseUrl, providerApiVersion, providerTimeoutMs });
+export const providerFields = () => ({ providerBaseUrl, providerApiVersion, providerTimeoutMs, providerUserAgent });
 
 /**
  * The fields every gRPC service with its own store reads: log level, bus, storage, its listen addresses

@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import * as common from './common';
 import { ConfigError, bool, int, intList, loadConfig, str, url } from './config';
 
 describe('loadConfig', () => {
@@ -20,7 +23,24 @@ describe('loadConfig', () => {
       loadConfig(spec, { PORT: 'abc', FLAG: 'maybe', DELAYS: '1,x' });
     } catch (e) {
       expect(e).toBeInstanceOf(ConfigError);
-      expect((e as ConfigError).problems).toHaveLength(5) // PORT, NAME, BASE (derived from the bad PORT), FLAG, DELAYS;
+      expect((e as ConfigError).problems).toHaveLength(5); // PORT, NAME, BASE (derived from the bad PORT), FLAG, DELAYS;
+    }
+  });
+});
+
+describe('the provider fields every service shares', () => {
+  it("names the gateway and its version in the User-Agent by default (the version is package.json's)", () => {
+    const pkg = JSON.parse(readFileSync(resolve(__dirname, '../../../package.json'), 'utf8')) as { version: string };
+    expect(common.GATEWAY_VERSION).toBe(pkg.version);
+    expect(loadConfig(common.providerFields(), {}).providerUserAgent).toBe(`messaging-gateway/${pkg.version}`);
+    expect(loadConfig(common.providerFields(), { PROVIDER_USER_AGENT: 'acme-gateway/2.1 (ops@acme.test)' }).providerUserAgent).toBe(
+      'acme-gateway/2.1 (ops@acme.test)',
+    );
+  });
+
+  it('refuses a User-Agent that is no header value', () => {
+    for (const bad of [' leading-space', 'line\nbreak', 'ü', 'x'.repeat(257)]) {
+      expect(() => loadConfig(common.providerFields(), { PROVIDER_USER_AGENT: bad })).toThrow(/PROVIDER_USER_AGENT/);
     }
   });
 });

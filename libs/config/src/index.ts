@@ -1,5 +1,5 @@
 export { loadConfig, ConfigError, str, optStr, int, bool, url, intList, oneOf } from './config';
 export type { Env, Field } from './config';
 export * as common from './common';
-export { APP_NAMES, EDGE, GRPC_SERVICES, NATS, PROVIDER_SIM, grpcService } from './services';
+export { APP_NAMES, EDGE, GRPC_SERVICES, NATS, PROVIDER_SIM, grpcService, natsServerConf } from './services';
 export type { GrpcServiceEntry, HttpEntry } from './services';

@@ -26,7 +26,17 @@ export const EDGE: HttpEntry & { metricsPort: number } = catalogue.edge;
 /** The gRPC services in start order: a service may only call the ones before it. */
 export const GRPC_SERVICES: readonly GrpcServiceEntry[] = catalogue.grpc;
 export const PROVIDER_SIM: HttpEntry = catalogue.providerSim;
-export const NATS: HttpEntry = catalogue.nats;
+/**
+ * nats-server, as the gateway runs it. `maxPayload`: its max_payload (the default 1 MB is too small): the largest
+ * message on the bus, a provider webhook of up to 3 MB (the provider's documented maximum) with room for the
+ * event envelope and headers around it. Every nats-server the gateway starts or deploys gets it (`npm start`,
+ * the tests, the bench, docker-compose.yml through deploy/nats/gateway.conf, the Helm values); the deployment
+ * checks compare them.
+ */
+export const NATS: HttpEntry & { maxPayload: number } = catalogue.nats;
+
+/** The configuration file of a nats-server the gateway starts: what the command line cannot set. */
+export const natsServerConf = (): string => `# written by the gateway (NATS of @gateway/config)\nmax_payload: ${NATS.maxPayload}\n`;
 
 export function grpcService(name: string): GrpcServiceEntry {
   const entry = GRPC_SERVICES.find((s) => s.name === name);

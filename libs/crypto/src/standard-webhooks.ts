@@ -22,7 +22,5 @@ function signingKey(secret: string): Buffer {
  * by spaces (a receiver accepts the message when any entry matches: that is what makes rotation seamless).
  */
 export function standardWebhookSignature(secrets: string[], id: string, timestampSec: number, body: string): string {
-  return secrets
-    .map((s) => `v1,${createHmac('sha256', signingKey(s)).update(`${id}.${timestampSec}.`).update(body).digest('base64')}`)
-    .join(' ');
+  return secrets.map((s) => `v1,${createHmac('sha256', signingKey(s)).update(`${id}.${timestampSec}.`).update(body).digest('base64')}`).join(' ');
 }

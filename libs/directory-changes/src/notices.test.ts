@@ -32,7 +32,10 @@ describe('directory change notices', () => {
     await publish({ kind: 'client', tenantId: 't1', clientId: 'c1', phoneNumberIds: ['pn'] });
     await publish({ kind: 'api_key', tenantId: 't1' });
     await waitFor(() => a.length === 2 && b.length === 2, { timeoutMs: 5000, what: 'both notices at both followers' });
-    expect(a).toEqual([{ kind: 'client', tenantId: 't1', clientId: 'c1', phoneNumberIds: ['pn'] }, { kind: 'api_key', tenantId: 't1' }]);
+    expect(a).toEqual([
+      { kind: 'client', tenantId: 't1', clientId: 'c1', phoneNumberIds: ['pn'] },
+      { kind: 'api_key', tenantId: 't1' },
+    ]);
     expect(b).toEqual(a);
     await fa.stop();
     await fb.stop();
@@ -45,10 +48,13 @@ describe('directory change notices', () => {
     await nats.stop();
     await nats.start();
     await waitFor(() => gaps >= 1, { timeoutMs: 15_000, what: 'a gap reported after the reconnect' });
-    await waitFor(async () => {
-      await publish({ kind: 'tenant', tenantId: 'after' }).catch(() => undefined);
-      return got.some((c) => c.tenantId === 'after');
-    }, { timeoutMs: 15_000, intervalMs: 500, what: 'notices followed after the reconnect' });
+    await waitFor(
+      async () => {
+        await publish({ kind: 'tenant', tenantId: 'after' }).catch(() => undefined);
+        return got.some((c) => c.tenantId === 'after');
+      },
+      { timeoutMs: 15_000, intervalMs: 500, what: 'notices followed after the reconnect' },
+    );
     await f.stop();
   });
 });

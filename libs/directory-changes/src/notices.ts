@@ -36,12 +36,17 @@ export const directoryChangeSchema: { readonly [keyword: string]: unknown } = Ob
     kind: {
       type: 'string',
       enum: [...DIRECTORY_CHANGE_KINDS],
-      description: '`tenant`: its webhook URL or secret (drop every cached value of the tenant); `api_key`: a key was revoked (drop the tenant\'s cached keys); `client`: anything of one client.',
+      description:
+        "`tenant`: its webhook URL or secret (drop every cached value of the tenant); `api_key`: a key was revoked (drop the tenant's cached keys); `client`: anything of one client.",
     },
     tenantId: { type: 'string', description: 'The tenant concerned.' },
     clientId: { type: 'string', description: 'The client concerned (`client` notices).' },
     phoneNumberIds: { type: 'array', items: { type: 'string' }, description: "The client's phone number ids before and after the change (`client` notices)." },
-    businessAccountIds: { type: 'array', items: { type: 'string' }, description: "The client's business account ids before and after the change (`client` notices)." },
+    businessAccountIds: {
+      type: 'array',
+      items: { type: 'string' },
+      description: "The client's business account ids before and after the change (`client` notices).",
+    },
   },
 });
 

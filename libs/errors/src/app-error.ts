@@ -60,8 +60,11 @@ export class AppError extends Error {
     this.retryAfterSeconds = options.retryAfterSeconds;
   }
 
-  static validation(issues: ValidationIssue[], message = 'Request validation failed'): AppError {
-    return new AppError('validation', 'validation_failed', message, { details: { detail: issues } });
+  /** `moreIssues`: problems found but not listed (a 422 lists at most 100, the edge's MAX_ISSUES). */
+  static validation(issues: ValidationIssue[], message = 'Request validation failed', moreIssues = 0): AppError {
+    return new AppError('validation', 'validation_failed', message, {
+      details: moreIssues > 0 ? { detail: issues, more_issues: moreIssues } : { detail: issues },
+    });
   }
 
   /** A list cursor that was never issued (or not for this list): a 422 naming `cursor`. */

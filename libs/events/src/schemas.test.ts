@@ -21,7 +21,15 @@ const SAMPLES: Record<EventType, EventInput['payload']> = {
                 messaging_product: 'whatsapp',
                 metadata: { display_phone_number: '15550783881', phone_number_id: '106540352242922' },
                 contacts: [{ profile: { name: 'Sheena Nelson' }, wa_id: '16505551234' }],
-                messages: [{ from: '16505551234', id: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQTRBNjU5OUFFRTAzODEwMTQ0RgA=', timestamp: '1749416383', type: 'text', text: { body: 'Does it come in another color?' } }],
+                messages: [
+                  {
+                    from: '16505551234',
+                    id: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQTRBNjU5OUFFRTAzODEwMTQ0RgA=',
+                    timestamp: '1749416383',
+                    type: 'text',
+                    text: { body: 'Does it come in another color?' },
+                  },
+                ],
               },
             },
             {
@@ -29,7 +37,14 @@ const SAMPLES: Record<EventType, EventInput['payload']> = {
               value: {
                 messaging_product: 'whatsapp',
                 metadata: { display_phone_number: '15550783881', phone_number_id: '106540352242922' },
-                statuses: [{ id: 'wamid.HBgLMTY1MDUwNzY1MjAVAgARGBI5QTNDQTVCM0Q0Q0Q2RTY3RTcA', status: 'delivered', timestamp: '1750263773', recipient_id: '16505551234' }],
+                statuses: [
+                  {
+                    id: 'wamid.HBgLMTY1MDUwNzY1MjAVAgARGBI5QTNDQTVCM0Q0Q0Q2RTY3RTcA',
+                    status: 'delivered',
+                    timestamp: '1750263773',
+                    recipient_id: '16505551234',
+                  },
+                ],
               },
             },
           ],
@@ -37,9 +52,20 @@ const SAMPLES: Record<EventType, EventInput['payload']> = {
       ],
     }),
   },
-  signup_completed: { business_account_id: '102290129340398', phone_number_id: '106540352242922', catalog_id: null, provider_business_id: '2729063490586005', signup_status: 'completed' },
+  signup_completed: {
+    business_account_id: '102290129340398',
+    phone_number_id: '106540352242922',
+    catalog_id: null,
+    provider_business_id: '2729063490586005',
+    signup_status: 'completed',
+  },
   template_status: { template_id: '806312974732579', template_name: 'order_confirmation', language: 'en_US', status: 'REJECTED', reason: 'INVALID_FORMAT' },
-  flow_completion: { message_id: 'wamid.HBgLMTY0NjcwNDM1OTUVAgASGBQzQUFFQjg5QjRGNzk3NjI1NUE1RQA=', from: '16505551234', token: 'booking-42', response: { date: '2026-12-01', guests: 2 } },
+  flow_completion: {
+    message_id: 'wamid.HBgLMTY0NjcwNDM1OTUVAgASGBQzQUFFQjg5QjRGNzk3NjI1NUE1RQA=',
+    from: '16505551234',
+    token: 'booking-42',
+    response: { date: '2026-12-01', guests: 2 },
+  },
   test: { test: true, requested_at: new Date().toISOString() },
 };
 
@@ -48,7 +74,9 @@ function validators() {
   // both dialects the schemas are used in: 2020-12 (OpenAPI 3.1 webhooks) and draft-07 (AsyncAPI 3.0's default)
   return [new Ajv2020({ strict: true, allErrors: true }), new AjvDraft07({ strict: true, allErrors: true })].map((ajv) => {
     ajv.addFormat('uuid', UUID);
-    ajv.addFormat('date-time', { validate: (s: string) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/.test(s) && !Number.isNaN(Date.parse(s)) });
+    ajv.addFormat('date-time', {
+      validate: (s: string) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/.test(s) && !Number.isNaN(Date.parse(s)),
+    });
     return ajv;
   });
 }

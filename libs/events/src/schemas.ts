@@ -36,7 +36,7 @@ const chatPayload: JsonSchema = {
   type: 'object',
   required: ['entry'],
   properties: {
-    object: string('Always `whatsapp_business_account` for the provider\'s webhooks.'),
+    object: string("Always `whatsapp_business_account` for the provider's webhooks."),
     entry: {
       type: 'array',
       description: 'One entry per business account.',
@@ -64,7 +64,8 @@ const chatPayload: JsonSchema = {
                     },
                     messages: {
                       type: 'array',
-                      description: 'Inbound messages: `from`, `id`, `timestamp` (epoch seconds as a string), `type`, and a content object named after the type (e.g. `text` with `body`).',
+                      description:
+                        'Inbound messages: `from`, `id`, `timestamp` (epoch seconds as a string), `type`, and a content object named after the type (e.g. `text` with `body`).',
                       items: {
                         type: 'object',
                         properties: {
@@ -82,7 +83,7 @@ const chatPayload: JsonSchema = {
                         type: 'object',
                         properties: {
                           id: string('Provider message id of the sent message.'),
-                          status: string('`sent`, `delivered`, `read` or `failed`.'),
+                          status: string('`sent`, `delivered`, `read`, `played` (a voice message) or `failed`.'),
                           timestamp: string('Epoch seconds, as a string.'),
                           recipient_id: string("The recipient's phone identifier."),
                         },
@@ -126,7 +127,9 @@ export const eventPayloadSchemas: Readonly<Record<EventType, JsonSchema>> = deep
       template_id: string("The provider's template id."),
       template_name: string('Template name.'),
       language: string('Locale code, e.g. `en_US`.'),
-      status: string("The provider's new status: `APPROVED`, `REJECTED`, `PAUSED`, `DISABLED`, `PENDING`, `IN_APPEAL`, ... (passed on as the provider sent it)."),
+      status: string(
+        "The provider's new status: `APPROVED`, `REJECTED`, `PAUSED`, `DISABLED`, `PENDING`, `IN_APPEAL`, ... (passed on as the provider sent it).",
+      ),
       reason: nullableString('Why, when the template was rejected; null otherwise.'),
     },
   },
@@ -140,7 +143,7 @@ export const eventPayloadSchemas: Readonly<Record<EventType, JsonSchema>> = deep
       message_id: string('Provider message id of the reply.'),
       from: string("The sender's phone identifier."),
       token: string('The flow token given when the flow was sent.'),
-      response: { type: 'object', description: 'The fields the flow collected (keys are the flow\'s own), without `flow_token`.' },
+      response: { type: 'object', description: "The fields the flow collected (keys are the flow's own), without `flow_token`." },
     },
   },
   test: {
@@ -169,7 +172,7 @@ export const eventEnvelopeSchema: JsonSchema = deepFreeze({
   required: ['type', 'client_id', 'external_id', 'payload'],
   additionalProperties: false,
   properties: {
-    type: { type: 'string', enum: [...EVENT_TYPES], description: 'The event type; names the payload\'s shape.' },
+    type: { type: 'string', enum: [...EVENT_TYPES], description: "The event type; names the payload's shape." },
     ...envelopeProperties,
     payload: { type: 'object', description: 'Depends on `type` (spec 6.2).' },
   },
@@ -210,9 +213,12 @@ export const eventHeadersSchema: JsonSchema = deepFreeze({
   type: 'object',
   required: Object.values(EVENT_HEADERS),
   properties: {
-    [EVENT_HEADERS.id]: string('The event id: the same on every delivery and redelivery of the event; dedupe on it. A UUID, except `signup_completed:<client id>` for the one signup event of a client.', { minLength: 1 }),
-    [EVENT_HEADERS.type]: { type: 'string', enum: [...EVENT_TYPES], description: 'The envelope\'s `type`.' },
+    [EVENT_HEADERS.id]: string(
+      'The event id: the same on every delivery and redelivery of the event; dedupe on it. A UUID, except `signup_completed:<client id>` for the one signup event of a client.',
+      { minLength: 1 },
+    ),
+    [EVENT_HEADERS.type]: { type: 'string', enum: [...EVENT_TYPES], description: "The envelope's `type`." },
     [EVENT_HEADERS.tenant]: string('UUID of the tenant owning the client.', { format: 'uuid' }),
-    [EVENT_HEADERS.client]: string('UUID of the client (the envelope\'s `client_id`).', { format: 'uuid' }),
+    [EVENT_HEADERS.client]: string("UUID of the client (the envelope's `client_id`).", { format: 'uuid' }),
   },
 });

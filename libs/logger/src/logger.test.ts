@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
 import { createLogger } from './logger';
+import { camelCase, isSecretField, SECRET_FIELDS } from './secret-fields';
 import { normalizeRequestId, runWithContext } from './context';
 
 function capture() {
@@ -35,6 +36,23 @@ describe('logger', () => {
     expect(text).not.toContain('whsec');
     expect(text).not.toContain('Bearer x');
     expect(text).toContain('"name":"ok"');
+  });
+
+  it('redacts every field of SECRET_FIELDS, in snake_case and camelCase, up to two levels deep', () => {
+    const { lines, destination } = capture();
+    const log = createLogger({ name: 't', destination });
+    for (const name of SECRET_FIELDS.flatMap((n) => [n, camelCase(n)])) {
+      const v = `secret-of-${name}`;
+      log.info({ [name]: v, a: { [name]: v }, b: { c: { [name]: v } } }, name);
+    }
+    expect(lines).toHaveLength(SECRET_FIELDS.length * 2);
+    for (const line of lines) expect([line.msg, JSON.stringify(line).includes('secret-of-')]).toEqual([line.msg, false]);
+  });
+
+  it('tells secret fields apart in any spelling, as the edge does for its 422 answers', () => {
+    for (const key of ['sdp', 'access_token', 'accessToken', 'X-Api-Key', 'flow_token', 'pins', 'webhookSecret', 'client_credentials', 'hub.verify_token'])
+      expect([key, isSecretField(key)]).toEqual([key, true]);
+    for (const key of ['display_name', 'phone_number_id', 'shipping', 'call_id', 'to', 'body']) expect([key, isSecretField(key)]).toEqual([key, false]);
   });
 
   it('keeps well-formed request ids and replaces others', () => {

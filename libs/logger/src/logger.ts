@@ -1,15 +1,12 @@
 import pino, { type Logger, type LoggerOptions } from 'pino';
 import { currentTraceIds } from '@gateway/telemetry';
 import { currentRequestId } from './context';
+import { camelCase, SECRET_FIELDS } from './secret-fields';
 
 export type { Logger };
 
 /** Keys whose values never reach a log line, wherever they appear (two levels deep, plus headers). */
-const SECRET_KEYS = [
-  'authorization', 'access_token', 'accessToken', 'token', 'api_key', 'apiKey', 'secret', 'webhook_secret',
-  'webhookSecret', 'client_secret', 'password', 'pin', 'sdp', 'encrypted_token', 'admin_token', 'adminToken',
-  'secretsKey', 'appSecret', 'app_secret', 'signature',
-];
+const SECRET_KEYS = [...SECRET_FIELDS, ...SECRET_FIELDS.map(camelCase).filter((k) => !(SECRET_FIELDS as readonly string[]).includes(k))];
 
 export const redactPaths = [
   ...SECRET_KEYS,

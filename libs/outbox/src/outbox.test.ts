@@ -31,14 +31,25 @@ describe('outbox relay', () => {
     const kept = buildEvent({ type: 'test', tenantId: 't', clientId: 'c', externalId: null, payload: { n: 1 } });
     const lost = buildEvent({ type: 'test', tenantId: 't', clientId: 'c', externalId: null, payload: { n: 2 } });
     await db.tx((q) => enqueueEvent(q, kept));
-    await db.tx(async (q) => {
-      await enqueueEvent(q, lost);
-      throw new Error('rollback');
-    }).catch(() => undefined);
+    await db
+      .tx(async (q) => {
+        await enqueueEvent(q, lost);
+        throw new Error('rollback');
+      })
+      .catch(() => undefined);
     relay.kick();
     await waitFor(async () => (await relay.pending()) === 0, { timeoutMs: 5000 });
     const ids: string[] = [];
-    const c = await runConsumer({ bus, stream: STREAMS.events.name, durable: 'outbox-1', logger, handle: async (m) => { ids.push(m.headers!.get('X-Event-Id')); return ACK; } });
+    const c = await runConsumer({
+      bus,
+      stream: STREAMS.events.name,
+      durable: 'outbox-1',
+      logger,
+      handle: async (m) => {
+        ids.push(m.headers!.get('X-Event-Id'));
+        return ACK;
+      },
+    });
     await waitFor(() => ids.length >= 1, { timeoutMs: 5000 });
     await new Promise((r) => setTimeout(r, 200));
     await c.stop();

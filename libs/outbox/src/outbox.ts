@@ -89,15 +89,17 @@ export function startOutboxRelay(opts: { db: Db; bus: Bus; logger: Logger; inter
 
   const drain = async () => {
     for (;;) {
-      const rows = await opts.db.query<Pending>(
-        'SELECT id, subject, headers, body FROM outbox WHERE published_at IS NULL ORDER BY created_at, id LIMIT $1',
-        [opts.batch ?? 100],
-      );
+      const rows = await opts.db.query<Pending>('SELECT id, subject, headers, body FROM outbox WHERE published_at IS NULL ORDER BY created_at, id LIMIT $1', [
+        opts.batch ?? 100,
+      ]);
       if (!rows.length) return;
       for (const r of rows) {
         // published in the trace of the transaction that enqueued it (its stored traceparent), not the relay's
         const stored = r.headers;
-        await withContext(extractTraceContext((k) => stored[k]), () => opts.bus.publish(r.subject, r.body, { msgId: r.id, headers: stored, timeoutMs: 3000 }));
+        await withContext(
+          extractTraceContext((k) => stored[k]),
+          () => opts.bus.publish(r.subject, r.body, { msgId: r.id, headers: stored, timeoutMs: 3000 }),
+        );
         await opts.db.query('UPDATE outbox SET published_at = now() WHERE id = $1', [r.id]);
       }
     }

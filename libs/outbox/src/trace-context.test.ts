@@ -69,7 +69,11 @@ describe('trace context across the bus and the outbox', () => {
       logger: silent,
       config: { filter_subject: 'events.test.t1.>' },
       handle: async (m) => {
-        seen.push({ traceparent: m.headers!.get('traceparent'), requestId: m.headers!.get(HEADER_REQUEST_ID), activeTrace: trace.getActiveSpan()?.spanContext().traceId });
+        seen.push({
+          traceparent: m.headers!.get('traceparent'),
+          requestId: m.headers!.get(HEADER_REQUEST_ID),
+          activeTrace: trace.getActiveSpan()?.spanContext().traceId,
+        });
         log.info('handled');
         return ACK;
       },
@@ -80,7 +84,10 @@ describe('trace context across the bus and the outbox', () => {
         return span.spanContext();
       }),
     );
-    await waitFor(() => seen.length === 1 && exporter.getFinishedSpans().some((s) => s.name === 'process EVENTS'), { timeoutMs: 10_000, what: 'the message handled' });
+    await waitFor(() => seen.length === 1 && exporter.getFinishedSpans().some((s) => s.name === 'process EVENTS'), {
+      timeoutMs: 10_000,
+      what: 'the message handled',
+    });
     await consumer.stop();
 
     const spans = exporter.getFinishedSpans();
@@ -90,11 +97,20 @@ describe('trace context across the bus and the outbox', () => {
     expect(parentOf(publish)).toBe(request.spanId);
     expect(processSpan.spanContext().traceId).toBe(request.traceId);
     expect(parentOf(processSpan)).toBe(publish.spanContext().spanId);
-    expect(processSpan.attributes).toMatchObject({ 'messaging.system': 'nats', 'messaging.destination.name': 'events.test.t1.c1', 'messaging.consumer.group.name': 'propagation-direct', 'messaging.outcome': 'ack' });
+    expect(processSpan.attributes).toMatchObject({
+      'messaging.system': 'nats',
+      'messaging.destination.name': 'events.test.t1.c1',
+      'messaging.consumer.group.name': 'propagation-direct',
+      'messaging.outcome': 'ack',
+    });
     // the header names the publish span; the handler runs in the process span of the same trace, with the request id
     expect(seen[0].traceparent).toBe(`00-${request.traceId}-${publish.spanContext().spanId}-01`);
     expect(seen[0]).toMatchObject({ requestId: 'req-direct', activeTrace: request.traceId });
-    expect(lines.find((l) => l.msg === 'handled')).toMatchObject({ request_id: 'req-direct', trace_id: request.traceId, span_id: processSpan.spanContext().spanId });
+    expect(lines.find((l) => l.msg === 'handled')).toMatchObject({
+      request_id: 'req-direct',
+      trace_id: request.traceId,
+      span_id: processSpan.spanContext().spanId,
+    });
   });
 
   it('an event published later by the outbox relay belongs to the trace and request of the transaction that enqueued it', async () => {
@@ -135,7 +151,14 @@ describe('trace context across the bus and the outbox', () => {
   });
 
   it('a message published outside any trace starts none: its consumer span is a root of its own', async () => {
-    const consumer = await runConsumer({ bus, stream: STREAMS.events.name, durable: 'propagation-root', logger: silent, config: { filter_subject: 'events.test.t3.>' }, handle: async () => ACK });
+    const consumer = await runConsumer({
+      bus,
+      stream: STREAMS.events.name,
+      durable: 'propagation-root',
+      logger: silent,
+      config: { filter_subject: 'events.test.t3.>' },
+      handle: async () => ACK,
+    });
     await context.with(ROOT_CONTEXT, () => bus.publish('events.test.t3.c3', '{}', { msgId: 'root-1' }));
     await waitFor(() => exporter.getFinishedSpans().some((s) => s.name === 'process EVENTS'), { timeoutMs: 10_000 });
     await consumer.stop();

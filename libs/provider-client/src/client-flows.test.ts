@@ -54,7 +54,8 @@ describe('ProviderClient Flows API calls over real HTTP', () => {
   it('lists every page of flows, following the after cursor while the provider says there is a next page', async () => {
     handler = (req, res) => {
       const after = new URL(req.url!, base).searchParams.get('after');
-      if (!after) json(res, 200, { data: [{ id: '1' }, { id: '2' }], paging: { cursors: { before: 'a', after: 'c2' }, next: `${base}/v21.0/555/flows?after=c2` } });
+      if (!after)
+        json(res, 200, { data: [{ id: '1' }, { id: '2' }], paging: { cursors: { before: 'a', after: 'c2' }, next: `${base}/v21.0/555/flows?after=c2` } });
       else json(res, 200, { data: [{ id: '3' }], paging: { cursors: { before: 'c2', after: 'c3' } } });
     };
     expect((await client.listFlows('tok', '555')).map((f) => f.id)).toEqual(['1', '2', '3']);
@@ -74,7 +75,8 @@ describe('ProviderClient Flows API calls over real HTTP', () => {
 
   it('downloads the FLOW_JSON asset from its download URL without sending the token there', async () => {
     handler = (req, res) => {
-      if (req.url === '/v21.0/991/assets') json(res, 200, { data: [{ name: 'flow.json', asset_type: 'FLOW_JSON', download_url: `${base}/cdn/flow.json?sig=x` }] });
+      if (req.url === '/v21.0/991/assets')
+        json(res, 200, { data: [{ name: 'flow.json', asset_type: 'FLOW_JSON', download_url: `${base}/cdn/flow.json?sig=x` }] });
       else {
         res.writeHead(200, { 'content-type': 'application/octet-stream' });
         res.end('{"version":"7.0"}');
@@ -96,8 +98,13 @@ describe('ProviderClient Flows API calls over real HTTP', () => {
     await client.deleteFlow('tok', '991');
     expect(seen.map((s) => `${s.method} ${s.url}`)).toEqual(['POST /v21.0/991/publish', 'POST /v21.0/991/deprecate', 'DELETE /v21.0/991']);
     seen.length = 0;
-    handler = (_req, res) => json(res, 400, { error: { message: "(#139004) Can't delete published Flow", type: 'OAuthException', code: 139004, fbtrace_id: 'T' } });
-    await expect(client.deleteFlow('tok', '991')).rejects.toMatchObject({ kind: 'conflict', code: 'flow_not_draft', details: { provider_error: { code: 139004, trace_id: 'T' } } });
+    handler = (_req, res) =>
+      json(res, 400, { error: { message: "(#139004) Can't delete published Flow", type: 'OAuthException', code: 139004, fbtrace_id: 'T' } });
+    await expect(client.deleteFlow('tok', '991')).rejects.toMatchObject({
+      kind: 'conflict',
+      code: 'flow_not_draft',
+      details: { provider_error: { code: 139004, trace_id: 'T' } },
+    });
     expect(seen).toHaveLength(1);
   });
 });

@@ -66,7 +66,11 @@ describe('ProviderClient over real HTTP', () => {
   it('never repeats a send that timed out: its outcome is unknown (504 provider_outcome_unknown), never hangs', async () => {
     handler = () => undefined; // never answers
     const started = Date.now();
-    await expect(shortDeadline.sendMessage('tok', '123', {})).rejects.toMatchObject({ kind: 'timeout', code: 'provider_outcome_unknown', details: { outcome: 'unknown' } });
+    await expect(shortDeadline.sendMessage('tok', '123', {})).rejects.toMatchObject({
+      kind: 'timeout',
+      code: 'provider_outcome_unknown',
+      details: { outcome: 'unknown' },
+    });
     expect(Date.now() - started).toBeLessThan(2000);
     expect(seen).toHaveLength(1);
   });
@@ -74,7 +78,12 @@ describe('ProviderClient over real HTTP', () => {
   it('backs the pair rate limit off 4^n seconds per recipient, and a success resets it', async () => {
     handler = reply(400, { error: { message: '(#131056) pair rate limit hit', type: 'OAuthException', code: 131056 } });
     const after = async (to: string) => (await client.sendMessage('tok', '123', { to }).catch((e: AppError) => e)) as AppError;
-    expect([(await after('+1')).retryAfterSeconds, (await after('+1')).retryAfterSeconds, (await after('1')).retryAfterSeconds, (await after('+2')).retryAfterSeconds]).toEqual([1, 4, 16, 1]);
+    expect([
+      (await after('+1')).retryAfterSeconds,
+      (await after('+1')).retryAfterSeconds,
+      (await after('1')).retryAfterSeconds,
+      (await after('+2')).retryAfterSeconds,
+    ]).toEqual([1, 4, 16, 1]);
     handler = reply(200, { messages: [{ id: 'wamid.ok' }] });
     await client.sendMessage('tok', '123', { to: '+1' });
     handler = reply(400, { error: { message: '(#131056) pair rate limit hit', type: 'OAuthException', code: 131056 } });
@@ -124,6 +133,20 @@ describe('ProviderClient over real HTTP', () => {
     handler = reply(200, { success: false });
     await expect(client.registerPhone('tok', '123', '004321')).rejects.toMatchObject({ kind: 'provider_rejected' });
     await expect(client.subscribeApp('tok', '456')).rejects.toMatchObject({ kind: 'provider_rejected' });
+  });
+
+  it('retries a registration the provider cannot take right now (133004) with its longer backoff, then succeeds', async () => {
+    let refusals = 2;
+    const refused = reply(503, { error: { message: '(#133004) Server Temporarily Unavailable', type: 'OAuthException', code: 133004 } });
+    handler = (req, body, res) => (refusals-- > 0 ? refused(req, body, res) : reply(200, { success: true })(req, body, res));
+    await client.registerPhone('tok', '123', '004321');
+    expect(seen.map((s) => s.url)).toEqual(['/v21.0/123/register', '/v21.0/123/register', '/v21.0/123/register']);
+    // a refusal that outlasts the retries is a retryable 503, never a signup failure for good
+    seen.length = 0;
+    handler = refused;
+    const e = await client.registerPhone('tok', '123', '004321').catch((x: AppError) => x);
+    expect(e).toMatchObject({ kind: 'unavailable', code: 'registration_temporarily_unavailable', details: { retryable: true } });
+    expect(seen).toHaveLength(4);
   });
 
   it('lists the catalogs linked to a business account', async () => {

@@ -10,6 +10,8 @@ export interface ProviderClientOptions {
   baseUrl: string;
   apiVersion: string;
   timeoutMs: number;
+  /** The User-Agent of every request (default DEFAULT_USER_AGENT); the provider's media host refuses downloads without one. */
+  userAgent?: string;
   appId?: string;
   appSecret?: string;
   logger?: Logger;
@@ -58,6 +60,12 @@ export interface ProviderFlow {
 }
 
 const FLOW_FIELDS = 'id,name,status,categories,validation_errors,json_version,whatsapp_business_account';
+/**
+ * Registration is repeatable (the same PIN) and its transient refusal (133004, "temporarily unavailable") can last
+ * seconds: a longer bounded backoff than other calls', inside the signup's own deadline.
+ */
+const REGISTRATION_RETRY_DELAYS_MS = [250, 1000, 4000];
+
 /** A business account has at most a few hundred flows; more pages than this means the paging is broken. */
 const MAX_LIST_PAGES = 50;
 
@@ -216,7 +224,13 @@ export class ProviderClient {
     form.append('name', 'flow.json');
     form.append('asset_type', 'FLOW_JSON');
     form.append('file', new Blob([json], { type: 'application/json' }), 'flow.json');
-    const res = await this.http.call<{ validation_errors?: FlowValidationError[] }>({ method: 'POST', path: `${flowId}/assets`, token, form, idempotent: true });
+    const res = await this.http.call<{ validation_errors?: FlowValidationError[] }>({
+      method: 'POST',
+      path: `${flowId}/assets`,
+      token,
+      form,
+      idempotent: true,
+    });
     return res.validation_errors ?? [];
   }
 
@@ -225,7 +239,12 @@ export class ProviderClient {
    * asset's `download_url` (a signed CDN link: fetched without our token).
    */
   async downloadFlowJson(token: string, flowId: string): Promise<string | null> {
-    const res = await this.http.call<{ data?: Array<{ asset_type?: string; download_url?: string }> }>({ method: 'GET', path: `${flowId}/assets`, token, idempotent: true });
+    const res = await this.http.call<{ data?: Array<{ asset_type?: string; download_url?: string }> }>({
+      method: 'GET',
+      path: `${flowId}/assets`,
+      token,
+      idempotent: true,
+    });
     const url = res.data?.find((a) => a.asset_type === 'FLOW_JSON')?.download_url;
     return url ? this.http.download(url) : null;
   }
@@ -246,7 +265,8 @@ export class ProviderClient {
 
   /** Exchanges the embedded-signup code for the business's access token (codes are single-use: no retry). */
   async exchangeCode(code: string): Promise<{ accessToken: string }> {
-    if (!this.opts.appId || !this.opts.appSecret) throw new AppError('internal', 'provider_app_unconfigured', 'PROVIDER_APP_ID and PROVIDER_APP_SECRET are required');
+    if (!this.opts.appId || !this.opts.appSecret)
+      throw new AppError('internal', 'provider_app_unconfigured', 'PROVIDER_APP_ID and PROVIDER_APP_SECRET are required');
     const res = await this.http.call<{ access_token?: string }>({
       method: 'GET',
       path: 'oauth/access_token',
@@ -257,9 +277,19 @@ export class ProviderClient {
     return { accessToken: res.access_token };
   }
 
-  /** POST /{phone_number_id}/register with the 6-digit two-step verification PIN → `{"success": true}`. */
+  /**
+   * POST /{phone_number_id}/register with the 6-digit two-step verification PIN → `{"success": true}`. Repeatable
+   * (the same PIN again), so retried on the transient refusals (133004) with REGISTRATION_RETRY_DELAYS_MS.
+   */
   async registerPhone(token: string, phoneNumberId: string, pin: string): Promise<void> {
-    const res = await this.http.call<{ success?: boolean }>({ method: 'POST', path: `${phoneNumberId}/register`, token, json: { messaging_product: 'whatsapp', pin }, idempotent: true });
+    const res = await this.http.call<{ success?: boolean }>({
+      method: 'POST',
+      path: `${phoneNumberId}/register`,
+      token,
+      json: { messaging_product: 'whatsapp', pin },
+      idempotent: true,
+      retryDelaysMs: REGISTRATION_RETRY_DELAYS_MS,
+    });
     confirmed(res, 'register the phone number');
   }
 
@@ -270,7 +300,12 @@ export class ProviderClient {
   }
 
   async listCatalogs(token: string, wabaId: string): Promise<Array<{ id: string; name?: string }>> {
-    const res = await this.http.call<{ data?: Array<{ id: string; name?: string }> }>({ method: 'GET', path: `${wabaId}/product_catalogs`, token, idempotent: true });
+    const res = await this.http.call<{ data?: Array<{ id: string; name?: string }> }>({
+      method: 'GET',
+      path: `${wabaId}/product_catalogs`,
+      token,
+      idempotent: true,
+    });
     return res.data ?? [];
   }
 
@@ -282,6 +317,15 @@ export class ProviderClient {
 /** Graph answers some writes with HTTP 200 and `{"success": false}`: that is a refusal, not a success. */
 function confirmed(res: { success?: boolean }, what: string): void {
   if (res.success !== false) return;
-  const info = { code: null, subcode: null, message: `The provider answered success: false (${what})`, type: null, trace_id: null, details: null, user_title: null, user_message: null };
+  const info = {
+    code: null,
+    subcode: null,
+    message: `The provider answered success: false (${what})`,
+    type: null,
+    trace_id: null,
+    details: null,
+    user_title: null,
+    user_message: null,
+  };
   throw new AppError('provider_rejected', 'provider_error', `The provider did not ${what}`, { details: { provider_error: info } });
 }

@@ -7,6 +7,8 @@ export interface ProviderSettings {
   providerBaseUrl: string;
   providerApiVersion: string;
   providerTimeoutMs: number;
+  /** PROVIDER_USER_AGENT: the User-Agent of every provider request (the media host requires one). */
+  providerUserAgent?: string;
   providerAppId?: string;
   providerAppSecret?: string;
   /** PROVIDER_MEDIA_HOSTS: where media downloads may go besides the Graph API origin. */
@@ -23,6 +25,7 @@ export function connectProvider(config: ProviderSettings, observer?: ProviderCal
     baseUrl: config.providerBaseUrl,
     apiVersion: config.providerApiVersion,
     timeoutMs: config.providerTimeoutMs,
+    userAgent: config.providerUserAgent,
     appId: config.providerAppId,
     appSecret: config.providerAppSecret,
     mediaHosts: config.providerMediaHosts,

@@ -17,8 +17,12 @@ export function parseErrorTableDoc(markdown: string): DocumentedRule[] {
   const section = markdown.split(/^## Mapping$/m)[1] ?? '';
   const rows: DocumentedRule[] = [];
   for (const line of section.split('\n')) {
-    if (!line.startsWith('| ') || line.startsWith('| Provider code')) continue;
-    const cells = line.split('|').slice(1, -1).map((c) => c.trim());
+    // a row of cells; not the header, nor the line under it (`| --- |`, however wide the formatter made it)
+    if (!line.startsWith('| ') || line.startsWith('| Provider code') || /^\|[\s:|-]+$/.test(line)) continue;
+    const cells = line
+      .split('|')
+      .slice(1, -1)
+      .map((c) => c.trim());
     const [code, subcode, status, tenantCode, retryable, retryAfter, transient, field] = cells;
     rows.push({
       code,

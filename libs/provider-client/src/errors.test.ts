@@ -23,9 +23,26 @@ describe('classifyProviderError (by error.code, never by HTTP status)', () => {
   });
 
   it('keeps every provider field: details from error_data, the user title and message', () => {
-    const e = classifyProviderError(400, envelope(131047, { error_subcode: 2388001, error_data: { messaging_product: 'whatsapp', details: 'Outside the window' }, error_user_title: 'T', error_user_msg: 'M' }));
+    const e = classifyProviderError(
+      400,
+      envelope(131047, {
+        error_subcode: 2388001,
+        error_data: { messaging_product: 'whatsapp', details: 'Outside the window' },
+        error_user_title: 'T',
+        error_user_msg: 'M',
+      }),
+    );
     expect(e).toMatchObject({ kind: 'conflict', code: 'customer_service_window_closed' });
-    expect(e.details.provider_error).toEqual({ code: 131047, subcode: 2388001, message: '(#131047) Something', type: 'OAuthException', trace_id: 'trace-1', details: 'Outside the window', user_title: 'T', user_message: 'M' });
+    expect(e.details.provider_error).toEqual({
+      code: 131047,
+      subcode: 2388001,
+      message: '(#131047) Something',
+      type: 'OAuthException',
+      trace_id: 'trace-1',
+      details: 'Outside the window',
+      user_title: 'T',
+      user_message: 'M',
+    });
     // template management sends error_data as a plain string
     expect((classifyProviderError(400, envelope(100, { error_data: 'name taken' })).details.provider_error as { details: string }).details).toBe('name taken');
   });
@@ -33,7 +50,9 @@ describe('classifyProviderError (by error.code, never by HTTP status)', () => {
   it('answers a 422 in the validation form naming the field', () => {
     const e = classifyProviderError(400, envelope(132000));
     expect(e).toMatchObject({ kind: 'validation', code: 'template_param_count_mismatch' });
-    expect(e.issues).toEqual([{ loc: ['body', 'components'], msg: '(#132000) Something', type: 'template_param_count_mismatch', input: null, ctx: { provider_code: 132000 } }]);
+    expect(e.issues).toEqual([
+      { loc: ['body', 'components'], msg: '(#132000) Something', type: 'template_param_count_mismatch', input: null, ctx: { provider_code: 132000 } },
+    ]);
   });
 
   it('uses a subcode rule where there is one: an expired token, an unknown object', () => {

@@ -12,6 +12,8 @@ export interface ProviderHttpOptions {
   apiVersion: string;
   /** Per call: connect + headers + body. */
   timeoutMs: number;
+  /** The User-Agent of every request (the provider's media host answers a page instead of the file without one). */
+  userAgent?: string;
   logger?: Logger;
   /** Bounded retries for calls that are safe to repeat. */
   retryDelaysMs?: number[];
@@ -46,12 +48,17 @@ export interface CallOptions {
   dataOnError?: (body: unknown) => boolean;
   /** `phone_number_id:recipient` of a send: 131056 (pair rate limit) backs off 4^n seconds per pair. */
   pair?: string;
+  /** This call's waits between retries of a transient failure instead of the client's (a longer one for registration). */
+  retryDelaysMs?: number[];
 }
 
 /** Pairs remembered for the 131056 backoff; beyond this the oldest is forgotten. */
 const MAX_PAIRS = 10_000;
 
 const RETRY_DELAYS = [100, 300];
+
+/** The User-Agent when none is configured (`PROVIDER_USER_AGENT` of the services' config names the version). */
+export const DEFAULT_USER_AGENT = 'messaging-gateway';
 
 /** HTTP to the provider's Graph API over a keep-alive pool; every failure becomes a classified AppError. */
 export class ProviderHttp {
@@ -60,7 +67,11 @@ export class ProviderHttp {
   /** Consecutive 131056 answers per pair (reset by a success): the n of its 4^n seconds Retry-After. */
   private readonly pairFailures = new Map<string, number>();
 
+  /** Sent on every request: Graph calls, signed downloads, media downloads (media.ts). */
+  readonly userAgent: string;
+
   constructor(private readonly opts: ProviderHttpOptions) {
+    this.userAgent = opts.userAgent ?? DEFAULT_USER_AGENT;
     this.base = opts.baseUrl.replace(/\/+$/, '');
     this.agent = new Agent({ keepAliveTimeout: 30_000, connections: 128, connectTimeout: Math.min(opts.timeoutMs, 10_000) });
   }
@@ -77,7 +88,7 @@ export class ProviderHttp {
   }
 
   async call<T>(o: CallOptions): Promise<T> {
-    const delays = this.opts.retryDelaysMs ?? RETRY_DELAYS;
+    const delays = o.retryDelaysMs ?? this.opts.retryDelaysMs ?? RETRY_DELAYS;
     const started = performance.now();
     for (let attempt = 0; ; attempt++) {
       try {
@@ -92,7 +103,8 @@ export class ProviderHttp {
         const retryable = err.notSent || (isTransientProviderError(err) && (answered || o.idempotent));
         // a streamed body was read once: it cannot be sent again, and a lost upload leaves no message to check
         if (!retryable || attempt >= delays.length || o.stream) {
-          const final = !o.stream && !o.idempotent && !err.notSent && !answered && (err.kind === 'timeout' || err.kind === 'unavailable') ? outcomeUnknown(err) : err;
+          const final =
+            !o.stream && !o.idempotent && !err.notSent && !answered && (err.kind === 'timeout' || err.kind === 'unavailable') ? outcomeUnknown(err) : err;
           this.report(o, started, final);
           throw final;
         }
@@ -119,7 +131,7 @@ export class ProviderHttp {
   }
 
   private async once<T>(o: CallOptions): Promise<T> {
-    const headers: Record<string, string> = { accept: 'application/json' };
+    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.userAgent };
     if (o.token) headers.authorization = `Bearer ${o.token}`;
     const requestId = currentRequestId();
     if (requestId) headers['x-request-id'] = requestId;
@@ -186,6 +198,7 @@ export class ProviderHttp {
       try {
         const res = await request(url, {
           method: 'GET',
+          headers: { 'user-agent': this.userAgent },
           dispatcher: this.agent,
           headersTimeout: this.opts.timeoutMs,
           bodyTimeout: this.opts.timeoutMs,

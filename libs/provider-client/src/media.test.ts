@@ -7,11 +7,13 @@ import { MediaHosts } from './media';
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
 /** A local HTTP server answering as `handler` says; every request it saw. */
-async function server(): Promise<{ url: string; seen: string[]; handle(h: Handler): void; close(): Promise<void> }> {
+async function server(): Promise<{ url: string; seen: string[]; agents: Array<string | undefined>; handle(h: Handler): void; close(): Promise<void> }> {
   const seen: string[] = [];
+  const agents: Array<string | undefined> = [];
   let handler: Handler = (_q, res) => res.end();
   const s: Server = createServer((req, res) => {
     seen.push(`${req.method} ${req.url} ${req.headers.authorization ?? '-'}`);
+    agents.push(req.headers['user-agent']);
     req.resume();
     req.on('end', () => handler(req, res));
   });
@@ -19,6 +21,7 @@ async function server(): Promise<{ url: string; seen: string[]; handle(h: Handle
   return {
     url: `http://127.0.0.1:${(s.address() as AddressInfo).port}`,
     seen,
+    agents,
     handle: (h) => (handler = h),
     close: () => new Promise((r) => s.close(() => r(undefined))),
   };
@@ -40,7 +43,13 @@ describe('media downloads only from the provider, bounded', () => {
   beforeAll(async () => {
     graph = await server();
     other = await server();
-    client = new ProviderClient({ baseUrl: graph.url, apiVersion: 'v21.0', timeoutMs: 1000, mediaHosts: ['lookaside.fbsbx.com'] });
+    client = new ProviderClient({
+      baseUrl: graph.url,
+      apiVersion: 'v21.0',
+      timeoutMs: 1000,
+      mediaHosts: ['lookaside.fbsbx.com'],
+      userAgent: 'messaging-gateway/9.9.9',
+    });
   });
   afterAll(async () => {
     await client.close();
@@ -49,6 +58,7 @@ describe('media downloads only from the provider, bounded', () => {
   });
   beforeEach(() => {
     graph.seen.length = 0;
+    graph.agents.length = 0;
     other.seen.length = 0;
   });
 
@@ -73,10 +83,29 @@ describe('media downloads only from the provider, bounded', () => {
     expect(d).toMatchObject({ contentType: 'image/png', contentLength: 4 });
     expect(await drain(d.body)).toEqual(Buffer.from([1, 2, 3, 4]));
     expect(graph.seen).toEqual(['GET /media/1 Bearer tok']);
+    // the media host refuses downloads without a User-Agent (provider-2026.md §9): the configured one goes on each
+    expect(graph.agents).toEqual(['messaging-gateway/9.9.9']);
+  });
+
+  it('sends the User-Agent on Graph calls too, and refuses a web page answered instead of the media', async () => {
+    graph.handle((_q, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ id: '1', url: `${graph.url}/media/1`, mime_type: 'image/png', file_size: 4 }));
+    });
+    const found = await client.mediaInfo('tok', '1', '111');
+    graph.handle((_q, res) => {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end('<!DOCTYPE html><html><body>Sorry</body></html>');
+    });
+    await expect(client.downloadMedia('tok', found, limits)).rejects.toMatchObject({ kind: 'unavailable', code: 'media_download_refused' });
+    expect(graph.agents).toEqual(['messaging-gateway/9.9.9', 'messaging-gateway/9.9.9']);
   });
 
   it('refuses a URL on another host without a request to it', async () => {
-    await expect(client.downloadMedia('tok', info(`${other.url}/media/1`), limits)).rejects.toMatchObject({ kind: 'unavailable', code: 'media_host_not_allowed' });
+    await expect(client.downloadMedia('tok', info(`${other.url}/media/1`), limits)).rejects.toMatchObject({
+      kind: 'unavailable',
+      code: 'media_host_not_allowed',
+    });
     expect(other.seen).toEqual([]);
   });
 
@@ -127,7 +156,11 @@ describe('media downloads only from the provider, bounded', () => {
       res.writeHead(400, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: { message: 'Unsupported get request', type: 'GraphMethodException', code: 100, error_subcode: 33 } }));
     });
-    await expect(client.mediaInfo('tok', '42', '111')).rejects.toMatchObject({ kind: 'not_found', code: 'media_not_found', details: { provider_error: { code: 100, subcode: 33 } } });
+    await expect(client.mediaInfo('tok', '42', '111')).rejects.toMatchObject({
+      kind: 'not_found',
+      code: 'media_not_found',
+      details: { provider_error: { code: 100, subcode: 33 } },
+    });
     expect(graph.seen).toContain('GET /v21.0/42?phone_number_id=111 Bearer tok');
   });
 });

@@ -110,7 +110,13 @@ export class MediaCalls {
   /** GET /{media_id}?phone_number_id=: the media's short-lived URL and facts, checked against the number. */
   async info(token: string, mediaId: string, phoneNumberId: string): Promise<ProviderMediaInfo> {
     const res = await this.http
-      .call<Partial<ProviderMediaInfo> & { file_size?: number | string }>({ method: 'GET', path: mediaId, token, query: { phone_number_id: phoneNumberId }, idempotent: true })
+      .call<Partial<ProviderMediaInfo> & { file_size?: number | string }>({
+        method: 'GET',
+        path: mediaId,
+        token,
+        query: { phone_number_id: phoneNumberId },
+        idempotent: true,
+      })
       .catch((e: unknown) => {
         throw mediaNotFound(e);
       });
@@ -148,17 +154,25 @@ export class MediaCalls {
       throw new AppError('unavailable', 'provider_bad_response', 'The provider gave a media URL that is not a URL');
     }
     if (!this.hosts.allows(url)) {
-      throw new AppError('unavailable', 'media_host_not_allowed', `The provider gave a media URL on ${url.protocol}//${url.host}, which is not one of the provider's media hosts (PROVIDER_MEDIA_HOSTS)`);
+      throw new AppError(
+        'unavailable',
+        'media_host_not_allowed',
+        `The provider gave a media URL on ${url.protocol}//${url.host}, which is not one of the provider's media hosts (PROVIDER_MEDIA_HOSTS)`,
+      );
     }
     const started = performance.now();
     const abort = new AbortController();
-    const timer = setTimeout(() => abort.abort(new AppError('timeout', 'media_download_timeout', `The media download took longer than ${limits.timeoutMs} ms`)), limits.timeoutMs);
+    const timer = setTimeout(
+      () => abort.abort(new AppError('timeout', 'media_download_timeout', `The media download took longer than ${limits.timeoutMs} ms`)),
+      limits.timeoutMs,
+    );
     timer.unref();
     let res: Dispatcher.ResponseData;
     try {
       res = await request(url, {
         method: 'GET',
-        headers: { authorization: `Bearer ${token}`, accept: '*/*' },
+        // the media host answers a web page instead of the file to a request without a User-Agent (provider-2026.md §9)
+        headers: { authorization: `Bearer ${token}`, accept: '*/*', 'user-agent': this.http.userAgent },
         dispatcher: this.http.dispatcher,
         headersTimeout: limits.timeoutMs,
         bodyTimeout: limits.timeoutMs,
@@ -166,7 +180,12 @@ export class MediaCalls {
       });
     } catch (e) {
       clearTimeout(timer);
-      this.http.reportCall('GET', 'media-download', started, e instanceof AppError ? e : new AppError('unavailable', 'provider_unavailable', 'The media host is unreachable'));
+      this.http.reportCall(
+        'GET',
+        'media-download',
+        started,
+        e instanceof AppError ? e : new AppError('unavailable', 'provider_unavailable', 'The media host is unreachable'),
+      );
       if (abort.signal.aborted) throw abort.signal.reason;
       throw new AppError('unavailable', 'provider_unavailable', `The media host is unreachable (${(e as { code?: string }).code ?? 'error'})`, { cause: e });
     }
@@ -179,7 +198,9 @@ export class MediaCalls {
       throw err;
     };
     if (res.statusCode >= 300 && res.statusCode < 400) {
-      await fail(new AppError('unavailable', 'media_redirect_refused', `The media host answered a redirect (HTTP ${res.statusCode}); redirects are not followed`));
+      await fail(
+        new AppError('unavailable', 'media_redirect_refused', `The media host answered a redirect (HTTP ${res.statusCode}); redirects are not followed`),
+      );
     }
     if (res.statusCode < 200 || res.statusCode >= 300) {
       const text = await res.body.text().catch(() => '');
@@ -190,16 +211,25 @@ export class MediaCalls {
         parsed = undefined;
       }
       clearTimeout(timer);
-      const err = res.statusCode === 404 ? new AppError('not_found', 'media_url_expired', 'The media URL expired or the media is gone; ask again') : classifyProviderError(res.statusCode, parsed);
+      const err =
+        res.statusCode === 404
+          ? new AppError('not_found', 'media_url_expired', 'The media URL expired or the media is gone; ask again')
+          : classifyProviderError(res.statusCode, parsed);
       this.http.reportCall('GET', 'media-download', started, err);
       throw err;
+    }
+    const header = res.headers['content-type'];
+    const contentType = (Array.isArray(header) ? header[0] : header) || info.mime_type;
+    // a web page instead of the media: what the media host answers a request it will not serve (one without a
+    // User-Agent, provider-2026.md §9); no media type the provider takes is a page
+    if (/^text\/html\b/i.test(contentType) && !/^text\/html\b/i.test(info.mime_type)) {
+      await fail(new AppError('unavailable', 'media_download_refused', `The media host answered a web page instead of the media (${info.mime_type})`));
     }
     const declared = Number(res.headers['content-length']);
     const length = Number.isSafeInteger(declared) && declared >= 0 ? declared : info.file_size;
     if (length === undefined) await fail(new AppError('unavailable', 'provider_bad_response', 'The media host did not say how long the media is'));
-    if (length! > limits.maxBytes) await fail(new AppError('too_large', 'media_too_large', `The media is ${length} bytes, more than the ${limits.maxBytes} bytes the gateway downloads`));
-    const header = res.headers['content-type'];
-    const contentType = (Array.isArray(header) ? header[0] : header) || info.mime_type;
+    if (length! > limits.maxBytes)
+      await fail(new AppError('too_large', 'media_too_large', `The media is ${length} bytes, more than the ${limits.maxBytes} bytes the gateway downloads`));
     const source = res.body;
     const http = this.http;
     async function* bounded(): AsyncIterable<Buffer> {
@@ -213,7 +243,11 @@ export class MediaCalls {
         if (seen !== length) throw new AppError('unavailable', 'provider_bad_response', 'The media host sent fewer bytes than it announced');
         http.reportCall('GET', 'media-download', started);
       } catch (e) {
-        const err = abort.signal.aborted ? (abort.signal.reason as AppError) : e instanceof AppError ? e : new AppError('unavailable', 'provider_unavailable', 'The media download broke off', { cause: e });
+        const err = abort.signal.aborted
+          ? (abort.signal.reason as AppError)
+          : e instanceof AppError
+            ? e
+            : new AppError('unavailable', 'provider_unavailable', 'The media download broke off', { cause: e });
         http.reportCall('GET', 'media-download', started, err);
         throw err;
       } finally {

@@ -11,7 +11,8 @@ interface Captured {
 
 /** What the provider answers on success, per call, so every client method completes. */
 function successFor(method: string, path: string): unknown {
-  if (path.endsWith('/messages') && method === 'POST') return { messaging_product: 'whatsapp', contacts: [{ input: '1', wa_id: '1' }], messages: [{ id: 'wamid.X' }] };
+  if (path.endsWith('/messages') && method === 'POST')
+    return { messaging_product: 'whatsapp', contacts: [{ input: '1', wa_id: '1' }], messages: [{ id: 'wamid.X' }] };
   if (path.endsWith('/flows') && method === 'POST') return { id: '1234567890', success: true, validation_errors: [] };
   if (path.endsWith('/assets')) return { success: true, validation_errors: [] };
   if (path.endsWith('/oauth/access_token')) return { access_token: 'EAAG', token_type: 'bearer' };
@@ -41,7 +42,13 @@ describe("the provider client's requests against the provider's OpenAPI descript
       });
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    client = new ProviderClient({ baseUrl: `http://127.0.0.1:${(server.address() as { port: number }).port}`, apiVersion: 'v23.0', timeoutMs: 2000, appId: 'app', appSecret: 'secret' });
+    client = new ProviderClient({
+      baseUrl: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+      apiVersion: 'v23.0',
+      timeoutMs: 2000,
+      appId: 'app',
+      appSecret: 'secret',
+    });
   });
   afterAll(async () => {
     await client.close();
@@ -67,7 +74,12 @@ describe("the provider client's requests against the provider's OpenAPI descript
   const calls: Array<[string, string, string, (c: ProviderClient) => Promise<unknown>]> = [
     ['register a phone number', '/{Version}/{Phone-Number-ID}/register', 'post', (c) => c.registerPhone('tok', '111', '123456')],
     ['subscribe the app', '/{Version}/{WABA-ID}/subscribed_apps', 'post', (c) => c.subscribeApp('tok', '222')],
-    ['create a flow with its JSON', '/{Version}/{WABA-ID}/flows', 'post', (c) => c.createFlow('tok', '222', { name: 'Booking', categories: ['APPOINTMENT_BOOKING'], flowJson: '{"version":"6.0","screens":[]}' })],
+    [
+      'create a flow with its JSON',
+      '/{Version}/{WABA-ID}/flows',
+      'post',
+      (c) => c.createFlow('tok', '222', { name: 'Booking', categories: ['APPOINTMENT_BOOKING'], flowJson: '{"version":"6.0","screens":[]}' }),
+    ],
     ['clone a flow', '/{Version}/{WABA-ID}/flows', 'post', (c) => c.createFlow('tok', '222', { name: 'Copy', categories: ['OTHER'], cloneFlowId: '999' })],
     ['upload a flow JSON', '/{Version}/{Flow-ID}/assets', 'post', (c) => c.uploadFlowJson('tok', '333', '{"version":"6.0","screens":[]}')],
     ['publish a flow', '/{Version}/{Flow-ID}/publish', 'post', (c) => c.publishFlow('tok', '333')],
@@ -77,7 +89,15 @@ describe("the provider client's requests against the provider's OpenAPI descript
       'upload a media (streamed multipart)',
       '/{Version}/{Phone-Number-ID}/media',
       'post',
-      (c) => c.uploadMedia('tok', '111', { bytes: (async function* () { yield Buffer.from('%PDF-1.4\n'); })(), mimeType: 'application/pdf', filename: 'invoice.pdf', timeoutMs: 2000 }),
+      (c) =>
+        c.uploadMedia('tok', '111', {
+          bytes: (async function* () {
+            yield Buffer.from('%PDF-1.4\n');
+          })(),
+          mimeType: 'application/pdf',
+          filename: 'invoice.pdf',
+          timeoutMs: 2000,
+        }),
     ],
   ];
 
@@ -113,7 +133,14 @@ describe("the provider client's requests against the provider's OpenAPI descript
   });
 
   it('sends a media upload as the supplement documents it: messaging_product, type, then the file with its type', async () => {
-    await client.uploadMedia('tok', '111', { bytes: (async function* () { yield Buffer.from('%PDF-1.4\n'); })(), mimeType: 'application/pdf', filename: 'invoice.pdf', timeoutMs: 2000 });
+    await client.uploadMedia('tok', '111', {
+      bytes: (async function* () {
+        yield Buffer.from('%PDF-1.4\n');
+      })(),
+      mimeType: 'application/pdf',
+      filename: 'invoice.pdf',
+      timeoutMs: 2000,
+    });
     expect(await bodyOf(captured[0])).toEqual({ messaging_product: 'whatsapp', type: 'application/pdf', file: '<file 9 bytes>' });
     const form = await new Response(new Uint8Array(captured[0].body), { headers: { 'content-type': captured[0].contentType } }).formData();
     const file = form.get('file') as File;

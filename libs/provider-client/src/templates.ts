@@ -11,16 +11,22 @@ export interface ProviderTemplate {
   components: Array<Record<string, unknown>>;
   rejected_reason?: string;
   quality_score?: { score?: string };
+  /** `POSITIONAL` or `NAMED` (provider-2026.md §6.1); absent on templates of before named parameters. */
+  parameter_format?: string;
 }
 
+/** A template to create, as the tenant wrote it: passed on unchanged. */
 export interface NewTemplate {
   name: string;
   language: string;
   category: string;
   components: Array<Record<string, unknown>>;
+  /** `POSITIONAL` (the provider's default) or `NAMED`, in the tenant's case. */
+  parameter_format?: string;
+  message_send_ttl_seconds?: number;
 }
 
-const FIELDS = 'id,name,language,status,category,components,rejected_reason,quality_score';
+const FIELDS = 'id,name,language,status,category,components,rejected_reason,quality_score,parameter_format';
 /** A business account has at most a few thousand templates: more pages than this means the paging is broken. */
 const MAX_PAGES = 100;
 
@@ -34,11 +40,18 @@ export class TemplateCalls {
       method: 'POST',
       path: `${wabaId}/message_templates`,
       token,
-      json: { name: t.name, language: t.language, category: t.category, components: t.components },
+      json: {
+        name: t.name,
+        language: t.language,
+        category: t.category,
+        ...(t.parameter_format === undefined ? {} : { parameter_format: t.parameter_format }),
+        ...(t.message_send_ttl_seconds === undefined ? {} : { message_send_ttl_seconds: t.message_send_ttl_seconds }),
+        components: t.components,
+      },
       idempotent: false,
     });
     if (!res.id) throw new AppError('unavailable', 'provider_bad_response', 'The provider created the template but returned no id');
-    return { id: String(res.id), status: res.status ?? 'PENDING', category: res.category ?? t.category };
+    return { id: String(res.id), status: res.status ?? 'PENDING', category: res.category ?? t.category.toUpperCase() };
   }
 
   /** Every template of the business account (all pages). */

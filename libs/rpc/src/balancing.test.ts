@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { AppError } from '@gateway/errors';
 import { health, tenantDirectory } from '@gateway/contracts';
+import { waitFor } from '@gateway/testing';
 import { createServiceClient } from './index';
 import { retryableMethods } from './balancing';
 
@@ -16,9 +17,9 @@ interface Replica {
   kill(): Promise<void>;
 }
 
-/** Runs fixtures/replica-server.ts as its own process on `host`, so it can be SIGKILLed. */
-async function startReplica(bundle: string, host: string, name: string): Promise<Replica> {
-  const child = spawn(process.execPath, [bundle, host, name], { stdio: ['ignore', 'pipe', 'inherit'] });
+/** Runs fixtures/replica-server.ts as its own process on `host`, so it can be SIGKILLed; its writes take `createMs`. */
+async function startReplica(bundle: string, host: string, name: string, createMs = 1000): Promise<Replica> {
+  const child = spawn(process.execPath, [bundle, host, name, String(createMs)], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((ok, fail) => {
     child.once('exit', (code) => fail(new Error(`${name} exited with ${code}`)));
     child.stdout!.once('data', (d: Buffer) => ok((JSON.parse(d.toString('utf8').split('\n')[0]) as { port: number }).port));
@@ -144,10 +145,11 @@ describe('one client over several replicas (round_robin)', () => {
   }, 60_000);
 
   it('never repeats a write on another replica when its replica dies mid-call', async () => {
-    replicas.push(await startReplica(bundle, '127.0.0.3', 'c'));
+    // c's writes outlast the test: whatever share of them it got is still in flight when it is killed
+    replicas.push(await startReplica(bundle, '127.0.0.3', 'c', 120_000));
     const live = replicas.filter((r) => r.child.exitCode === null && r.child.signalCode === null);
     expect(live.map((r) => r.name)).toEqual(['a', 'c']);
-    const client = createServiceClient(tenantDirectory.TenantDirectoryService, `ipv4:${live.map((r) => r.address).join(',')}`, { defaultDeadlineMs: 5000 });
+    const client = createServiceClient(tenantDirectory.TenantDirectoryService, `ipv4:${live.map((r) => r.address).join(',')}`, { defaultDeadlineMs: 20_000 });
     try {
       await client.waitForReady(10_000);
       await untilEachAnswers(client, ['a', 'c']);
@@ -158,9 +160,18 @@ describe('one client over several replicas (round_robin)', () => {
         return n;
       };
       const before = await createsOn(live[0].address);
-      // ten 1-second writes spread over both replicas; c dies while its share is in flight
-      const writes = Array.from({ length: 10 }, (_, i) => client.createTenant({ name: `w${i}`, email: 'w@x.test' }).then(() => 'ok', (e: AppError) => e));
-      await new Promise((r) => setTimeout(r, 300));
+      // ten writes spread over both replicas (1 s each on a, never finishing on c); c dies once every one of them
+      // has reached a replica, so its share is in flight
+      const writes = Array.from({ length: 10 }, (_, i) =>
+        client.createTenant({ name: `w${i}`, email: 'w@x.test' }).then(
+          () => 'ok',
+          (e: AppError) => e,
+        ),
+      );
+      await waitFor(async () => (await createsOn(live[0].address)) - before + (await createsOn(live[1].address)) === 10, {
+        timeoutMs: 15_000,
+        what: 'all ten writes reached a replica',
+      });
       await live[1].kill();
       const outcomes = await Promise.all(writes);
       const ok = outcomes.filter((o) => o === 'ok').length;

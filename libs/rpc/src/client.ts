@@ -11,10 +11,7 @@ export interface CallOptions {
 
 /** Promise-returning client: each method throws an AppError carrying the server's kind and code. */
 export type ServiceClient<S extends DescService> = {
-  [K in keyof S['method']]: (
-    request: MessageInitShape<S['method'][K]['input']>,
-    options?: CallOptions,
-  ) => Promise<MessageShape<S['method'][K]['output']>>;
+  [K in keyof S['method']]: (request: MessageInitShape<S['method'][K]['input']>, options?: CallOptions) => Promise<MessageShape<S['method'][K]['output']>>;
 } & { close(): void; waitForReady(timeoutMs: number): Promise<void> };
 
 export interface ClientOptions {
@@ -34,8 +31,7 @@ export function createServiceClient<S extends DescService>(desc: S, address: str
   const defaultDeadlineMs = opts.defaultDeadlineMs ?? 15_000;
   const client: Record<string, unknown> = {
     close: () => raw.close(),
-    waitForReady: (timeoutMs: number) =>
-      new Promise<void>((resolve, reject) => raw.waitForReady(Date.now() + timeoutMs, (e) => (e ? reject(e) : resolve()))),
+    waitForReady: (timeoutMs: number) => new Promise<void>((resolve, reject) => raw.waitForReady(Date.now() + timeoutMs, (e) => (e ? reject(e) : resolve()))),
   };
   const safe = new Set(retryableMethods(desc));
   for (const m of desc.methods) {

@@ -9,7 +9,12 @@ type Impl = ServiceImpl<typeof TenantDirectoryService>;
 
 function implWith(overrides: Partial<Impl>): Impl {
   const base = Object.fromEntries(
-    TenantDirectoryService.methods.map((m) => [m.localName, async () => { throw new AppError('internal', 'unimplemented', 'not in this test'); }]),
+    TenantDirectoryService.methods.map((m) => [
+      m.localName,
+      async () => {
+        throw new AppError('internal', 'unimplemented', 'not in this test');
+      },
+    ]),
   );
   return { ...base, ...overrides } as Impl;
 }
@@ -25,23 +30,34 @@ describe('rpc over real gRPC', () => {
       port: 0,
       logger,
       services: [
-        defineService(TenantDirectoryService, implWith({
-          getTenant: async (req) => {
-            seenRequestId = currentRequestId();
-            if (req.tenantId === 'missing') throw AppError.notFound('tenant_not_found', 'Tenant not found');
-            if (req.tenantId === 'invalid') {
-              throw AppError.validation([{ loc: ['body', 'x'], msg: 'bad', type: 'string_type', input: 1, ctx: {} }]);
-            }
-            if (req.tenantId === 'crash') throw new Error('secret internals');
-            if (req.tenantId === 'many-issues') {
-              // what a provider says about 60 broken screens, one of them holding a 100 KB string
-              throw AppError.validation(Array.from({ length: 300 }, (_, i) => ({ loc: ['body', 'flow_json', 'screens', String(i)], msg: `Screen ${i} is invalid: ${'why '.repeat(40)}`, type: 'flow_validation_error', input: i === 0 ? 'z'.repeat(100_000) : null, ctx: { error: 'INVALID_PROPERTY', line_start: i } })));
-            }
-            if (req.tenantId === 'slow') await new Promise((r) => setTimeout(r, 500));
-            // a plain init object, not a created message: the serializer must create() it
-            return { tenant: { id: req.tenantId, name: 'Acme', activeWabas: 2, webhookSecret: 's' } };
-          },
-        })),
+        defineService(
+          TenantDirectoryService,
+          implWith({
+            getTenant: async (req) => {
+              seenRequestId = currentRequestId();
+              if (req.tenantId === 'missing') throw AppError.notFound('tenant_not_found', 'Tenant not found');
+              if (req.tenantId === 'invalid') {
+                throw AppError.validation([{ loc: ['body', 'x'], msg: 'bad', type: 'string_type', input: 1, ctx: {} }]);
+              }
+              if (req.tenantId === 'crash') throw new Error('secret internals');
+              if (req.tenantId === 'many-issues') {
+                // what a provider says about 60 broken screens, one of them holding a 100 KB string
+                throw AppError.validation(
+                  Array.from({ length: 300 }, (_, i) => ({
+                    loc: ['body', 'flow_json', 'screens', String(i)],
+                    msg: `Screen ${i} is invalid: ${'why '.repeat(40)}`,
+                    type: 'flow_validation_error',
+                    input: i === 0 ? 'z'.repeat(100_000) : null,
+                    ctx: { error: 'INVALID_PROPERTY', line_start: i },
+                  })),
+                );
+              }
+              if (req.tenantId === 'slow') await new Promise((r) => setTimeout(r, 500));
+              // a plain init object, not a created message: the serializer must create() it
+              return { tenant: { id: req.tenantId, name: 'Acme', activeWabas: 2, webhookSecret: 's' } };
+            },
+          }),
+        ),
       ],
     });
   });
@@ -50,12 +66,18 @@ describe('rpc over real gRPC', () => {
   const client = () => createServiceClient(TenantDirectoryService, `127.0.0.1:${server.port}`);
 
   it('carries a validation error of any size to the caller with every issue (long strings bounded), never as unavailable', async () => {
-    const err = await client().getTenant({ tenantId: 'many-issues' }).catch((e: unknown) => e as AppError);
+    const err = await client()
+      .getTenant({ tenantId: 'many-issues' })
+      .catch((e: unknown) => e as AppError);
     expect(err).toBeInstanceOf(AppError);
     expect((err as AppError).kind).toBe('validation');
     const issues = (err as AppError).issues;
     expect(issues).toHaveLength(300);
-    expect(issues[299]).toMatchObject({ loc: ['body', 'flow_json', 'screens', '299'], type: 'flow_validation_error', ctx: { error: 'INVALID_PROPERTY', line_start: 299 } });
+    expect(issues[299]).toMatchObject({
+      loc: ['body', 'flow_json', 'screens', '299'],
+      type: 'flow_validation_error',
+      ctx: { error: 'INVALID_PROPERTY', line_start: 299 },
+    });
     expect(String(issues[0].input).length).toBeLessThanOrEqual(1001);
   });
 

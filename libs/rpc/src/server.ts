@@ -15,10 +15,7 @@ export interface CallContext {
 
 /** One async function per unary method; it may return a plain init object (serializers create() it). */
 export type ServiceImpl<S extends DescService> = {
-  [K in keyof S['method']]: (
-    request: MessageShape<S['method'][K]['input']>,
-    ctx: CallContext,
-  ) => Promise<MessageInitShape<S['method'][K]['output']>>;
+  [K in keyof S['method']]: (request: MessageShape<S['method'][K]['input']>, ctx: CallContext) => Promise<MessageInitShape<S['method'][K]['output']>>;
 };
 
 export interface RegisteredService {
@@ -93,11 +90,7 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningG
   };
 }
 
-function wrapUnary(
-  method: string,
-  fn: (req: never, ctx: CallContext) => Promise<unknown>,
-  opts: GrpcServerOptions,
-): grpc.handleUnaryCall<unknown, unknown> {
+function wrapUnary(method: string, fn: (req: never, ctx: CallContext) => Promise<unknown>, opts: GrpcServerOptions): grpc.handleUnaryCall<unknown, unknown> {
   return (call, callback) => {
     const started = performance.now();
     const requestId = normalizeRequestId(call.metadata.get(REQUEST_ID_HEADER)[0]);

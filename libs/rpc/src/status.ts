@@ -56,7 +56,10 @@ export function encodeErrorDetails(details: Record<string, unknown>): Buffer {
   }
   const issues = Array.isArray(details.detail) ? (details.detail as unknown[]) : [];
   for (let keep = Math.floor(issues.length / 2); ; keep = Math.floor(keep / 2)) {
-    const shown = [...issues.slice(0, keep), { loc: [], msg: `${issues.length - keep} more problems not shown`, type: 'too_many_errors', input: null, ctx: { total: issues.length } }];
+    const shown = [
+      ...issues.slice(0, keep),
+      { loc: [], msg: `${issues.length - keep} more problems not shown`, type: 'too_many_errors', input: null, ctx: { total: issues.length } },
+    ];
     const z = deflateRawSync(JSON.stringify(boundStrings({ ...details, detail: shown }, 50)));
     if (z.length <= DETAILS_BUDGET_BYTES || keep === 0) return z;
   }

@@ -1,14 +1,18 @@
 import { LookupCache } from './lookup-cache';
 
-const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
+// the cache's clock is Date.now: fake timers move it exactly, so a TTL of 50 ms is never outlived by a busy machine
+const tick = (ms: number) => jest.advanceTimersByTimeAsync(ms);
 
 describe('lookup cache', () => {
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
+
   it('shares one call between concurrent misses and serves the value until its TTL', async () => {
     let calls = 0;
     const cache = new LookupCache<string, number>({ ttlMs: 50 });
     const load = async () => {
       calls += 1;
-      await tick(5);
+      await Promise.resolve(); // the second miss comes while the first call is still running
       return calls;
     };
     expect(await Promise.all([cache.get('k', load), cache.get('k', load)])).toEqual([1, 1]);
@@ -40,7 +44,7 @@ describe('lookup cache', () => {
     const cache = new LookupCache<string, number>({ ttlMs: 20, staleMs: 10_000 });
     const load = async () => {
       calls += 1;
-      await tick(20);
+      await Promise.resolve();
       return calls;
     };
     await cache.get('k', load);

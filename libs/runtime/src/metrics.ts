@@ -36,7 +36,12 @@ export class Metrics {
   constructor(service: string) {
     this.registry.setDefaultLabels({ service });
     collectDefaultMetrics({ register: this.registry });
-    this.rpcRequests = new Counter({ name: 'grpc_server_requests_total', help: 'gRPC calls handled', labelNames: ['method', 'code'], registers: [this.registry] });
+    this.rpcRequests = new Counter({
+      name: 'grpc_server_requests_total',
+      help: 'gRPC calls handled',
+      labelNames: ['method', 'code'],
+      registers: [this.registry],
+    });
     this.rpcLatency = new Histogram({
       name: 'grpc_server_request_duration_seconds',
       help: 'gRPC call latency',
@@ -62,8 +67,18 @@ export class Metrics {
   /** Observer for `runConsumer({..., lag: metrics.consumerLag})`: the consumer's backlog as gauges. */
   readonly consumerLag = (stream: string, consumer: string, lag: ConsumerLagReport): void => {
     this.consumerGauges ??= {
-      pending: new Gauge({ name: 'jetstream_consumer_pending', help: 'Messages of the stream not yet delivered to the durable consumer', labelNames: ['stream', 'consumer'], registers: [this.registry] }),
-      ackPending: new Gauge({ name: 'jetstream_consumer_ack_pending', help: 'Messages delivered to the durable consumer and not yet acknowledged', labelNames: ['stream', 'consumer'], registers: [this.registry] }),
+      pending: new Gauge({
+        name: 'jetstream_consumer_pending',
+        help: 'Messages of the stream not yet delivered to the durable consumer',
+        labelNames: ['stream', 'consumer'],
+        registers: [this.registry],
+      }),
+      ackPending: new Gauge({
+        name: 'jetstream_consumer_ack_pending',
+        help: 'Messages delivered to the durable consumer and not yet acknowledged',
+        labelNames: ['stream', 'consumer'],
+        registers: [this.registry],
+      }),
     };
     this.consumerGauges.pending.set({ stream, consumer }, lag.pending);
     this.consumerGauges.ackPending.set({ stream, consumer }, lag.ackPending);
@@ -71,7 +86,10 @@ export class Metrics {
 
   /** Observer for `runConsumer({..., deadLettered: metrics.deadLettered})`: messages moved to DEAD_LETTER. */
   readonly deadLettered = (stream: string, consumer: string): void => {
-    this.deadLetters ??= this.counter('jetstream_dead_letters_total', 'Messages a durable consumer moved to DEAD_LETTER after its last failed delivery', ['stream', 'consumer']);
+    this.deadLetters ??= this.counter('jetstream_dead_letters_total', 'Messages a durable consumer moved to DEAD_LETTER after its last failed delivery', [
+      'stream',
+      'consumer',
+    ]);
     this.deadLetters.inc({ stream, consumer });
   };
 

@@ -144,8 +144,14 @@ export class Gateway {
   }
 
   /** A client's webhook deliveries, newest first, page after page (filters as the API's). */
-  deliveries(clientId: string, filter: { status?: Schemas['Delivery']['status']; event_type?: Schemas['Delivery']['event_type']; limit?: number } = {}): AsyncGenerator<Schemas['Delivery']> {
-    return paginate(async (cursor) => (await this.api.GET('/api/clients/{id}/webhook/deliveries', { params: { path: { id: clientId }, query: { ...filter, cursor } } })).data!);
+  deliveries(
+    clientId: string,
+    filter: { status?: Schemas['Delivery']['status']; event_type?: Schemas['Delivery']['event_type']; limit?: number } = {},
+  ): AsyncGenerator<Schemas['Delivery']> {
+    return paginate(
+      async (cursor) =>
+        (await this.api.GET('/api/clients/{id}/webhook/deliveries', { params: { path: { id: clientId }, query: { ...filter, cursor } } })).data!,
+    );
   }
 
   /**

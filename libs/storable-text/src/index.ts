@@ -1,1 +1,1 @@
-export { isStorableText, jsonDepthExceeds } from './storable';
+export { isStorableText, jsonDepthExceeds, jsonShapeExceeds } from './storable';

@@ -1,4 +1,4 @@
-import { isStorableText, jsonDepthExceeds } from './storable';
+import { isStorableText, jsonDepthExceeds, jsonShapeExceeds } from './storable';
 
 describe('text PostgreSQL can store', () => {
   it('refuses NUL and lone surrogates, accepts paired surrogates', () => {
@@ -19,5 +19,17 @@ describe('JSON nesting depth, scanned without parsing', () => {
   it('ignores brackets inside strings, escaped quotes included', () => {
     expect(jsonDepthExceeds(JSON.stringify({ s: '[[[[{{{{' }), 1)).toBe(false);
     expect(jsonDepthExceeds(JSON.stringify({ s: 'a\\"[[[[' }), 1)).toBe(false);
+  });
+});
+
+describe('JSON object members, counted without parsing', () => {
+  const keys = (n: number) => `{${Array.from({ length: n }, (_, i) => `"k${i}":[1,2,{"a":1,"b":2}]`).join(',')}}`;
+  it('finds an object with more members than allowed, at any depth, not counting its arrays', () => {
+    expect(jsonShapeExceeds(keys(1000), { maxDepth: 64, maxMembers: 1000 })).toBeUndefined();
+    expect(jsonShapeExceeds(keys(1001), { maxDepth: 64, maxMembers: 1000 })).toBe('members');
+    expect(jsonShapeExceeds(`{"a":{"b":${keys(1001)}}}`, { maxDepth: 64, maxMembers: 1000 })).toBe('members');
+    expect(jsonShapeExceeds(`[${new Array(5000).fill(1).join(',')}]`, { maxDepth: 64, maxMembers: 1000 })).toBeUndefined();
+    expect(jsonShapeExceeds(JSON.stringify({ s: ','.repeat(5000) }), { maxDepth: 64, maxMembers: 10 })).toBeUndefined();
+    expect(jsonShapeExceeds(`{"a":${'['.repeat(70)}`, { maxDepth: 64, maxMembers: 10 })).toBe('depth');
   });
 });

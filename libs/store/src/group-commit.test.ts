@@ -3,19 +3,25 @@ import { GroupCommit } from './group-commit';
 describe('group commit', () => {
   it('writes items that arrive together in one call, and settles each caller after its batch', async () => {
     const writes: number[][] = [];
-    const gc = new GroupCommit<number>(async (items) => {
-      writes.push(items);
-    }, { maxDelayMs: 5 });
+    const gc = new GroupCommit<number>(
+      async (items) => {
+        writes.push(items);
+      },
+      { maxDelayMs: 5 },
+    );
     await Promise.all([1, 2, 3, 4].map((n) => gc.add(n)));
     expect(writes).toEqual([[1, 2, 3, 4]]);
   });
 
   it('cuts batches at maxBatch and keeps their order', async () => {
     const writes: number[][] = [];
-    const gc = new GroupCommit<number>(async (items) => {
-      await new Promise((r) => setTimeout(r, 5));
-      writes.push(items);
-    }, { maxBatch: 2, maxDelayMs: 50 });
+    const gc = new GroupCommit<number>(
+      async (items) => {
+        await new Promise((r) => setTimeout(r, 5));
+        writes.push(items);
+      },
+      { maxBatch: 2, maxDelayMs: 50 },
+    );
     await Promise.all([1, 2, 3, 4, 5].map((n) => gc.add(n)));
     expect(writes).toEqual([[1, 2], [3, 4], [5]]);
   });
@@ -23,9 +29,12 @@ describe('group commit', () => {
   it('fails every caller of a failed batch, reports it once, and goes on with the next', async () => {
     const errors: number[] = [];
     let fail = true;
-    const gc = new GroupCommit<string>(async () => {
-      if (fail) throw new Error('disk full');
-    }, { onError: (_e, size) => errors.push(size) });
+    const gc = new GroupCommit<string>(
+      async () => {
+        if (fail) throw new Error('disk full');
+      },
+      { onError: (_e, size) => errors.push(size) },
+    );
     const results = await Promise.allSettled([gc.add('a'), gc.add('b')]);
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
     expect(errors).toEqual([2]);
@@ -35,9 +44,12 @@ describe('group commit', () => {
 
   it('flush writes what waits without the delay', async () => {
     const writes: string[][] = [];
-    const gc = new GroupCommit<string>(async (items) => {
-      writes.push(items);
-    }, { maxDelayMs: 60_000 });
+    const gc = new GroupCommit<string>(
+      async (items) => {
+        writes.push(items);
+      },
+      { maxDelayMs: 60_000 },
+    );
     const pending = gc.add('x');
     await gc.flush();
     await pending;

@@ -35,7 +35,10 @@ function postgresBackend(): Backend {
   };
 }
 
-describe.each([['pglite', pgliteBackend], ['postgres', postgresBackend]])('store on %s', (_name, make) => {
+describe.each([
+  ['pglite', pgliteBackend],
+  ['postgres', postgresBackend],
+])('store on %s', (_name, make) => {
   const backend = make();
   afterAll(() => backend.cleanup());
 

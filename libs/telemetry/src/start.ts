@@ -27,7 +27,13 @@ export function tracingEnabled(env: TelemetryEnv = process.env): boolean {
   const endpoint = (env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? '').trim() || (env.OTEL_EXPORTER_OTLP_ENDPOINT ?? '').trim();
   if (!endpoint) return false;
   if ((env.OTEL_SDK_DISABLED ?? '').trim().toLowerCase() === 'true') return false;
-  if ((env.OTEL_TRACES_EXPORTER ?? '').split(',').map((s) => s.trim()).includes('none')) return false;
+  if (
+    (env.OTEL_TRACES_EXPORTER ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .includes('none')
+  )
+    return false;
   return true;
 }
 

@@ -78,7 +78,13 @@ describe('real bus messages match asyncapi.yaml (a consumer of our own on every 
 
   it('signup_completed, test, chat (messages and statuses), flow_completion and template_status events on EVENTS match the document', async () => {
     // signup_completed: a client registered with its provider credentials is active at once
-    const c = await api.post('/api/clients/', { display_name: 'Shop', external_id: 'shop-1', business_account_id: phone.waba_id, phone_number_id: phone.phone_number_id, access_token: phone.access_token });
+    const c = await api.post('/api/clients/', {
+      display_name: 'Shop',
+      external_id: 'shop-1',
+      business_account_id: phone.waba_id,
+      phone_number_id: phone.phone_number_id,
+      access_token: phone.access_token,
+    });
     expect(c.status).toBe(200);
     clientId = (c.json as { id: string }).id;
     // test
@@ -93,16 +99,29 @@ describe('real bus messages match asyncapi.yaml (a consumer of our own on every 
     await sim.send('POST', `/_sim/messages/${encodeURIComponent(wamid)}/statuses`, { statuses: ['sent', 'delivered', 'read'] });
     // flow_completion (with its chat)
     const response = { flow_token: 'booking-42', date: '2026-12-01', guests: 2 };
-    await sim.send('POST', '/_sim/inbound/message', { phone_number_id: phone.phone_number_id, from: to, type: 'interactive', interactive: { type: 'nfm_reply', nfm_reply: { name: 'flow', body: 'Sent', response_json: JSON.stringify(response) } } });
+    await sim.send('POST', '/_sim/inbound/message', {
+      phone_number_id: phone.phone_number_id,
+      from: to,
+      type: 'interactive',
+      interactive: { type: 'nfm_reply', nfm_reply: { name: 'flow', body: 'Sent', response_json: JSON.stringify(response) } },
+    });
     // template_status (with its chat)
-    await sim.send('POST', '/_sim/inbound/template-status', { waba_id: phone.waba_id, event: 'REJECTED', reason: 'INVALID_FORMAT', template_name: 'order_confirmation' });
+    await sim.send('POST', '/_sim/inbound/template-status', {
+      waba_id: phone.waba_id,
+      event: 'REJECTED',
+      reason: 'INVALID_FORMAT',
+      template_name: 'order_confirmation',
+    });
 
     const events = () => of(STREAMS.events.name).filter((s) => s.headers[EVENT_HEADERS.client] === clientId);
     const count = (type: string) => events().filter((s) => s.headers[EVENT_HEADERS.type] === type).length;
-    await waitFor(() => count('signup_completed') === 1 && count('test') === 1 && count('chat') >= 6 && count('flow_completion') === 1 && count('template_status') === 1, {
-      timeoutMs: 30_000,
-      what: 'every event type on EVENTS',
-    });
+    await waitFor(
+      () => count('signup_completed') === 1 && count('test') === 1 && count('chat') >= 6 && count('flow_completion') === 1 && count('template_status') === 1,
+      {
+        timeoutMs: 30_000,
+        what: 'every event type on EVENTS',
+      },
+    );
 
     for (const e of events()) {
       const type = e.headers[EVENT_HEADERS.type];
@@ -139,7 +158,10 @@ describe('real bus messages match asyncapi.yaml (a consumer of our own on every 
     // a provider body messaging cannot use (nested past its limit) is dead-lettered at once
     const deep = `{"object":"whatsapp_business_account","entry":[${'['.repeat(70)}${']'.repeat(70)}]}`;
     expect((await sim.send('POST', '/_sim/inbound/raw', { body: deep })).status).toBe(200);
-    await waitFor(() => of(STREAMS.webhookRetries.name).length === 1 && of(STREAMS.deadLetter.name).length === 1, { timeoutMs: 30_000, what: 'a retry and a dead letter' });
+    await waitFor(() => of(STREAMS.webhookRetries.name).length === 1 && of(STREAMS.deadLetter.name).length === 1, {
+      timeoutMs: 30_000,
+      what: 'a retry and a dead letter',
+    });
 
     const [retry] = of(STREAMS.webhookRetries.name);
     expect(retry.check).toMatchObject({ channel: 'webhookRetries', message: 'eventRedelivery', errors: [], parameters: { tenantId, clientId } });
@@ -151,7 +173,10 @@ describe('real bus messages match asyncapi.yaml (a consumer of our own on every 
     // an operator replays it: back on PROVIDER_INBOUND under a msg id of its own, its headers kept (and dead-lettered again)
     const replay = await stack.admin().post('/admin/dead-letters/replay', { stream: STREAMS.providerInbound.name });
     expect(replay.json).toEqual({ replayed: 1, failed: 0 });
-    const replayed = await waitFor(() => of(STREAMS.providerInbound.name).find((m) => m.headers['Nats-Msg-Id'].startsWith('replay:')), { timeoutMs: 30_000, what: 'the replayed body' });
+    const replayed = await waitFor(() => of(STREAMS.providerInbound.name).find((m) => m.headers['Nats-Msg-Id'].startsWith('replay:')), {
+      timeoutMs: 30_000,
+      what: 'the replayed body',
+    });
     expect(replayed.check).toMatchObject({ channel: 'providerInbound', message: 'providerWebhook', errors: [] });
     expect([replayed.text, replayed.headers['X-Body-Sha256']]).toEqual([deep, dead.headers['X-Body-Sha256']]);
     await waitFor(() => of(STREAMS.deadLetter.name).length === 2, { timeoutMs: 30_000, what: 'dead-lettered again' });

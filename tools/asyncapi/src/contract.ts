@@ -11,7 +11,9 @@ import { ASYNCAPI_FILE, REPO_ROOT } from './document';
 
 export const ROOT = REPO_ROOT;
 
-export async function parseAsyncApi(text = readFileSync(join(ROOT, ASYNCAPI_FILE), 'utf8')): Promise<{ document?: AsyncAPIDocumentInterface; diagnostics: Diagnostic[] }> {
+export async function parseAsyncApi(
+  text = readFileSync(join(ROOT, ASYNCAPI_FILE), 'utf8'),
+): Promise<{ document?: AsyncAPIDocumentInterface; diagnostics: Diagnostic[] }> {
   const { document, diagnostics } = await new Parser().parse(text);
   return { document, diagnostics };
 }
@@ -22,7 +24,12 @@ export const problems = (diagnostics: Diagnostic[]) => diagnostics.filter((d) =>
 /** The parser marks every schema with `x-parser-*` keys; they are not JSON Schema. */
 function withoutParserKeys(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(withoutParserKeys);
-  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).filter(([k]) => !k.startsWith('x-parser-')).map(([k, x]) => [k, withoutParserKeys(x)]));
+  if (v && typeof v === 'object')
+    return Object.fromEntries(
+      Object.entries(v)
+        .filter(([k]) => !k.startsWith('x-parser-'))
+        .map(([k, x]) => [k, withoutParserKeys(x)]),
+    );
   return v;
 }
 
@@ -48,7 +55,12 @@ export interface MessageCheck {
 export class BusContract {
   /** AsyncAPI schemas are draft-07 JSON Schema (a superset); the formats used are checked, not ignored. */
   private readonly ajv = new Ajv({ strict: true, allErrors: true });
-  private readonly channels: Array<{ id: string; pattern: RegExp; names: string[]; messages: Array<{ id: string; headers?: ValidateFunction; payload?: ValidateFunction }> }> = [];
+  private readonly channels: Array<{
+    id: string;
+    pattern: RegExp;
+    names: string[];
+    messages: Array<{ id: string; headers?: ValidateFunction; payload?: ValidateFunction }>;
+  }> = [];
 
   constructor(readonly document: AsyncAPIDocumentInterface) {
     this.ajv.addFormat('uuid', UUID);
@@ -65,11 +77,14 @@ export class BusContract {
           return '([^.]+)';
         })
         .join('');
-      const messages = channel.messages().all().map((m) => ({
-        id: m.id(),
-        headers: m.hasHeaders() ? this.ajv.compile(withoutParserKeys(m.headers()!.json()) as object) : undefined,
-        payload: m.hasPayload() ? this.ajv.compile(withoutParserKeys(m.payload()!.json()) as object) : undefined,
-      }));
+      const messages = channel
+        .messages()
+        .all()
+        .map((m) => ({
+          id: m.id(),
+          headers: m.hasHeaders() ? this.ajv.compile(withoutParserKeys(m.headers()!.json()) as object) : undefined,
+          payload: m.hasPayload() ? this.ajv.compile(withoutParserKeys(m.payload()!.json()) as object) : undefined,
+        }));
       this.channels.push({ id: channel.id(), pattern: new RegExp(`^${source}$`), names, messages });
     }
   }

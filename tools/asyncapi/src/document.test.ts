@@ -48,17 +48,28 @@ describe('asyncapi.yaml, the AsyncAPI 3.0 document of the bus', () => {
         expect(stream.subjects.some((f) => subjectMatches(f, sample))).toBe(true);
       }
     }
-    expect(channels.filter((c) => c['x-jetstream'].stream === STREAMS.events.name).map((c) => c.address.split('.')[1]).sort()).toEqual([...EVENT_TYPES].sort());
+    expect(
+      channels
+        .filter((c) => c['x-jetstream'].stream === STREAMS.events.name)
+        .map((c) => c.address.split('.')[1])
+        .sort(),
+    ).toEqual([...EVENT_TYPES].sort());
   });
 
   it("every message's examples match its own headers and payload schemas, as the parser reads them", async () => {
     const contract = await BusContract.load();
-    const doc = buildAsyncApiDocument() as { components: { messages: Record<string, { examples?: Array<{ headers: Record<string, string>; payload: unknown }> }> } };
+    const doc = buildAsyncApiDocument() as {
+      components: { messages: Record<string, { examples?: Array<{ headers: Record<string, string>; payload: unknown }> }> };
+    };
     let checked = 0;
     for (const channel of contract.document.channels().all()) {
       for (const message of channel.messages().all()) {
         for (const example of message.examples().all()) {
-          const address = channel.address()!.replace(/\{tenantId\}/, '5b0c7a2e-8a51-4d8e-9a43-0f3c2d1e6b77').replace(/\{clientId\}/, '0e9f6c1a-3b7d-4c2e-8f5a-6d4b2a1c9e88').replace(/\{kind\}/, 'client');
+          const address = channel
+            .address()!
+            .replace(/\{tenantId\}/, '5b0c7a2e-8a51-4d8e-9a43-0f3c2d1e6b77')
+            .replace(/\{clientId\}/, '0e9f6c1a-3b7d-4c2e-8f5a-6d4b2a1c9e88')
+            .replace(/\{kind\}/, 'client');
           const result = contract.check(address, example.headers() as Record<string, string>, JSON.stringify(example.payload()));
           expect({ channel: channel.id(), errors: result.errors }).toEqual({ channel: channel.id(), errors: [] });
           checked++;
@@ -74,21 +85,36 @@ describe('asyncapi.yaml, the AsyncAPI 3.0 document of the bus', () => {
     const contract = await BusContract.load();
     const tenant = '5b0c7a2e-8a51-4d8e-9a43-0f3c2d1e6b77';
     const client = '0e9f6c1a-3b7d-4c2e-8f5a-6d4b2a1c9e88';
-    const headers = { [EVENT_HEADERS.id]: 'e1', [EVENT_HEADERS.type]: 'test', [EVENT_HEADERS.tenant]: tenant, [EVENT_HEADERS.client]: client, 'Nats-Msg-Id': 'e1', 'X-Delivery-Id': '6a0f4c1e-2b3d-4e5f-8a9b-0c1d2e3f4a5b' };
+    const headers = {
+      [EVENT_HEADERS.id]: 'e1',
+      [EVENT_HEADERS.type]: 'test',
+      [EVENT_HEADERS.tenant]: tenant,
+      [EVENT_HEADERS.client]: client,
+      'Nats-Msg-Id': 'e1',
+      'X-Delivery-Id': '6a0f4c1e-2b3d-4e5f-8a9b-0c1d2e3f4a5b',
+    };
     const body = { type: 'test', client_id: client, external_id: null, payload: { test: true, requested_at: '2026-11-23T12:00:00.000Z' } };
     const ok = contract.check(`events.test.${tenant}.${client}`, headers, JSON.stringify(body));
     expect(ok).toEqual({ channel: 'testEvents', parameters: { tenantId: tenant, clientId: client }, message: 'test', errors: [] });
 
-    expect(contract.check(`events.chat.${tenant}.${client}`, { ...headers, [EVENT_HEADERS.type]: 'chat' }, JSON.stringify(body)).errors.join()).toMatch(/payload/);
+    expect(contract.check(`events.chat.${tenant}.${client}`, { ...headers, [EVENT_HEADERS.type]: 'chat' }, JSON.stringify(body)).errors.join()).toMatch(
+      /payload/,
+    );
     const { [EVENT_HEADERS.tenant]: _dropped, ...missing } = headers;
     expect(contract.check(`events.test.${tenant}.${client}`, missing, JSON.stringify(body)).errors.join()).toMatch(/X-Tenant-Id/);
-    expect(contract.check(`events.test.${tenant}.${client}`, { ...headers, 'X-Secret': 'x' }, JSON.stringify(body)).errors.join()).toMatch(/additional properties/);
+    expect(contract.check(`events.test.${tenant}.${client}`, { ...headers, 'X-Secret': 'x' }, JSON.stringify(body)).errors.join()).toMatch(
+      /additional properties/,
+    );
     // the delivery id is the test events' alone
     const chat = { ...body, type: 'chat', payload: { object: 'whatsapp_business_account', entry: [] } };
-    expect(contract.check(`events.chat.${tenant}.${client}`, { ...headers, [EVENT_HEADERS.type]: 'chat' }, JSON.stringify(chat)).errors.join()).toMatch(/additional properties.*X-Delivery-Id/);
+    expect(contract.check(`events.chat.${tenant}.${client}`, { ...headers, [EVENT_HEADERS.type]: 'chat' }, JSON.stringify(chat)).errors.join()).toMatch(
+      /additional properties.*X-Delivery-Id/,
+    );
     const { 'X-Delivery-Id': _delivery, ...chatHeaders } = headers;
     expect(contract.check(`events.chat.${tenant}.${client}`, { ...chatHeaders, [EVENT_HEADERS.type]: 'chat' }, JSON.stringify(chat)).errors).toEqual([]);
-    expect(contract.check(`events.test.${tenant}.${client}`, headers, JSON.stringify({ ...body, event_id: 'e1' })).errors.join()).toMatch(/additional properties/);
+    expect(contract.check(`events.test.${tenant}.${client}`, headers, JSON.stringify({ ...body, event_id: 'e1' })).errors.join()).toMatch(
+      /additional properties/,
+    );
     expect(contract.check('events.order_paid.t.c', headers, '{}').errors).toEqual(['no channel of the document has an address matching events.order_paid.t.c']);
   });
 });

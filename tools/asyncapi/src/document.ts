@@ -52,14 +52,19 @@ function jetstream(s: StreamDefinition, consumers: Array<{ durable?: string; ser
   };
 }
 
-const REQUEST_ID_HEADER = str('The request id of the API call or webhook that caused the message, when there was one (the same id as in the edge\'s `X-Request-Id` response header and the services\' logs).');
+const REQUEST_ID_HEADER = str(
+  "The request id of the API call or webhook that caused the message, when there was one (the same id as in the edge's `X-Request-Id` response header and the services' logs).",
+);
 /**
  * Headers `bus.publish` adds to every message it sends (whatever the subject): each message's header schema
  * includes them. A header added there (trace context...) is added here, or the integration test fails.
  */
 const PUBLISH_HEADERS: Obj = {
   [HEADER_REQUEST_ID]: REQUEST_ID_HEADER,
-  [TRACEPARENT]: str('W3C Trace Context of the span that published the message, only when tracing is on (`OTEL_EXPORTER_OTLP_ENDPOINT`, docs/tracing.md): a consumer that continues it stays in the trace of the request or webhook that caused the message.', { pattern: '^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$' }),
+  [TRACEPARENT]: str(
+    'W3C Trace Context of the span that published the message, only when tracing is on (`OTEL_EXPORTER_OTLP_ENDPOINT`, docs/tracing.md): a consumer that continues it stays in the trace of the request or webhook that caused the message.',
+    { pattern: '^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$' },
+  ),
   [TRACESTATE]: str('W3C Trace Context vendor state, when the publishing span has any (tracing on).'),
 };
 
@@ -79,9 +84,17 @@ function eventHeaders(type: EventType | undefined, extra: { required: string[]; 
 const eventBusHeaders = (type: EventType) => ({
   required: type === 'test' ? [NATS_MSG_ID, DELIVERY_ID_HEADER] : [NATS_MSG_ID],
   properties: {
-    [NATS_MSG_ID]: str('JetStream de-duplication id: the event id (`X-Event-Id`), so a republished event is dropped by the stream within its duplicate window; `replay:<seq>` when an operator replayed it from DEAD_LETTER.'),
+    [NATS_MSG_ID]: str(
+      'JetStream de-duplication id: the event id (`X-Event-Id`), so a republished event is dropped by the stream within its duplicate window; `replay:<seq>` when an operator replayed it from DEAD_LETTER.',
+    ),
     ...PUBLISH_HEADERS,
-    ...(type === 'test' ? { [DELIVERY_ID_HEADER]: str('The webhook delivery record the dispatcher answered the test request with (internal to the dispatcher).', { format: 'uuid' }) } : {}),
+    ...(type === 'test'
+      ? {
+          [DELIVERY_ID_HEADER]: str('The webhook delivery record the dispatcher answered the test request with (internal to the dispatcher).', {
+            format: 'uuid',
+          }),
+        }
+      : {}),
   },
 });
 
@@ -122,7 +135,15 @@ const EXAMPLE_PROVIDER_BODY = {
             messaging_product: 'whatsapp',
             metadata: { display_phone_number: '15550783881', phone_number_id: '106540352242922' },
             contacts: [{ profile: { name: 'Sheena Nelson' }, wa_id: '16505551234' }],
-            messages: [{ from: '16505551234', id: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQTRBNjU5OUFFRTAzODEwMTQ0RgA=', timestamp: '1749416383', type: 'text', text: { body: 'Does it come in another color?' } }],
+            messages: [
+              {
+                from: '16505551234',
+                id: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQTRBNjU5OUFFRTAzODEwMTQ0RgA=',
+                timestamp: '1749416383',
+                type: 'text',
+                text: { body: 'Does it come in another color?' },
+              },
+            ],
           },
         },
       ],
@@ -131,9 +152,20 @@ const EXAMPLE_PROVIDER_BODY = {
 };
 const EXAMPLE_PAYLOADS: Record<EventType, EventInput['payload']> = {
   chat: { raw: JSON.stringify(EXAMPLE_PROVIDER_BODY) },
-  signup_completed: { business_account_id: '102290129340398', phone_number_id: '106540352242922', catalog_id: null, provider_business_id: '2729063490586005', signup_status: 'completed' },
+  signup_completed: {
+    business_account_id: '102290129340398',
+    phone_number_id: '106540352242922',
+    catalog_id: null,
+    provider_business_id: '2729063490586005',
+    signup_status: 'completed',
+  },
   template_status: { template_id: '806312974732579', template_name: 'order_confirmation', language: 'en_US', status: 'APPROVED', reason: null },
-  flow_completion: { message_id: 'wamid.HBgLMTY0NjcwNDM1OTUVAgASGBQzQUFFQjg5QjRGNzk3NjI1NUE1RQA=', from: '16505551234', token: 'booking-42', response: { date: '2026-12-01', guests: 2 } },
+  flow_completion: {
+    message_id: 'wamid.HBgLMTY0NjcwNDM1OTUVAgASGBQzQUFFQjg5QjRGNzk3NjI1NUE1RQA=',
+    from: '16505551234',
+    token: 'booking-42',
+    response: { date: '2026-12-01', guests: 2 },
+  },
   test: { test: true, requested_at: '2026-11-23T12:00:00.000Z' },
 };
 const EXAMPLE_EVENT_IDS: Record<EventType, string> = {
@@ -145,7 +177,14 @@ const EXAMPLE_EVENT_IDS: Record<EventType, string> = {
 };
 
 function exampleEvent(type: EventType) {
-  const e = buildEvent({ type, tenantId: EXAMPLE_TENANT, clientId: EXAMPLE_CLIENT, externalId: 'crm-7', payload: EXAMPLE_PAYLOADS[type], id: EXAMPLE_EVENT_IDS[type] });
+  const e = buildEvent({
+    type,
+    tenantId: EXAMPLE_TENANT,
+    clientId: EXAMPLE_CLIENT,
+    externalId: 'crm-7',
+    payload: EXAMPLE_PAYLOADS[type],
+    id: EXAMPLE_EVENT_IDS[type],
+  });
   // the dispatcher names the delivery record of the test events it makes
   const delivery = type === 'test' ? { [DELIVERY_ID_HEADER]: '6a0f4c1e-2b3d-4e5f-8a9b-0c1d2e3f4a5b' } : {};
   return { subject: e.subject, headers: { ...e.headers, [NATS_MSG_ID]: e.id, ...delivery }, payload: JSON.parse(e.body) as unknown };
@@ -193,10 +232,11 @@ export function buildAsyncApiDocument(root = REPO_ROOT): Obj {
     // a body messaging cannot route is dead-lettered there, not refused here)
     ProviderWebhookBody: {
       title: 'ProviderWebhookBody',
-      description: "A JSON object with an `entry` list, as the provider POSTed it (signature checked). The provider's documented shape is the `chat` event's payload; the edge checks only that `entry` is a list, so routing copes with anything else in it (a body it cannot use at all is dead-lettered).",
+      description:
+        "A JSON object with an `entry` list, as the provider POSTed it (signature checked). The provider's documented shape is the `chat` event's payload; the edge checks only that `entry` is a list, so routing copes with anything else in it (a body it cannot use at all is dead-lettered).",
       type: 'object',
       required: ['entry'],
-      properties: { entry: { type: 'array', description: 'The provider\'s entries (see ChatEvent\'s payload).' } },
+      properties: { entry: { type: 'array', description: "The provider's entries (see ChatEvent's payload)." } },
     },
     DirectoryChange: structuredClone(directoryChangeSchema),
   };
@@ -210,7 +250,8 @@ export function buildAsyncApiDocument(root = REPO_ROOT): Obj {
     name: 'ProviderWebhook',
     title: 'Provider webhook body',
     summary: 'A webhook POST of the provider, as received and signature-checked by the edge.',
-    description: 'The raw bytes of the POST body (a JSON object with an `entry` list; the edge refuses anything else), unchanged and unsplit. The messaging service routes it to clients and publishes the events.',
+    description:
+      'The raw bytes of the POST body (a JSON object with an `entry` list; the edge refuses anything else), unchanged and unsplit. The messaging service routes it to clients and publishes the events.',
     contentType: 'application/json',
     headers: {
       type: 'object',
@@ -218,9 +259,12 @@ export function buildAsyncApiDocument(root = REPO_ROOT): Obj {
       additionalProperties: false,
       properties: {
         [HEADER_BODY_SHA256]: str('Hex SHA-256 of the body.', { pattern: '^[0-9a-f]{64}$' }),
-        [NATS_MSG_ID]: str('The same digest, so the provider\'s redeliveries of a body within the duplicate window are dropped by the stream; `replay:<seq>` when an operator replayed it from DEAD_LETTER.', { pattern: '^([0-9a-f]{64}|replay:[0-9]+)$' }),
+        [NATS_MSG_ID]: str(
+          "The same digest, so the provider's redeliveries of a body within the duplicate window are dropped by the stream; `replay:<seq>` when an operator replayed it from DEAD_LETTER.",
+          { pattern: '^([0-9a-f]{64}|replay:[0-9]+)$' },
+        ),
         ...PUBLISH_HEADERS,
-        [HEADER_REQUEST_ID]: str('The request id of the provider\'s POST to the edge.'),
+        [HEADER_REQUEST_ID]: str("The request id of the provider's POST to the edge."),
       },
     },
     payload: ref('components/schemas/ProviderWebhookBody'),
@@ -229,7 +273,8 @@ export function buildAsyncApiDocument(root = REPO_ROOT): Obj {
   channels.providerInbound = {
     address: SUBJECT_PROVIDER_INBOUND,
     title: 'Inbound provider webhooks',
-    description: 'Written by the edge for every signed provider webhook POST before it answers the provider; read by the messaging service, which turns each body into events.',
+    description:
+      'Written by the edge for every signed provider webhook POST before it answers the provider; read by the messaging service, which turns each body into events.',
     messages: { providerWebhook: ref('components/messages/ProviderWebhook') },
     'x-jetstream': jetstream(STREAMS.providerInbound, [{ durable: INBOUND_DURABLE, service: 'messaging', kind: 'durable pull' }]),
   };
@@ -275,8 +320,9 @@ export function buildAsyncApiDocument(root = REPO_ROOT): Obj {
   messages.EventRedelivery = {
     name: 'EventRedelivery',
     title: 'Manual redelivery of an event',
-    summary: 'An event already published on EVENTS, sent again to one client\'s webhook (a retry or bulk replay of a delivery).',
-    description: 'The same bytes and `X-Event-Id` as the original event, with the delivery record it is for. Read by the dispatcher only; internal consumers of EVENTS already saw the event.',
+    summary: "An event already published on EVENTS, sent again to one client's webhook (a retry or bulk replay of a delivery).",
+    description:
+      'The same bytes and `X-Event-Id` as the original event, with the delivery record it is for. Read by the dispatcher only; internal consumers of EVENTS already saw the event.',
     contentType: 'application/json',
     headers: eventHeaders(undefined, RETRY_HEADERS),
     payload: { oneOf: EVENT_TYPES.map((t) => ref(`components/schemas/${EVENT_NAMES[t]}`)) },
@@ -302,13 +348,18 @@ export function buildAsyncApiDocument(root = REPO_ROOT): Obj {
     name: 'DeadLetter',
     title: 'Dead letter',
     summary: 'A message a durable consumer still could not handle on its last delivery.',
-    description: 'The original message\'s bytes (whatever its stream carries: possibly not JSON at all, for a provider body that could not be used) and its original headers (`Nats-*` ones excepted), plus the `X-Dead-Letter-*` headers. Listed and replayed by operators through the admin API (`/admin/dead-letters`, docs/webhooks.md).',
+    description:
+      "The original message's bytes (whatever its stream carries: possibly not JSON at all, for a provider body that could not be used) and its original headers (`Nats-*` ones excepted), plus the `X-Dead-Letter-*` headers. Listed and replayed by operators through the admin API (`/admin/dead-letters`, docs/webhooks.md).",
     headers: {
       type: 'object',
       required: [dl.stream, dl.subject, dl.seq, dl.consumer, dl.deliveries, dl.error, dl.at, NATS_MSG_ID],
-      additionalProperties: { type: 'string', description: 'The original message\'s headers.' },
+      additionalProperties: { type: 'string', description: "The original message's headers." },
       properties: {
-        [dl.stream]: { type: 'string', enum: [STREAMS.providerInbound.name, STREAMS.events.name, STREAMS.webhookRetries.name], description: 'The stream the message came from.' },
+        [dl.stream]: {
+          type: 'string',
+          enum: [STREAMS.providerInbound.name, STREAMS.events.name, STREAMS.webhookRetries.name],
+          description: 'The stream the message came from.',
+        },
         [dl.subject]: str('Its subject there.'),
         [dl.seq]: str('Its sequence there.', { pattern: '^[0-9]+$' }),
         [dl.consumer]: str('The durable consumer that gave up.'),
@@ -324,7 +375,12 @@ export function buildAsyncApiDocument(root = REPO_ROOT): Obj {
     address: `${DEAD_LETTER_SUBJECT_PREFIX}.{sourceStream}`,
     title: 'Dead letters',
     description: 'Kept 30 days, for an operator to notice, fix the cause and replay (to the original subject).',
-    parameters: { sourceStream: { enum: [STREAMS.providerInbound.name, STREAMS.events.name, STREAMS.webhookRetries.name], description: 'The stream the message came from.' } },
+    parameters: {
+      sourceStream: {
+        enum: [STREAMS.providerInbound.name, STREAMS.events.name, STREAMS.webhookRetries.name],
+        description: 'The stream the message came from.',
+      },
+    },
     messages: { deadLetter: ref('components/messages/DeadLetter') },
     'x-jetstream': jetstream(STREAMS.deadLetter, []),
   };
@@ -335,12 +391,19 @@ export function buildAsyncApiDocument(root = REPO_ROOT): Obj {
     messages: [ref('channels/deadLetter/messages/deadLetter')],
   };
 
-  const change = directoryChangeMessage({ kind: 'client', tenantId: EXAMPLE_TENANT, clientId: EXAMPLE_CLIENT, phoneNumberIds: ['106540352242922'], businessAccountIds: ['102290129340398'] });
+  const change = directoryChangeMessage({
+    kind: 'client',
+    tenantId: EXAMPLE_TENANT,
+    clientId: EXAMPLE_CLIENT,
+    phoneNumberIds: ['106540352242922'],
+    businessAccountIds: ['102290129340398'],
+  });
   messages.DirectoryChange = {
     name: 'DirectoryChange',
     title: 'Tenant directory change notice',
     summary: 'Something other services cache changed in the tenant directory.',
-    description: 'Written by the tenant directory in the transaction of the change (through its outbox); read from "now" by every process that caches directory data (an ordered consumer each), which drops the entries the notice names.',
+    description:
+      'Written by the tenant directory in the transaction of the change (through its outbox); read from "now" by every process that caches directory data (an ordered consumer each), which drops the entries the notice names.',
     contentType: 'application/json',
     headers: {
       type: 'object',
@@ -349,12 +412,15 @@ export function buildAsyncApiDocument(root = REPO_ROOT): Obj {
       properties: { [NATS_MSG_ID]: str('`change-<uuid>`.'), ...PUBLISH_HEADERS },
     },
     payload: ref('components/schemas/DirectoryChange'),
-    examples: [{ name: 'client-change', headers: { [NATS_MSG_ID]: 'change-7d1f0c2e-4b3a-4e5f-9a8b-1c2d3e4f5a6b' }, payload: JSON.parse(change.body) as unknown }],
+    examples: [
+      { name: 'client-change', headers: { [NATS_MSG_ID]: 'change-7d1f0c2e-4b3a-4e5f-9a8b-1c2d3e4f5a6b' }, payload: JSON.parse(change.body) as unknown },
+    ],
   };
   channels.directoryChanges = {
     address: `${DIRECTORY_CHANGE_SUBJECT_PREFIX}.{kind}.{tenantId}`,
     title: 'Directory change notices',
-    description: 'A notice matters for seconds (kept an hour). Read with an ordered consumer from "now"; after a reconnect, drop every cached entry (notices may have been missed).',
+    description:
+      'A notice matters for seconds (kept an hour). Read with an ordered consumer from "now"; after a reconnect, drop every cached entry (notices may have been missed).',
     parameters: { kind: { enum: [...DIRECTORY_CHANGE_KINDS], description: 'What changed.' }, tenantId: ref('components/parameters/tenantId') },
     messages: { directoryChange: ref('components/messages/DirectoryChange') },
     'x-jetstream': jetstream(STREAMS.directoryChanges, [{ service: 'edge, messaging, dispatcher', kind: 'ordered (one per process)' }]),
@@ -378,7 +444,7 @@ export function buildAsyncApiDocument(root = REPO_ROOT): Obj {
       nats: {
         host: `localhost:${NATS.port}`,
         protocol: 'nats',
-        description: 'The deployment\'s NATS server (NATS_URL of every service); JetStream enabled.',
+        description: "The deployment's NATS server (NATS_URL of every service); JetStream enabled.",
       },
     },
     channels,
@@ -396,4 +462,3 @@ export function renderAsyncApiYaml(root = REPO_ROOT): string {
   const header = '# Generated from the code by `npm run asyncapi:generate` (tools/asyncapi/src/document.ts): do not edit by hand.\n';
   return header + stringify(buildAsyncApiDocument(root), { lineWidth: 0, aliasDuplicateObjects: false });
 }
-

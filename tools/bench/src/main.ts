@@ -113,7 +113,15 @@ interface CpuUse {
 
 // request bodies, shared by the gateway runs and their ceilings
 const sendBodyFor = (clientId: string) =>
-  JSON.stringify({ client_id: clientId, to: '+15551230000', body: { type: 'text', text: 'Pick one' }, buttons: [{ id: 'yes', title: 'Yes' }, { id: 'no', title: 'No' }] });
+  JSON.stringify({
+    client_id: clientId,
+    to: '+15551230000',
+    body: { type: 'text', text: 'Pick one' },
+    buttons: [
+      { id: 'yes', title: 'Yes' },
+      { id: 'no', title: 'No' },
+    ],
+  });
 
 function signedStatuses(wabaId: string, phoneNumberId: string) {
   let seq = 0;
@@ -121,20 +129,42 @@ function signedStatuses(wabaId: string, phoneNumberId: string) {
     // each body distinct: the stream dedupes repeats
     const body = JSON.stringify({
       object: 'whatsapp_business_account',
-      entry: [{ id: wabaId, changes: [{ field: 'messages', value: {
-        messaging_product: 'whatsapp',
-        metadata: { display_phone_number: '15550001111', phone_number_id: phoneNumberId },
-        statuses: [{ id: `wamid.bench.${randomUUID()}.${seq++}`, status: 'delivered', timestamp: String(Math.floor(Date.now() / 1000)), recipient_id: '15551230000',
-          pricing: { billable: true, pricing_model: 'PMP', category: 'utility', type: 'regular' } }],
-      } }] }],
+      entry: [
+        {
+          id: wabaId,
+          changes: [
+            {
+              field: 'messages',
+              value: {
+                messaging_product: 'whatsapp',
+                metadata: { display_phone_number: '15550001111', phone_number_id: phoneNumberId },
+                statuses: [
+                  {
+                    id: `wamid.bench.${randomUUID()}.${seq++}`,
+                    status: 'delivered',
+                    timestamp: String(Math.floor(Date.now() / 1000)),
+                    recipient_id: '15551230000',
+                    pricing: { billable: true, pricing_model: 'PMP', category: 'utility', type: 'regular' },
+                  },
+                ],
+              },
+            },
+          ],
+        },
+      ],
     });
-    return { body, headers: { 'content-type': 'application/json', 'x-hub-signature-256': `sha256=${createHmac('sha256', APP_SECRET).update(body).digest('hex')}` } };
+    return {
+      body,
+      headers: { 'content-type': 'application/json', 'x-hub-signature-256': `sha256=${createHmac('sha256', APP_SECRET).update(body).digest('hex')}` },
+    };
   };
 }
 
 /** `test` events exactly as the dispatcher's "send test" builds them (the documented payload): each has its own event id. */
 function eventBodies(tenantId: string, clientId: string, n: number) {
-  return Array.from({ length: n }, () => buildEvent({ type: 'test', tenantId, clientId, externalId: null, payload: { test: true, requested_at: new Date().toISOString() } }));
+  return Array.from({ length: n }, () =>
+    buildEvent({ type: 'test', tenantId, clientId, externalId: null, payload: { test: true, requested_at: new Date().toISOString() } }),
+  );
 }
 
 /** Dispatch ceiling: undici POSTs of event envelopes to the same receiver, 64 in flight. */
@@ -150,7 +180,12 @@ async function dispatchCeiling(receiver: Proc, receiverUrl: string, tenantId: st
     Array.from({ length: 64 }, async () => {
       while (next < bodies.length) {
         const i = next++;
-        const r = await request(`${receiverUrl}/hooks`, { method: 'POST', dispatcher: agent, body: bodies[i], headers: { 'content-type': 'application/json', 'x-event-id': `c${i}` } });
+        const r = await request(`${receiverUrl}/hooks`, {
+          method: 'POST',
+          dispatcher: agent,
+          body: bodies[i],
+          headers: { 'content-type': 'application/json', 'x-event-id': `c${i}` },
+        });
         await r.body.dump();
       }
     }),
@@ -166,9 +201,19 @@ async function sendCeiling(clientId: string): Promise<{ result: LoadResult; cpu:
   const grpc = await startHelper(helpersBundle, 'grpc');
   const koa = await startHelper(helpersBundle, 'koa-grpc', [`127.0.0.1:${grpc.port}`]);
   try {
-    const procs = (): [string, Proc][] => [['ceiling: Koa', koa.proc], ['ceiling: gRPC server', grpc.proc]];
+    const procs = (): [string, Proc][] => [
+      ['ceiling: Koa', koa.proc],
+      ['ceiling: gRPC server', grpc.proc],
+    ];
     const cpu0 = cpuSnapshot(procs());
-    const result = await load({ url: `http://127.0.0.1:${koa.port}/`, headers: { 'content-type': 'application/json' }, body: sendBodyFor(clientId), connections: CONNECTIONS, durationSec: SEND_SECONDS, warmupSec: WARMUP_SECONDS });
+    const result = await load({
+      url: `http://127.0.0.1:${koa.port}/`,
+      headers: { 'content-type': 'application/json' },
+      body: sendBodyFor(clientId),
+      connections: CONNECTIONS,
+      durationSec: SEND_SECONDS,
+      warmupSec: WARMUP_SECONDS,
+    });
     return { result, cpu: { ops: result.total + (result.warmup?.total ?? 0), byProcess: cpuUsed(cpu0, cpuSnapshot(procs())) } };
   } finally {
     await koa.proc.stop();
@@ -182,7 +227,13 @@ async function ingestCeiling(nextRequest: ReturnType<typeof signedStatuses>): Pr
   try {
     const procs = (): [string, Proc][] => [['ceiling: Koa', noop.proc]];
     const cpu0 = cpuSnapshot(procs());
-    const r = await load({ url: `http://127.0.0.1:${noop.port}/`, setupRequest: nextRequest, connections: CONNECTIONS, durationSec: INGEST_SECONDS, warmupSec: 2 });
+    const r = await load({
+      url: `http://127.0.0.1:${noop.port}/`,
+      setupRequest: nextRequest,
+      connections: CONNECTIONS,
+      durationSec: INGEST_SECONDS,
+      warmupSec: 2,
+    });
     return { rate: r.requestsPerSec, cpu: { ops: r.total + (r.warmup?.total ?? 0), byProcess: cpuUsed(cpu0, cpuSnapshot(procs())) } };
   } finally {
     await noop.proc.stop();
@@ -233,7 +284,13 @@ async function runConfig(config: ConfigName, natsBin: string, receiver: Proc, re
       await fetch(`${stack.baseUrl}/api/clients/`, {
         method: 'POST',
         headers: auth,
-        body: JSON.stringify({ display_name: 'Bench shop', business_account_id: phone.waba_id, phone_number_id: phone.phone_number_id, access_token: phone.access_token, webhook_url: `${receiverUrl}/hooks` }),
+        body: JSON.stringify({
+          display_name: 'Bench shop',
+          business_account_id: phone.waba_id,
+          phone_number_id: phone.phone_number_id,
+          access_token: phone.access_token,
+          webhook_url: `${receiverUrl}/hooks`,
+        }),
       }),
     );
     const countSucceeded = (expected: number) => countDeliveries(stack.baseUrl, auth, client.id, expected, db?.url);
@@ -241,10 +298,20 @@ async function runConfig(config: ConfigName, natsBin: string, receiver: Proc, re
 
     // 1. dispatch: a backlog of N events drained by one dispatcher process
     if (ONLY.has('dispatch')) {
-      result.dispatch = await dispatchRun(stack, nc, receiverUrl, tenant.id, client.id, ['dispatcher'], () => countSucceeded((recorded += N_EVENTS)), recorded, {
-        start: () => cpuSnapshot(procsNow(), dbName),
-        stop: (before) => result.cpu.set('dispatch', { ops: N_EVENTS, byProcess: cpuUsed(before, cpuSnapshot(procsNow(), dbName)) }),
-      });
+      result.dispatch = await dispatchRun(
+        stack,
+        nc,
+        receiverUrl,
+        tenant.id,
+        client.id,
+        ['dispatcher'],
+        () => countSucceeded((recorded += N_EVENTS)),
+        recorded,
+        {
+          start: () => cpuSnapshot(procsNow(), dbName),
+          stop: (before) => result.cpu.set('dispatch', { ops: N_EVENTS, byProcess: cpuUsed(before, cpuSnapshot(procsNow(), dbName)) }),
+        },
+      );
       checkDispatch(result.dispatch, fail, 'dispatch');
       const dc = await dispatchCeiling(receiver, receiverUrl, tenant.id, client.id);
       result.ceilings.dispatch = dc.rate;
@@ -255,12 +322,21 @@ async function runConfig(config: ConfigName, natsBin: string, receiver: Proc, re
     // 2. send path: send-buttons through edge → messaging → simulator
     if (ONLY.has('send')) {
       const cpu0 = cpuSnapshot(procsNow(), dbName);
-      result.send = await load({ url: `${stack.baseUrl}/api/messaging/send-buttons`, headers: auth, body: sendBodyFor(client.id), connections: CONNECTIONS, durationSec: SEND_SECONDS, warmupSec: WARMUP_SECONDS });
+      result.send = await load({
+        url: `${stack.baseUrl}/api/messaging/send-buttons`,
+        headers: auth,
+        body: sendBodyFor(client.id),
+        connections: CONNECTIONS,
+        durationSec: SEND_SECONDS,
+        warmupSec: WARMUP_SECONDS,
+      });
       result.cpu.set('send', { ops: result.send.total + (result.send.warmup?.total ?? 0), byProcess: cpuUsed(cpu0, cpuSnapshot(procsNow(), dbName)) });
       const sc = await sendCeiling(client.id);
       result.ceilings.send = sc.result;
       result.cpu.set('send ceiling', sc.cpu);
-      log(`${config}: send ${fmt(result.send.requestsPerSec)}/s p99 ${result.send.p99Ms} ms, ceiling ${fmt(result.ceilings.send.requestsPerSec)}/s p99 ${result.ceilings.send.p99Ms} ms`);
+      log(
+        `${config}: send ${fmt(result.send.requestsPerSec)}/s p99 ${result.send.p99Ms} ms, ceiling ${fmt(result.ceilings.send.requestsPerSec)}/s p99 ${result.ceilings.send.p99Ms} ms`,
+      );
     }
 
     // 3. inbound ingest: signed status-update webhooks, each body distinct
@@ -287,7 +363,16 @@ async function runConfig(config: ConfigName, natsBin: string, receiver: Proc, re
       log(`${config}: ingest with two edges ${fmt(result.scaling.ingest2.rate)}/s`);
       await edge2.proc.stop();
       await quiesce(jsm);
-      result.scaling.dispatch2 = await dispatchRun(stack, nc, receiverUrl, tenant.id, client.id, ['dispatcher', 'dispatcher-2'], () => countSucceeded((recorded += N_EVENTS)), recorded);
+      result.scaling.dispatch2 = await dispatchRun(
+        stack,
+        nc,
+        receiverUrl,
+        tenant.id,
+        client.id,
+        ['dispatcher', 'dispatcher-2'],
+        () => countSucceeded((recorded += N_EVENTS)),
+        recorded,
+      );
       checkDispatch(result.scaling.dispatch2, fail, 'dispatch, two dispatchers');
       log(`${config}: dispatch with two dispatchers ${fmt(result.scaling.dispatch2.rate)}/s`);
       await stack.procs.get('dispatcher-2')?.stop();
@@ -306,11 +391,23 @@ async function runConfig(config: ConfigName, natsBin: string, receiver: Proc, re
           await stack.startService(name, otel);
         }
         const cpu0 = cpuSnapshot([...procsNow(), ['otlp-sink', sink.proc]], dbName);
-        result.sendTraced = await load({ url: `${stack.baseUrl}/api/messaging/send-buttons`, headers: auth, body: sendBodyFor(client.id), connections: CONNECTIONS, durationSec: SEND_SECONDS, warmupSec: WARMUP_SECONDS });
+        result.sendTraced = await load({
+          url: `${stack.baseUrl}/api/messaging/send-buttons`,
+          headers: auth,
+          body: sendBodyFor(client.id),
+          connections: CONNECTIONS,
+          durationSec: SEND_SECONDS,
+          warmupSec: WARMUP_SECONDS,
+        });
         await new Promise((r) => setTimeout(r, 1500)); // the last batch of spans
-        result.cpu.set('send, tracing on', { ops: result.sendTraced.total + (result.sendTraced.warmup?.total ?? 0), byProcess: cpuUsed(cpu0, cpuSnapshot([...procsNow(), ['otlp-sink', sink.proc]], dbName)) });
+        result.cpu.set('send, tracing on', {
+          ops: result.sendTraced.total + (result.sendTraced.warmup?.total ?? 0),
+          byProcess: cpuUsed(cpu0, cpuSnapshot([...procsNow(), ['otlp-sink', sink.proc]], dbName)),
+        });
         result.traceExports = await json(await fetch(`http://127.0.0.1:${sink.port}/stats`));
-        log(`${config}: send with tracing ${fmt(result.sendTraced.requestsPerSec)}/s p99 ${result.sendTraced.p99Ms} ms; ${result.traceExports!.exports} OTLP exports`);
+        log(
+          `${config}: send with tracing ${fmt(result.sendTraced.requestsPerSec)}/s p99 ${result.sendTraced.p99Ms} ms; ${result.traceExports!.exports} OTLP exports`,
+        );
       } finally {
         await sink.proc.stop();
       }
@@ -334,7 +431,8 @@ function checkIngest(r: IngestResult, fail: (m: string) => void, what: string) {
   // The load tool stops each phase with up to one request per connection in flight: the edge may have stored
   // those without the tool counting their answer, so the stream may hold up to that many more, never fewer.
   const cutOff = CONNECTIONS * 2;
-  if (r.stored < r.accepted || r.stored > r.accepted + cutOff) fail(`${what}: ${r.stored} bodies in the stream, but ${r.accepted} were accepted (+ at most ${cutOff} cut off in flight)`);
+  if (r.stored < r.accepted || r.stored > r.accepted + cutOff)
+    fail(`${what}: ${r.stored} bodies in the stream, but ${r.accepted} were accepted (+ at most ${cutOff} cut off in flight)`);
 }
 
 /**
@@ -407,7 +505,9 @@ async function quiesce(jsm: JetStreamManager, timeoutMs = 180_000): Promise<void
 async function ingestRun(jsm: JetStreamManager, edges: string[], nextRequest: ReturnType<typeof signedStatuses>): Promise<IngestResult> {
   const before = (await jsm.streams.info('PROVIDER_INBOUND')).state.messages;
   const runs = await Promise.all(
-    edges.map((base) => load({ url: `${base}/webhooks/provider`, setupRequest: nextRequest, connections: CONNECTIONS / edges.length, durationSec: INGEST_SECONDS, warmupSec: 2 })),
+    edges.map((base) =>
+      load({ url: `${base}/webhooks/provider`, setupRequest: nextRequest, connections: CONNECTIONS / edges.length, durationSec: INGEST_SECONDS, warmupSec: 2 }),
+    ),
   );
   const after = (await jsm.streams.info('PROVIDER_INBOUND')).state.messages;
   return {
@@ -425,7 +525,10 @@ async function countDeliveries(baseUrl: string, headers: Record<string, string>,
       const c = new Client({ connectionString: databaseUrl });
       await c.connect();
       try {
-        const r = await c.query<{ n: number }>(`SELECT count(*)::int AS n FROM dispatcher.deliveries WHERE client_id = $1 AND status = 'succeeded' AND event_type = 'test'`, [clientId]);
+        const r = await c.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM dispatcher.deliveries WHERE client_id = $1 AND status = 'succeeded' AND event_type = 'test'`,
+          [clientId],
+        );
         return r.rows[0].n;
       } finally {
         await c.end();
@@ -435,7 +538,9 @@ async function countDeliveries(baseUrl: string, headers: Record<string, string>,
     let cursor: string | null = null;
     do {
       const q: string = `status=succeeded&event_type=test&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
-      const page: { data: unknown[]; next_cursor: string | null } = await json(await fetch(`${baseUrl}/api/clients/${clientId}/webhook/deliveries?${q}`, { headers }));
+      const page: { data: unknown[]; next_cursor: string | null } = await json(
+        await fetch(`${baseUrl}/api/clients/${clientId}/webhook/deliveries?${q}`, { headers }),
+      );
       count += page.data.length;
       cursor = page.next_cursor;
     } while (cursor);
@@ -463,22 +568,39 @@ function report(results: Partial<Record<ConfigName, ConfigResult>>): string {
   if (ONLY.has('dispatch')) {
     rows.push([
       `Dispatch: ${fmt(N_EVENTS)} events, signed + recorded deliveries/s (one dispatcher)`,
-      ...cells((r) => (r.dispatch ? `**${fmt(r.dispatch.rate)}** = **${ratio(r.dispatch.rate, r.ceilings.dispatch)}** of ${fmt(r.ceilings.dispatch ?? 0)} (undici, 64 in flight); ${fmt(r.dispatch.distinct)} received, ${fmt(r.dispatch.succeeded)} recorded; drained in ${fmt(r.dispatch.drainSeconds, 1)} s after a ${fmt(r.dispatch.startupSeconds, 1)} s start` : '')),
+      ...cells((r) =>
+        r.dispatch
+          ? `**${fmt(r.dispatch.rate)}** = **${ratio(r.dispatch.rate, r.ceilings.dispatch)}** of ${fmt(r.ceilings.dispatch ?? 0)} (undici, 64 in flight); ${fmt(r.dispatch.distinct)} received, ${fmt(r.dispatch.succeeded)} recorded; drained in ${fmt(r.dispatch.drainSeconds, 1)} s after a ${fmt(r.dispatch.startupSeconds, 1)} s start`
+          : '',
+      ),
       '≥ 50 % of ceiling; N received, N recorded',
-      goal(prod?.dispatch && prod.dispatch.rate >= 0.5 * (prod.ceilings.dispatch ?? Infinity) && prod.dispatch.distinct === N_EVENTS && prod.dispatch.succeeded === N_EVENTS),
+      goal(
+        prod?.dispatch &&
+          prod.dispatch.rate >= 0.5 * (prod.ceilings.dispatch ?? Infinity) &&
+          prod.dispatch.distinct === N_EVENTS &&
+          prod.dispatch.succeeded === N_EVENTS,
+      ),
     ]);
   }
   if (ONLY.has('send')) {
     rows.push([
       `Send path: send-buttons req/s (${CONNECTIONS} connections)`,
-      ...cells((r) => (r.send ? `**${fmt(r.send.requestsPerSec)}** = **${ratio(r.send.requestsPerSec, r.ceilings.send?.requestsPerSec)}** of ${fmt(r.ceilings.send?.requestsPerSec ?? 0)} (Koa + 1 unary gRPC); ${fmt(r.send.non2xx)} non-2xx` : '')),
+      ...cells((r) =>
+        r.send
+          ? `**${fmt(r.send.requestsPerSec)}** = **${ratio(r.send.requestsPerSec, r.ceilings.send?.requestsPerSec)}** of ${fmt(r.ceilings.send?.requestsPerSec ?? 0)} (Koa + 1 unary gRPC); ${fmt(r.send.non2xx)} non-2xx`
+          : '',
+      ),
       '≥ 50 % of ceiling',
       goal(prod?.send && prod.send.requestsPerSec >= 0.5 * (prod.ceilings.send?.requestsPerSec ?? Infinity)),
     ]);
     const p99 = (r: ConfigResult) => Math.max(r.ceilings.send?.p99Ms ?? 0, 1);
     rows.push([
       'Send path: p99 latency',
-      ...cells((r) => (r.send ? `**${fmt(r.send.p99Ms)} ms** = **${fmt(r.send.p99Ms / p99(r), 1)} ×** the ceiling's ${fmt(r.ceilings.send?.p99Ms ?? 0)} ms; p50 ${fmt(r.send.p50Ms)} ms (ceiling ${fmt(r.ceilings.send?.p50Ms ?? 0)} ms)` : '')),
+      ...cells((r) =>
+        r.send
+          ? `**${fmt(r.send.p99Ms)} ms** = **${fmt(r.send.p99Ms / p99(r), 1)} ×** the ceiling's ${fmt(r.ceilings.send?.p99Ms ?? 0)} ms; p50 ${fmt(r.send.p50Ms)} ms (ceiling ${fmt(r.ceilings.send?.p50Ms ?? 0)} ms)`
+          : '',
+      ),
       '≤ 3 × ceiling p99',
       goal(prod?.send && prod.send.p99Ms <= 3 * p99(prod)),
     ]);
@@ -486,7 +608,11 @@ function report(results: Partial<Record<ConfigName, ConfigResult>>): string {
   if (ONLY.has('ingest')) {
     rows.push([
       'Inbound ingest: accepted webhooks/s (one edge)',
-      ...cells((r) => (r.ingest ? `**${fmt(r.ingest.rate)}** = **${ratio(r.ingest.rate, r.ceilings.ingest)}** of ${fmt(r.ceilings.ingest ?? 0)} (Koa, no work); ${fmt(r.ingest.non2xx)} non-2xx; ${fmt(r.ingest.stored)} stored of ${fmt(r.ingest.accepted)} accepted` : '')),
+      ...cells((r) =>
+        r.ingest
+          ? `**${fmt(r.ingest.rate)}** = **${ratio(r.ingest.rate, r.ceilings.ingest)}** of ${fmt(r.ceilings.ingest ?? 0)} (Koa, no work); ${fmt(r.ingest.non2xx)} non-2xx; ${fmt(r.ingest.stored)} stored of ${fmt(r.ingest.accepted)} accepted`
+          : '',
+      ),
       '≥ 50 % of ceiling, every accepted body stored',
       goal(prod?.ingest && prod.ingest.rate >= 0.5 * (prod.ceilings.ingest ?? Infinity) && prod.ingest.stored >= prod.ingest.accepted),
     ]);
@@ -495,7 +621,11 @@ function report(results: Partial<Record<ConfigName, ConfigResult>>): string {
   if (sc?.dispatch2 && prod?.dispatch) {
     rows.push([
       'Scaling: dispatch, two dispatchers against one',
-      ...configs.map((c) => (c === 'production' ? `**${fmt(sc.dispatch2!.rate)}/s vs ${fmt(prod.dispatch!.rate)}/s = ${fmt(sc.dispatch2!.rate / prod.dispatch!.rate, 2)} ×**; ${fmt(sc.dispatch2!.distinct)} received, ${fmt(sc.dispatch2!.succeeded)} recorded` : '(one data directory per process: no replicas)')),
+      ...configs.map((c) =>
+        c === 'production'
+          ? `**${fmt(sc.dispatch2!.rate)}/s vs ${fmt(prod.dispatch!.rate)}/s = ${fmt(sc.dispatch2!.rate / prod.dispatch!.rate, 2)} ×**; ${fmt(sc.dispatch2!.distinct)} received, ${fmt(sc.dispatch2!.succeeded)} recorded`
+          : '(one data directory per process: no replicas)',
+      ),
       'reported (2 cores bound it)',
       '—',
     ]);
@@ -503,7 +633,11 @@ function report(results: Partial<Record<ConfigName, ConfigResult>>): string {
   if (sc?.ingest2 && prod?.ingest) {
     rows.push([
       'Scaling: ingest, two edges against one',
-      ...configs.map((c) => (c === 'production' ? `**${fmt(sc.ingest2!.rate)}/s vs ${fmt(prod.ingest!.rate)}/s = ${fmt(sc.ingest2!.rate / prod.ingest!.rate, 2)} ×**; ${fmt(sc.ingest2!.stored)} stored of ${fmt(sc.ingest2!.accepted)} accepted` : '(not measured)')),
+      ...configs.map((c) =>
+        c === 'production'
+          ? `**${fmt(sc.ingest2!.rate)}/s vs ${fmt(prod.ingest!.rate)}/s = ${fmt(sc.ingest2!.rate / prod.ingest!.rate, 2)} ×**; ${fmt(sc.ingest2!.stored)} stored of ${fmt(sc.ingest2!.accepted)} accepted`
+          : '(not measured)',
+      ),
       'reported (2 cores bound it)',
       '—',
     ]);
@@ -546,7 +680,10 @@ function cpuReport(results: Partial<Record<ConfigName, ConfigResult>>): string {
     for (const [what, use] of r.cpu) {
       if (!use.ops) continue;
       const total = [...use.byProcess.values()].reduce((a, b) => a + b, 0);
-      const parts = [...use.byProcess].filter(([, t]) => t / total >= 0.02).sort((a, b) => b[1] - a[1]).map(([n, t]) => `${n} ${fmt((1000 * t) / use.ops, 3)}`);
+      const parts = [...use.byProcess]
+        .filter(([, t]) => t / total >= 0.02)
+        .sort((a, b) => b[1] - a[1])
+        .map(([n, t]) => `${n} ${fmt((1000 * t) / use.ops, 3)}`);
       rows.push([`${c}: ${what}`, fmt(use.ops), `**${fmt((1000 * total) / use.ops, 3)}**`, parts.join(', ')]);
     }
   }
@@ -566,7 +703,9 @@ async function main() {
     await receiver.proc.stop();
   }
   const minutes = (performance.now() - t0) / 60_000;
-  console.log(`\n## Benchmark — ${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown cpu'}), Node ${process.version}, ${fmt(minutes, 1)} min\n`);
+  console.log(
+    `\n## Benchmark — ${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown cpu'}), Node ${process.version}, ${fmt(minutes, 1)} min\n`,
+  );
   console.log(report(results));
   console.log(`\nCPU time per operation (user + system, from /proc; the machine's other load not included):\n`);
   console.log(cpuReport(results));

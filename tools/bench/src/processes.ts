@@ -10,7 +10,10 @@ export class Proc {
   private readonly timer: NodeJS.Timeout;
   readonly exited: Promise<number | null>;
 
-  constructor(readonly name: string, readonly child: ChildProcess) {
+  constructor(
+    readonly name: string,
+    readonly child: ChildProcess,
+  ) {
     this.exited = new Promise((r) => child.once('exit', (code) => r(code)));
     this.timer = setInterval(() => this.sample(), 250);
     this.timer.unref();
@@ -52,7 +55,13 @@ export class Proc {
   }
 }
 
-export function start(name: string, cmd: string, args: string[], env: Record<string, string | undefined>, opts: { cwd?: string; verbose?: boolean } = {}): Proc {
+export function start(
+  name: string,
+  cmd: string,
+  args: string[],
+  env: Record<string, string | undefined>,
+  opts: { cwd?: string; verbose?: boolean } = {},
+): Proc {
   const child = spawn(cmd, args, { cwd: opts.cwd, env: env as NodeJS.ProcessEnv, stdio: ['ignore', opts.verbose ? 'inherit' : 'ignore', 'pipe'] });
   let tail = '';
   child.stderr?.on('data', (d) => {

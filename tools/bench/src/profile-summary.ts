@@ -55,7 +55,9 @@ function main() {
   cats.delete('(idle)');
   fns.delete('(idle) :0');
   const pct = (t: number) => `${((100 * t) / busy).toFixed(1).padStart(5)} %`;
-  console.log(`${file}: ${(total / 1e6).toFixed(1)} s sampled, ${(busy / 1e6).toFixed(1)} s busy (${((100 * busy) / total).toFixed(0)} %); shares of the busy time:`);
+  console.log(
+    `${file}: ${(total / 1e6).toFixed(1)} s sampled, ${(busy / 1e6).toFixed(1)} s busy (${((100 * busy) / total).toFixed(0)} %); shares of the busy time:`,
+  );
   for (const [c, t] of [...cats].sort((a, b) => b[1] - a[1]).slice(0, 14)) console.log(`${pct(t)}  ${c}`);
   console.log('top functions (self):');
   for (const [f, t] of [...fns].sort((a, b) => b[1] - a[1]).slice(0, Number(topArg ?? 15))) console.log(`${pct(t)}  ${f}`);

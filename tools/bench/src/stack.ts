@@ -1,9 +1,9 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { GRPC_SERVICES } from '@gateway/config';
-import { freePort } from '@gateway/testing';
+import { freePort, writeNatsServerConf } from '@gateway/testing';
 import { start, waitPort, type Proc } from './processes';
 
 export const ROOT = resolve(__dirname, '..', '..');
@@ -46,13 +46,18 @@ export async function bootStack(natsBin: string, opts: StackOptions): Promise<Be
   const freshPort = async () => {
     for (;;) {
       const p = await freePort();
-      if (!taken.has(p)) return taken.add(p), p;
+      if (!taken.has(p)) return (taken.add(p), p);
     }
   };
   const procs = new Map<string, Proc>();
   const retired: [string, number][] = [];
   const natsPort = await freshPort();
-  procs.set('nats-server', start('nats-server', natsBin, ['-a', '127.0.0.1', '-p', String(natsPort), '-js', '-sd', join(dataDir, 'nats')], process.env));
+  mkdirSync(join(dataDir, 'nats'), { recursive: true });
+  const natsConf = writeNatsServerConf(join(dataDir, 'nats'));
+  procs.set(
+    'nats-server',
+    start('nats-server', natsBin, [...natsConf, '-a', '127.0.0.1', '-p', String(natsPort), '-js', '-sd', join(dataDir, 'nats')], process.env),
+  );
   await waitPort(natsPort, 'nats-server');
   const edgePort = await freshPort();
   const simPort = await freshPort();
@@ -76,14 +81,33 @@ export async function bootStack(natsBin: string, opts: StackOptions): Promise<Be
     NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS ?? (opts.databaseUrl ? SERVICE_NODE_OPTIONS : ''),
     ...opts.extraEnv,
   };
-  procs.set('provider-sim', start('provider-sim', process.execPath, [dist('provider-sim')], { ...env, DATABASE_URL: undefined, PORT: String(simPort), SIM_AUTO_STATUSES: 'false', SIM_RATE_LIMITS: 'false', SIM_WINDOW: 'off', SIM_WEBHOOK_URL: `http://127.0.0.1:${edgePort}/webhooks/provider` }));
+  procs.set(
+    'provider-sim',
+    start('provider-sim', process.execPath, [dist('provider-sim')], {
+      ...env,
+      DATABASE_URL: undefined,
+      PORT: String(simPort),
+      SIM_AUTO_STATUSES: 'false',
+      SIM_RATE_LIMITS: 'false',
+      SIM_WINDOW: 'off',
+      SIM_WEBHOOK_URL: `http://127.0.0.1:${edgePort}/webhooks/provider`,
+    }),
+  );
   await waitPort(simPort, 'provider-sim');
   for (const { addrVar } of GRPC_SERVICES) env[addrVar] = `127.0.0.1:${await freshPort()}`;
 
-  const spawnApp = async (procName: string, app: string, port: number, listenEnv: Record<string, string>, extraEnv: Record<string, string> = {}): Promise<Proc> => {
+  const spawnApp = async (
+    procName: string,
+    app: string,
+    port: number,
+    listenEnv: Record<string, string>,
+    extraEnv: Record<string, string> = {},
+  ): Promise<Proc> => {
     // BENCH_PROFILE=dispatcher,edge writes V8 CPU profiles of those processes to .bench/profiles/<label> (open in Chrome DevTools)
     const profiled = (process.env.BENCH_PROFILE ?? '').split(',').includes(app);
-    const args = profiled ? ['--cpu-prof', `--cpu-prof-dir=${join(ROOT, '.bench', 'profiles', opts.label)}`, `--cpu-prof-name=${procName}-${Date.now()}.cpuprofile`, dist(app)] : [dist(app)];
+    const args = profiled
+      ? ['--cpu-prof', `--cpu-prof-dir=${join(ROOT, '.bench', 'profiles', opts.label)}`, `--cpu-prof-name=${procName}-${Date.now()}.cpuprofile`, dist(app)]
+      : [dist(app)];
     const previous = procs.get(procName);
     if (previous) retired.push([app, previous.peakRssMb]);
     const p = start(procName, process.execPath, args, { ...env, ...extraEnv, ...listenEnv });

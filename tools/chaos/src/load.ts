@@ -43,7 +43,10 @@ export class Load {
   private stopped = false;
   private retryUntil = Infinity;
 
-  constructor(readonly t: LoadTarget, private readonly maxInFlight = 64) {}
+  constructor(
+    readonly t: LoadTarget,
+    private readonly maxInFlight = 64,
+  ) {}
 
   start(webhooksPerSec: number, sendsPerSec: number): void {
     this.timers.push(setInterval(() => this.spawn(() => this.webhook()), 1000 / webhooksPerSec));
@@ -78,12 +81,22 @@ export class Load {
     const wamid = `wamid.chaos.${this.t.runId}.${n}`;
     const body = JSON.stringify({
       object: 'whatsapp_business_account',
-      entry: [{ id: this.t.wabaId, changes: [{ field: 'messages', value: {
-        messaging_product: 'whatsapp',
-        metadata: { display_phone_number: '15550001111', phone_number_id: this.t.phoneNumberId },
-        contacts: [{ profile: { name: 'Chaos' }, wa_id: '15551230000' }],
-        messages: [{ from: '15551230000', id: wamid, timestamp: String(Math.floor(Date.now() / 1000)), type: 'text', text: { body: `chaos ${n}` } }],
-      } }] }],
+      entry: [
+        {
+          id: this.t.wabaId,
+          changes: [
+            {
+              field: 'messages',
+              value: {
+                messaging_product: 'whatsapp',
+                metadata: { display_phone_number: '15550001111', phone_number_id: this.t.phoneNumberId },
+                contacts: [{ profile: { name: 'Chaos' }, wa_id: '15551230000' }],
+                messages: [{ from: '15551230000', id: wamid, timestamp: String(Math.floor(Date.now() / 1000)), type: 'text', text: { body: `chaos ${n}` } }],
+              },
+            },
+          ],
+        },
+      ],
     });
     const signature = `sha256=${createHmac('sha256', this.t.appSecret).update(body).digest('hex')}`;
     const rec: WebhookRecord = { wamid, attempts: 0 };
@@ -107,15 +120,37 @@ export class Load {
       client_id: this.t.clientId,
       to: '+15551230000',
       body: { type: 'text', text: marker },
-      buttons: [{ id: 'yes', title: 'Yes' }, { id: 'no', title: 'No' }],
+      buttons: [
+        { id: 'yes', title: 'Yes' },
+        { id: 'no', title: 'No' },
+      ],
     });
-    const status = await this.post('sends', this.edge(n), '/api/messaging/send-buttons', body, { authorization: `Bearer ${this.t.apiKey}`, 'idempotency-key': marker }, 30_000);
+    const status = await this.post(
+      'sends',
+      this.edge(n),
+      '/api/messaging/send-buttons',
+      body,
+      { authorization: `Bearer ${this.t.apiKey}`, 'idempotency-key': marker },
+      30_000,
+    );
     this.sends.push({ marker, status, at: Date.now() });
   }
 
-  private async post(kind: 'webhooks' | 'sends', base: string, path: string, body: string, headers: Record<string, string>, timeoutMs: number): Promise<number | 'no_answer'> {
+  private async post(
+    kind: 'webhooks' | 'sends',
+    base: string,
+    path: string,
+    body: string,
+    headers: Record<string, string>,
+    timeoutMs: number,
+  ): Promise<number | 'no_answer'> {
     try {
-      const res = await fetch(`${base}${path}`, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers }, signal: AbortSignal.timeout(timeoutMs) });
+      const res = await fetch(`${base}${path}`, {
+        method: 'POST',
+        body,
+        headers: { 'content-type': 'application/json', ...headers },
+        signal: AbortSignal.timeout(timeoutMs),
+      });
       await res.arrayBuffer();
       if (res.status === 503) this.refused503[kind] += 1;
       return res.status;

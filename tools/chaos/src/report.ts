@@ -84,7 +84,13 @@ export function buildReport(i: ReportInput): ChaosReport {
   const accepted = i.load.accepted().length;
   if (missing.length) failures.push(`${missing.length} accepted webhooks have no delivered event (e.g. ${missing.slice(0, 3).join(', ')})`);
   if (withoutRecord.length) failures.push(`${withoutRecord.length} delivered events have no delivery record (e.g. ${withoutRecord.slice(0, 3).join(', ')})`);
-  if (not1.length) failures.push(`${not1.length} sends answered 2xx did not make exactly one provider call (e.g. ${not1.slice(0, 3).map((x) => `${x.marker}: ${calls.get(x.marker) ?? 0}`).join(', ')})`);
+  if (not1.length)
+    failures.push(
+      `${not1.length} sends answered 2xx did not make exactly one provider call (e.g. ${not1
+        .slice(0, 3)
+        .map((x) => `${x.marker}: ${calls.get(x.marker) ?? 0}`)
+        .join(', ')})`,
+    );
   if (accepted < i.load.webhooks.size) failures.push(`${i.load.webhooks.size - accepted} webhooks were never accepted by either edge`);
 
   const perReplica = (['messaging', 'dispatcher', 'edge'] as const).flatMap((app) => i.replicas[app].map((r) => ({ replica: r.name, counts: r.totals() })));
@@ -100,16 +106,27 @@ export function buildReport(i: ReportInput): ChaosReport {
     ['Duplicate deliveries (same X-Event-Id twice)', String(duplicates)],
     ['Delivery records by status', [...byStatus].map(([k, v]) => `${k} ${v}`).join(', ') || 'none'],
     ['Delivered events without a record', String(withoutRecord.length)],
-    ['Sends answered 2xx / provider calls for them', `${ok.length} / ${ok.reduce((n, x) => n + (calls.get(x.marker) ?? 0), 0)} (${not1.length} not exactly one)`],
+    [
+      'Sends answered 2xx / provider calls for them',
+      `${ok.length} / ${ok.reduce((n, x) => n + (calls.get(x.marker) ?? 0), 0)} (${not1.length} not exactly one)`,
+    ],
     ['Send answers', [...sendStatuses].map(([k, v]) => `${k}: ${v}`).join(', ')],
-    ['Refused with 503 during the failovers', `${i.load.refused503.webhooks} webhook attempts (each sent again until accepted), ${i.load.refused503.sends} sends`],
+    [
+      'Refused with 503 during the failovers',
+      `${i.load.refused503.webhooks} webhook attempts (each sent again until accepted), ${i.load.refused503.sends} sends`,
+    ],
     ['Requests without an answer (killed edge)', String(i.load.noAnswer)],
     ['Last event first delivered, after the load stopped', s(i.drainMs)],
     ...i.kills.map((k): [string, string] => [
       `Recovery after SIGKILL of ${k.what} at +${s(k.atMs)}`,
       `${s(k.recoveredMs)}${k.electedMs !== undefined ? ` (new leader after ${s(k.electedMs)})` : ''} — ${k.target}`,
     ]),
-    ...perReplica.map((p): [string, string] => [`Per replica: ${p.replica}`, Object.entries(p.counts).map(([k, v]) => `${k} ${v}`).join(', ')]),
+    ...perReplica.map((p): [string, string] => [
+      `Per replica: ${p.replica}`,
+      Object.entries(p.counts)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', '),
+    ]),
     ['Whole run', s(i.totalMs)],
   ];
   return {

@@ -4,7 +4,16 @@ import { dirname } from 'node:path';
 import { createLogger } from '@gateway/logger';
 import { SERVICES, type StartedService } from '@gateway/test-stack';
 import { bundleApp } from './bundle';
-import { createTestDatabase, freePort, startNatsCluster, startWebhookReceiver, tempDir, waitFor, type TestNatsCluster, type WebhookReceiver } from '@gateway/testing';
+import {
+  createTestDatabase,
+  freePort,
+  startNatsCluster,
+  startWebhookReceiver,
+  tempDir,
+  waitFor,
+  type TestNatsCluster,
+  type WebhookReceiver,
+} from '@gateway/testing';
 import { Load } from './load';
 import { Replica, type CounterSpec, type Env } from './replica';
 import { buildReport, type ChaosReport, type KillRecord } from './report';
@@ -43,7 +52,9 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
   const log = opts.log ?? (() => undefined);
   const serverUrl = process.env.DATABASE_URL || process.env.TEST_DATABASE_URL;
   if (!serverUrl) {
-    throw new Error('the fault run needs a PostgreSQL server (DATABASE_URL or TEST_DATABASE_URL): replicas in separate processes share one database, which embedded PGlite cannot serve');
+    throw new Error(
+      'the fault run needs a PostgreSQL server (DATABASE_URL or TEST_DATABASE_URL): replicas in separate processes share one database, which embedded PGlite cannot serve',
+    );
   }
   const cleanups: Array<() => Promise<unknown>> = [];
   const cleanup = async () => {
@@ -62,7 +73,16 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     cleanups.push(() => receiver.close());
     const { startProviderSim } = await import('@gateway/app-provider-sim');
     const logger = createLogger({ name: 'chaos', level: process.env.CHAOS_LOG_LEVEL ?? 'silent' });
-    const sim = await startProviderSim({ port: 0, host: '127.0.0.1', appId: 'sim-app-id', appSecret: APP_SECRET, verifyToken: 'sim-verify-token', configId: 'sim-config-id', autoStatuses: false, logger });
+    const sim = await startProviderSim({
+      port: 0,
+      host: '127.0.0.1',
+      appId: 'sim-app-id',
+      appSecret: APP_SECRET,
+      verifyToken: 'sim-verify-token',
+      configId: 'sim-config-id',
+      autoStatuses: false,
+      logger,
+    });
     cleanups.push(() => sim.stop());
 
     const edgePorts = [await freePort(), await freePort()];
@@ -94,7 +114,11 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     cleanups.push(async () => {
       for (const s of inProcess.reverse()) await s.stop().catch(() => undefined);
     });
-    for (const [name, addrVar] of [['tenant-directory', 'TENANT_DIRECTORY_ADDR'], ['flows', 'FLOWS_ADDR'], ['signup', 'SIGNUP_ADDR']] as const) {
+    for (const [name, addrVar] of [
+      ['tenant-directory', 'TENANT_DIRECTORY_ADDR'],
+      ['flows', 'FLOWS_ADDR'],
+      ['signup', 'SIGNUP_ADDR'],
+    ] as const) {
       const svc = await SERVICES[name].start(env, logger.child({ svc: name }));
       inProcess.push(svc);
       env[addrVar] = `127.0.0.1:${svc.grpcPort}`;
@@ -107,7 +131,8 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     // two replicas of each gRPC service on two loopback addresses, named together in one ipv4: target
     const grpcPair = async (app: 'messaging' | 'dispatcher', counters: CounterSpec) => {
       const out: Replica[] = [];
-      for (const [i, host] of ['127.0.0.1', '127.0.0.2'].entries()) out.push(new Replica(`${app}-${i + 1}`, 'grpc', bundles[app], env, host, await freePort(), await freePort(), counters));
+      for (const [i, host] of ['127.0.0.1', '127.0.0.2'].entries())
+        out.push(new Replica(`${app}-${i + 1}`, 'grpc', bundles[app], env, host, await freePort(), await freePort(), counters));
       return out;
     };
     const messaging = await grpcPair('messaging', MESSAGING_COUNTERS);
@@ -115,7 +140,8 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     env.MESSAGING_ADDR = `ipv4:${messaging.map((r) => r.address).join(',')}`;
     env.DISPATCHER_ADDR = `ipv4:${dispatcher.map((r) => r.address).join(',')}`;
     const edges: Replica[] = [];
-    for (const [i, port] of edgePorts.entries()) edges.push(new Replica(`edge-${i + 1}`, 'http', bundles.edge, env, '127.0.0.1', port, await freePort(), EDGE_COUNTERS));
+    for (const [i, port] of edgePorts.entries())
+      edges.push(new Replica(`edge-${i + 1}`, 'http', bundles.edge, env, '127.0.0.1', port, await freePort(), EDGE_COUNTERS));
     const replicas = [...messaging, ...dispatcher, ...edges];
     cleanups.push(async () => {
       for (const r of replicas.reverse()) await r.stop().catch(() => undefined);
@@ -148,15 +174,24 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
       const killedAt = Date.now();
       log(`SIGKILL nats-server ${leader} (leader of PROVIDER_INBOUND) at +${((killedAt - t0) / 1000).toFixed(1)} s`);
       await cluster.kill(leader);
-      const newLeader = await waitFor(async () => {
-        const l = await streamLeaderVia(cluster, 'PROVIDER_INBOUND');
-        return l && l !== leader ? l : undefined;
-      }, { timeoutMs: 60_000, intervalMs: 100, what: 'a new PROVIDER_INBOUND leader' });
+      const newLeader = await waitFor(
+        async () => {
+          const l = await streamLeaderVia(cluster, 'PROVIDER_INBOUND');
+          return l && l !== leader ? l : undefined;
+        },
+        { timeoutMs: 60_000, intervalMs: 100, what: 'a new PROVIDER_INBOUND leader' },
+      );
       const electedMs = Date.now() - killedAt;
       await new Promise((res) => setTimeout(res, Math.max(0, opts.restartAfterMs - electedMs)));
       await cluster.start(leader);
       await waitFor(() => replicasCurrent(cluster), { timeoutMs: 90_000, intervalMs: 250, what: 'every stream replica current again' });
-      kills.push({ what: 'nats-server (stream leader)', target: `${leader} → ${newLeader} leads`, atMs: killedAt - t0, recoveredMs: Date.now() - killedAt, electedMs });
+      kills.push({
+        what: 'nats-server (stream leader)',
+        target: `${leader} → ${newLeader} leads`,
+        atMs: killedAt - t0,
+        recoveredMs: Date.now() - killedAt,
+        electedMs,
+      });
     };
     await at(0.12);
     await killReplica(dispatcher[1], 'dispatcher');
@@ -173,16 +208,22 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
 
     // drain: every accepted webhook's event at the receiver, then a little longer for late repeats
     const expected = new Set(load.accepted().map((w) => w.wamid));
-    await waitFor(() => receivedWamids(receiver, target.runIdPattern(load)).size >= expected.size || undefined, { timeoutMs: opts.drainTimeoutMs, intervalMs: 250, what: 'the backlog to drain' }).catch(() => undefined);
+    await waitFor(() => receivedWamids(receiver, target.runIdPattern(load)).size >= expected.size || undefined, {
+      timeoutMs: opts.drainTimeoutMs,
+      intervalMs: 250,
+      what: 'the backlog to drain',
+    }).catch(() => undefined);
     await new Promise((r) => setTimeout(r, 2000));
     // from the end of the load to the last first delivery of an event of this run
     const firstDelivery = new Map<string, number>();
-    for (const r of receiver.received) for (const m of r.raw.toString('utf8').matchAll(target.runIdPattern(load))) if (!firstDelivery.has(m[0])) firstDelivery.set(m[0], r.at);
+    for (const r of receiver.received)
+      for (const m of r.raw.toString('utf8').matchAll(target.runIdPattern(load))) if (!firstDelivery.has(m[0])) firstDelivery.set(m[0], r.at);
     const drainMs = Math.max(0, Math.max(0, ...firstDelivery.values()) - loadStoppedAt);
     await Promise.all(replicas.map((r) => r.scrape()));
 
     // delivery records are written as attempts finish: wait until every delivered event has one (or 30 s)
-    const deliveredIds = () => new Set(receiver.received.filter((r) => target.runIdPattern(load).test(r.raw.toString('utf8'))).map((r) => String(r.headers['x-event-id'])));
+    const deliveredIds = () =>
+      new Set(receiver.received.filter((r) => target.runIdPattern(load).test(r.raw.toString('utf8'))).map((r) => String(r.headers['x-event-id'])));
     let records = await deliveryRecords(`http://${edges[0].address}`, target.apiKey, target.clientId);
     const recordDeadline = Date.now() + 30_000;
     while (Date.now() < recordDeadline) {
@@ -217,20 +258,29 @@ async function provision(edge: Replica, env: Env, simUrl: string, receiver: Webh
     return JSON.parse(text) as T;
   };
   const admin = { authorization: `Bearer ${env.GATEWAY_ADMIN_TOKEN}`, 'content-type': 'application/json' };
-  const { api_key: apiKey } = await json<{ api_key: string }>(await fetch(`${base}/admin/tenants`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'Chaos', email: 'chaos@example.test' }) }));
+  const { api_key: apiKey } = await json<{ api_key: string }>(
+    await fetch(`${base}/admin/tenants`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'Chaos', email: 'chaos@example.test' }) }),
+  );
   const phone = await json<{ phone_number_id: string; waba_id: string; access_token: string }>(
     await fetch(`${simUrl}/_sim/phone-numbers`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }),
   );
   // the run measures failover, not the provider's limits: every send goes to one recipient at a steady rate, which
   // the simulator's 24-hour window and pair-rate limit (on by default, as in production) would refuse
-  const simPut = (path: string, body: unknown) => fetch(`${simUrl}${path}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const simPut = (path: string, body: unknown) =>
+    fetch(`${simUrl}${path}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   await simPut('/_sim/window', { mode: 'off' });
   await simPut('/_sim/rate-limits', { throughput_per_second: null, pair_rate: false });
   const client = await json<{ id: string }>(
     await fetch(`${base}/api/clients/`, {
       method: 'POST',
       headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ display_name: 'Chaos shop', business_account_id: phone.waba_id, phone_number_id: phone.phone_number_id, access_token: phone.access_token, webhook_url: receiver.url }),
+      body: JSON.stringify({
+        display_name: 'Chaos shop',
+        business_account_id: phone.waba_id,
+        phone_number_id: phone.phone_number_id,
+        access_token: phone.access_token,
+        webhook_url: receiver.url,
+      }),
     }),
   );
   return {

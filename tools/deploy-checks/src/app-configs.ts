@@ -1,3 +1,4 @@
+import proxyaddr from 'proxy-addr';
 import { APP_NAMES, EDGE, GRPC_SERVICES as CATALOGUE, type Env } from '@gateway/config';
 
 /** The apps a deployment runs (the service catalogue of @gateway/config): the edge (HTTP) and the gRPC services. */
@@ -47,6 +48,18 @@ export function requiredVariables(readConfig: ReadConfig): string[] {
     if (!Array.isArray(problems)) throw e;
     return problems.map((p) => p.slice(0, p.indexOf(':'))).sort();
   }
+}
+
+/** Variables whose empty value is a setting of its own (TRUSTED_PROXIES: trust no proxy): set, but possibly empty. */
+export const MAY_BE_EMPTY = new Set(['TRUSTED_PROXIES']);
+
+/** Public addresses a trusted-proxy list must never cover (anyone could then name the client). */
+const PUBLIC_PROBES = ['8.8.8.8', '203.0.113.7', '1.1.1.1', '2001:4860:4860::8888', '2a00:1450::1'];
+
+/** Which of the public probe addresses a TRUSTED_PROXIES value trusts (none is the only right answer). */
+export function publicAddressesTrusted(trustedProxies: string[]): string[] {
+  const trust = proxyaddr.compile(trustedProxies);
+  return PUBLIC_PROBES.filter((a) => trust(a, 0));
 }
 
 /** Variables whose values are secrets: they must come from a Secret (Kubernetes) or from .env (compose). */

@@ -1,6 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { APPS, isSensitive, listenOf, loadReadConfig, requiredVariables, variablesRead, type AppName, type ReadConfig } from './app-configs';
+import {
+  APPS,
+  isSensitive,
+  listenOf,
+  MAY_BE_EMPTY,
+  publicAddressesTrusted,
+  loadReadConfig,
+  requiredVariables,
+  variablesRead,
+  type AppName,
+  type ReadConfig,
+} from './app-configs';
 import { environmentOf, interpolate, loadCompose, parseEnvFile, scanInterpolation, type ComposeFile } from './compose';
 
 const ROOT = resolve(__dirname, '../../..');
@@ -45,6 +56,10 @@ describe('docker-compose.yml', () => {
     const nats = services.nats;
     const cmd = Array.isArray(nats.command) ? nats.command : String(nats.command).split(/\s+/);
     expect(cmd).toContain('-js');
+    // max_payload for provider webhooks of up to 3 MB: deploy/nats/gateway.conf, mounted where -c points
+    const conf = cmd[cmd.indexOf('-c') + 1];
+    expect(cmd.indexOf('-c')).toBeGreaterThanOrEqual(0);
+    expect(nats.volumes).toContain(`./deploy/nats/gateway.conf:${conf}:ro`);
     const storeDir = cmd[cmd.indexOf('-sd') + 1];
     expect(cmd.indexOf('-sd')).toBeGreaterThanOrEqual(0);
     expect(nats.volumes).toEqual(expect.arrayContaining([expect.stringMatching(new RegExp(`^[a-z-]+:${storeDir}$`))]));
@@ -78,7 +93,7 @@ describe('docker-compose.yml', () => {
   it.each(APPS)('%s: every variable its configuration reads is set, secrets only through .env, and the configuration parses', (app) => {
     const readConfig = readConfigs.get(app)!;
     const e = envOf(app);
-    const missing = variablesRead(readConfig).filter((v) => !e[v]);
+    const missing = variablesRead(readConfig).filter((v) => !(MAY_BE_EMPTY.has(v) ? v in e : e[v]));
     expect({ app, missing }).toEqual({ app, missing: [] });
     for (const v of requiredVariables(readConfig)) expect([v, e[v]]).toEqual([v, expect.stringMatching(/./)]);
     const rawEnv = environmentOf(raw.services[app]);
@@ -89,6 +104,16 @@ describe('docker-compose.yml', () => {
     expect(['0.0.0.0', '::']).toContain(listen.host);
     const dataDir = e.DATA_DIR;
     if (dataDir) expect(dataDir.startsWith('/tmp/')).toBe(true); // the only writable path of a read_only container
+  });
+
+  it('has the edge believe X-Forwarded-For from the proxy in front only, empty by default (nothing in front), never from a public address', () => {
+    expect(environmentOf(raw.services.edge).TRUSTED_PROXIES).toBe('${TRUSTED_PROXIES:-}');
+    expect((configOf('edge') as { trustedProxies: string[] }).trustedProxies).toEqual([]);
+    // what an operator puts in .env for a proxy in front (the example's value)
+    const example = /^# TRUSTED_PROXIES=(.+)$/m.exec(readFileSync(join(ROOT, '.env.example'), 'utf8'))?.[1];
+    const behindProxy = readConfigs.get('edge')!({ ...envOf('edge'), TRUSTED_PROXIES: example! }) as { trustedProxies: string[] };
+    expect(behindProxy.trustedProxies.length).toBeGreaterThan(0);
+    expect(publicAddressesTrusted(behindProxy.trustedProxies)).toEqual([]);
   });
 
   it.each(APPS)('%s: its health check asks the port the app serves (gRPC health, or the edge /readyz)', (app) => {
@@ -133,7 +158,8 @@ describe('docker-compose.yml', () => {
   it('gives every service that depends on another a health check, so service_healthy can be met', () => {
     const file: ComposeFile = resolved;
     for (const [name, s] of Object.entries(file.services)) {
-      for (const dep of Object.keys((s.depends_on ?? {}) as Record<string, unknown>)) expect([name, dep, !!file.services[dep]?.healthcheck]).toEqual([name, dep, true]);
+      for (const dep of Object.keys((s.depends_on ?? {}) as Record<string, unknown>))
+        expect([name, dep, !!file.services[dep]?.healthcheck]).toEqual([name, dep, true]);
     }
   });
 });

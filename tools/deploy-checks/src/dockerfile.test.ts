@@ -78,7 +78,9 @@ describe('Dockerfile', () => {
   });
 
   it('puts the health-check scripts the compose file runs into the image', () => {
-    const compose = parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as { services: Record<string, { healthcheck?: { test?: string[] } }> };
+    const compose = parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
+      services: Record<string, { healthcheck?: { test?: string[] } }>;
+    };
     const used = new Set(
       Object.values(compose.services)
         .flatMap((s) => s.healthcheck?.test ?? [])
@@ -90,10 +92,18 @@ describe('Dockerfile', () => {
   });
 
   it('copies only files that exist and that .dockerignore keeps in the build context', () => {
-    const ignore = readFileSync(join(ROOT, '.dockerignore'), 'utf8').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+    const ignore = readFileSync(join(ROOT, '.dockerignore'), 'utf8')
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l && !l.startsWith('#'));
     for (const must of ['**/node_modules', 'dist', '.git', '.env']) expect(ignore).toContain(must);
     const fromContext = dockerfile.stages.flatMap((s) => ops(s, 'COPY')).filter((c) => !c.startsWith('--from'));
-    const sources = fromContext.flatMap((c) => c.replace(/--\S+\s+/g, '').split(/\s+/).slice(0, -1));
+    const sources = fromContext.flatMap((c) =>
+      c
+        .replace(/--\S+\s+/g, '')
+        .split(/\s+/)
+        .slice(0, -1),
+    );
     expect(sources.length).toBeGreaterThan(3);
     for (const src of sources) {
       expect([src, existsSync(join(ROOT, src))]).toEqual([src, true]);

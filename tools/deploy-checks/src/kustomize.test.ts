@@ -1,7 +1,18 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
-import { APPS, isSensitive, listenOf, loadReadConfig, requiredVariables, variablesRead, type AppListen, type AppName, type ReadConfig } from './app-configs';
+import {
+  APPS,
+  isSensitive,
+  listenOf,
+  loadReadConfig,
+  publicAddressesTrusted,
+  requiredVariables,
+  variablesRead,
+  type AppListen,
+  type AppName,
+  type ReadConfig,
+} from './app-configs';
 import { parseEnvFile } from './compose';
 import { containerEnv, find, kustomize, portNumber, quantity, type K8sObject, type ResolvedVar } from './kustomize';
 
@@ -16,7 +27,10 @@ describe.each(['dev', 'prod'] as const)('kubectl kustomize deploy/overlays/%s', 
   const envs = new Map<AppName, { env: Map<string, ResolvedVar>; problems: string[] }>();
   const listens = new Map<AppName, AppListen>();
   // production's Secret is created out of band: its keys are documented, its values never committed
-  const externalSecrets = overlay === 'prod' ? new Map([['gateway-secrets', new Set(Object.keys(parseEnvFile(readFileSync(join(ROOT, 'deploy/overlays/prod/secrets.env.example'), 'utf8'))))]]) : undefined;
+  const externalSecrets =
+    overlay === 'prod'
+      ? new Map([['gateway-secrets', new Set(Object.keys(parseEnvFile(readFileSync(join(ROOT, 'deploy/overlays/prod/secrets.env.example'), 'utf8'))))]])
+      : undefined;
 
   beforeAll(async () => {
     objects = kustomize(join(ROOT, 'deploy/overlays', overlay));
@@ -48,7 +62,9 @@ describe.each(['dev', 'prod'] as const)('kubectl kustomize deploy/overlays/%s', 
 
   it('puts every namespaced object in the overlay namespace and every reference on a rendered object', () => {
     expect(objects.length).toBeGreaterThan(0);
-    const outside = objects.filter((o) => !CLUSTER_SCOPED.has(o.kind) && o.metadata.namespace !== NAMESPACES[overlay]).map((o) => `${o.kind}/${o.metadata.name}`);
+    const outside = objects
+      .filter((o) => !CLUSTER_SCOPED.has(o.kind) && o.metadata.namespace !== NAMESPACES[overlay])
+      .map((o) => `${o.kind}/${o.metadata.name}`);
     expect(outside).toEqual([]);
     expect(find(objects, 'Namespace', NAMESPACES[overlay])).toBeDefined();
     const broken = [...envs].flatMap(([app, r]) => r.problems.map((p) => `${app}: ${p}`));
@@ -61,7 +77,11 @@ describe.each(['dev', 'prod'] as const)('kubectl kustomize deploy/overlays/%s', 
       const example = parseEnvFile(readFileSync(join(ROOT, 'deploy/overlays/prod/secrets.env.example'), 'utf8'));
       expect(Object.entries(example).filter(([, v]) => v !== '')).toEqual([]);
       const referenced = new Set(
-        objects.flatMap((o) => (o.kind === 'Deployment' ? o.spec.template.spec.containers.flatMap((c: any) => (c.env ?? []).map((e: any) => e.valueFrom?.secretKeyRef?.key).filter(Boolean)) : [])),
+        objects.flatMap((o) =>
+          o.kind === 'Deployment'
+            ? o.spec.template.spec.containers.flatMap((c: any) => (c.env ?? []).map((e: any) => e.valueFrom?.secretKeyRef?.key).filter(Boolean))
+            : [],
+        ),
       );
       expect([...referenced].sort()).toEqual(Object.keys(example).sort());
     });
@@ -91,7 +111,12 @@ describe.each(['dev', 'prod'] as const)('kubectl kustomize deploy/overlays/%s', 
     for (const [k, v] of Object.entries(svc!.spec.selector as Record<string, string>)) expect([k, podLabels[k]]).toEqual([k, v]);
     for (const [k, v] of Object.entries(d!.spec.selector.matchLabels as Record<string, string>)) expect([k, podLabels[k]]).toEqual([k, v]);
     const targets = (svc!.spec.ports as any[]).map((p) => ({ name: p.name, port: p.port, target: portNumber(container, p.targetPort ?? p.port) }));
-    expect(targets).toEqual(expect.arrayContaining([{ name: l.kind, port: l.port, target: l.port }, { name: 'metrics', port: l.metricsPort, target: l.metricsPort }]));
+    expect(targets).toEqual(
+      expect.arrayContaining([
+        { name: l.kind, port: l.port, target: l.port },
+        { name: 'metrics', port: l.metricsPort, target: l.metricsPort },
+      ]),
+    );
   });
 
   it.each(APPS)('%s: every variable its configuration reads comes from a ConfigMap or a Secret, and the configuration parses', (app) => {
@@ -147,18 +172,25 @@ describe.each(['dev', 'prod'] as const)('kubectl kustomize deploy/overlays/%s', 
     const writable = (container.volumeMounts ?? []).filter((m: any) => pod.volumes.find((v: any) => v.name === m.name)?.emptyDir).map((m: any) => m.mountPath);
     expect(writable).toContain('/tmp');
     const dataDir = envs.get(app)!.env.get('DATA_DIR')?.value;
-    if (variablesRead(readConfigs.get(app)!).includes('DATA_DIR')) expect(writable.some((w: string) => dataDir === w || dataDir?.startsWith(`${w}/`))).toBe(true);
+    if (variablesRead(readConfigs.get(app)!).includes('DATA_DIR'))
+      expect(writable.some((w: string) => dataDir === w || dataDir?.startsWith(`${w}/`))).toBe(true);
   });
 
   it.each(APPS)('%s: a PodDisruptionBudget, and Prometheus scrapes its metrics port', (app) => {
     const d = deployment(app)!;
-    const pdb = objects.find((o) => o.kind === 'PodDisruptionBudget' && Object.entries(o.spec.selector.matchLabels).every(([k, v]) => d.spec.template.metadata.labels[k] === v));
+    const pdb = objects.find(
+      (o) => o.kind === 'PodDisruptionBudget' && Object.entries(o.spec.selector.matchLabels).every(([k, v]) => d.spec.template.metadata.labels[k] === v),
+    );
     expect(pdb).toBeDefined();
     expect(pdb!.apiVersion).toBe('policy/v1');
     // a PDB that can never be satisfied blocks node drains
     if (pdb!.spec.minAvailable !== undefined) expect(pdb!.spec.minAvailable).toBeLessThan(d.spec.replicas ?? 1);
     const annotations = d.spec.template.metadata.annotations ?? {};
-    expect(annotations).toMatchObject({ 'prometheus.io/scrape': 'true', 'prometheus.io/port': String(listen(app).metricsPort), 'prometheus.io/path': '/metrics' });
+    expect(annotations).toMatchObject({
+      'prometheus.io/scrape': 'true',
+      'prometheus.io/port': String(listen(app).metricsPort),
+      'prometheus.io/path': '/metrics',
+    });
   });
 
   it("points every *_ADDR at a headless Service (dns:///, every pod IP) that routes to that app's gRPC port, and NATS_URL at the Helm release", () => {
@@ -176,7 +208,9 @@ describe.each(['dev', 'prod'] as const)('kubectl kustomize deploy/overlays/%s', 
         expect([app, v, svc!.spec.clusterIP]).toEqual([app, v, 'None']);
         const sp = (svc!.spec.ports as any[]).find((p) => p.port === Number(port));
         expect([app, v, sp?.port]).toEqual([app, v, Number(port)]);
-        const backing = objects.find((o) => o.kind === 'Deployment' && Object.entries(svc!.spec.selector).every(([k, val]) => o.spec.template.metadata.labels[k] === val))!;
+        const backing = objects.find(
+          (o) => o.kind === 'Deployment' && Object.entries(svc!.spec.selector).every(([k, val]) => o.spec.template.metadata.labels[k] === val),
+        )!;
         const targetApp = backing.metadata.name as AppName;
         expect([app, v, portNumber(containerOf(targetApp), sp.targetPort)]).toEqual([app, v, listen(targetApp).port]);
         checked.push(`${app}:${v}`);
@@ -200,9 +234,17 @@ describe.each(['dev', 'prod'] as const)('kubectl kustomize deploy/overlays/%s', 
     }
   });
 
+  it('has the edge believe X-Forwarded-For only from the pod networks the ingress controller runs in, never from a public address', () => {
+    const edge = readConfigs.get('edge')!(plain(envs.get('edge')!.env)) as { trustedProxies: string[] };
+    expect(edge.trustedProxies.length).toBeGreaterThan(0);
+    expect(publicAddressesTrusted(edge.trustedProxies)).toEqual([]);
+  });
+
   it("exposes the edge through an Ingress on the edge Service's HTTP port", () => {
     const ingress = objects.filter((o) => o.kind === 'Ingress');
-    const edgeBackends = ingress.flatMap((i) => i.spec.rules.flatMap((r: any) => r.http.paths.map((p: any) => ({ host: r.host, path: p.path, backend: p.backend.service })))).filter((b) => b.backend.name === 'edge');
+    const edgeBackends = ingress
+      .flatMap((i) => i.spec.rules.flatMap((r: any) => r.http.paths.map((p: any) => ({ host: r.host, path: p.path, backend: p.backend.service }))))
+      .filter((b) => b.backend.name === 'edge');
     expect(edgeBackends).toEqual([expect.objectContaining({ path: '/', backend: { name: 'edge', port: { name: 'http' } } })]);
     expect(find(objects, 'Service', 'edge')!.spec.ports.map((p: any) => p.name)).toContain('http');
     if (overlay === 'prod') expect(ingress[0].spec.tls?.[0]?.hosts).toContain(edgeBackends[0].host);
@@ -212,8 +254,23 @@ describe.each(['dev', 'prod'] as const)('kubectl kustomize deploy/overlays/%s', 
 describe('kustomizations stay within what the kustomize inside Debian kubectl 1.20 (v2.0.3) reads', () => {
   // whatever kubectl this machine has, the manifests must also render with the oldest one `npm test` installs
   const V2_FIELDS = new Set([
-    'apiVersion', 'kind', 'namespace', 'namePrefix', 'nameSuffix', 'commonLabels', 'commonAnnotations', 'resources', 'bases',
-    'configMapGenerator', 'secretGenerator', 'generatorOptions', 'patchesStrategicMerge', 'patchesJson6902', 'images', 'vars', 'crds',
+    'apiVersion',
+    'kind',
+    'namespace',
+    'namePrefix',
+    'nameSuffix',
+    'commonLabels',
+    'commonAnnotations',
+    'resources',
+    'bases',
+    'configMapGenerator',
+    'secretGenerator',
+    'generatorOptions',
+    'patchesStrategicMerge',
+    'patchesJson6902',
+    'images',
+    'vars',
+    'crds',
   ]);
   const GENERATOR_FIELDS = new Set(['name', 'behavior', 'literals', 'files', 'env', 'type']);
 
@@ -223,6 +280,7 @@ describe('kustomizations stay within what the kustomize inside Debian kubectl 1.
     // v2.0.3 loads only files from `resources`; directories go in `bases`
     for (const r of (k.resources ?? []) as string[]) expect([r, statSync(join(ROOT, dir, r)).isFile()]).toEqual([r, true]);
     for (const b of (k.bases ?? []) as string[]) expect([b, statSync(join(ROOT, dir, b)).isDirectory()]).toEqual([b, true]);
-    for (const g of [...((k.configMapGenerator ?? []) as object[]), ...((k.secretGenerator ?? []) as object[])]) expect(Object.keys(g).filter((f) => !GENERATOR_FIELDS.has(f))).toEqual([]);
+    for (const g of [...((k.configMapGenerator ?? []) as object[]), ...((k.secretGenerator ?? []) as object[])])
+      expect(Object.keys(g).filter((f) => !GENERATOR_FIELDS.has(f))).toEqual([]);
   });
 });

@@ -2,7 +2,12 @@ import { execFileSync } from 'node:child_process';
 import { parseAllDocuments } from 'yaml';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- rendered manifests are arbitrary YAML */
-export type K8sObject = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> }; [k: string]: any };
+export type K8sObject = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  [k: string]: any;
+};
 
 /** `kubectl` from PATH (npm test installs Debian's when missing), or $KUBECTL. */
 export function kubectlBinary(): string {
@@ -56,7 +61,8 @@ export function containerEnv(
     if (!o) return undefined;
     if (kind === 'ConfigMap') return { ...(o.data ?? {}) };
     const out: Record<string, string> = {};
-    for (const [k, v] of Object.entries((o.data ?? {}) as Record<string, string>)) out[k] = Buffer.from(String(v).replace(/\s+/g, ''), 'base64').toString('utf8');
+    for (const [k, v] of Object.entries((o.data ?? {}) as Record<string, string>))
+      out[k] = Buffer.from(String(v).replace(/\s+/g, ''), 'base64').toString('utf8');
     for (const [k, v] of Object.entries((o.stringData ?? {}) as Record<string, string>)) out[k] = String(v);
     return out;
   };

@@ -13,7 +13,8 @@ describe('Prometheus metrics of every service', () => {
   let api: ApiClient;
   let receiver: WebhookReceiver;
   let clientId: string;
-  const sim = async (path: string, body?: unknown, method = 'POST') => (await new SimControl(stack.sim!.url).request<Record<string, string>>(method, path, body)).json;
+  const sim = async (path: string, body?: unknown, method = 'POST') =>
+    (await new SimControl(stack.sim!.url).request<Record<string, string>>(method, path, body)).json;
 
   const scrape = async (service: string) => {
     const port = stack.running.get(service)?.metricsPort;
@@ -31,7 +32,12 @@ describe('Prometheus metrics of every service', () => {
     stack = await startStack({ env: { PROVIDER_TIMEOUT_MS: '1500', WEBHOOK_RETRY_DELAYS_MS: '200,200' } });
     ({ api } = await stack.createTenant({ name: 'Metered', webhook_url: receiver.url }));
     const phone = await sim('/_sim/phone-numbers', {});
-    const client = await api.post('/api/clients/', { display_name: 'Shop', business_account_id: phone!.waba_id, phone_number_id: phone!.phone_number_id, access_token: phone!.access_token });
+    const client = await api.post('/api/clients/', {
+      display_name: 'Shop',
+      business_account_id: phone!.waba_id,
+      phone_number_id: phone!.phone_number_id,
+      access_token: phone!.access_token,
+    });
     expect(client.status).toBe(200);
     clientId = (client.json as { id: string }).id;
 
@@ -75,7 +81,13 @@ describe('Prometheus metrics of every service', () => {
     expect(sum(f.get('http_requests_total'), 'http_requests_total', { route: '/api/messaging/send-location', method: 'POST', status: '200' })).toBe(1);
     expect(sum(f.get('http_requests_total'), 'http_requests_total', { route: '/api/messaging/send-location', method: 'POST', status: '422' })).toBe(1);
     expect(f.get('http_request_duration_seconds')?.type).toBe('histogram');
-    expect(sum(f.get('http_request_duration_seconds'), 'http_request_duration_seconds_count', { route: '/api/messaging/send-location', method: 'POST', status: '422' })).toBe(1);
+    expect(
+      sum(f.get('http_request_duration_seconds'), 'http_request_duration_seconds_count', {
+        route: '/api/messaging/send-location',
+        method: 'POST',
+        status: '422',
+      }),
+    ).toBe(1);
     expect(sum(f.get('http_requests_total'), 'http_requests_total', { route: '/api/clients/:id/webhook/test', method: 'POST', status: '202' })).toBe(1);
   });
 
@@ -105,16 +117,23 @@ describe('Prometheus metrics of every service', () => {
     const families: MetricFamily[] = await sharedMetricFamilies();
     for (const service of stack.running.keys()) families.push(...(await scrape(service)).values());
     const exported = sampleNames(families);
-    for (const name of ['http_request_duration_seconds_bucket', 'webhook_deliveries_total', 'jetstream_consumer_pending', 'provider_calls_total', 'inbound_updates_total']) expect(exported).toContain(name);
+    for (const name of [
+      'http_request_duration_seconds_bucket',
+      'webhook_deliveries_total',
+      'jetstream_consumer_pending',
+      'provider_calls_total',
+      'inbound_updates_total',
+    ])
+      expect(exported).toContain(name);
     const queries = monitoringQueries(resolve(ROOT, 'deploy/monitoring'));
     expect(queries.length).toBeGreaterThan(30);
     expect(unknownMetrics(queries, exported)).toEqual([]);
     // and the check does fail on a wrong name (tools/deploy-checks/fixtures/monitoring-wrong-names)
-    expect(unknownMetrics(monitoringQueries(resolve(__dirname, '../fixtures/monitoring-wrong-names')), exported).map((u) => u.metric).sort()).toEqual([
-      'http_request_duration_seconds',
-      'process_resident_memory',
-      'webhook_delivery_total',
-    ]);
+    expect(
+      unknownMetrics(monitoringQueries(resolve(__dirname, '../fixtures/monitoring-wrong-names')), exported)
+        .map((u) => u.metric)
+        .sort(),
+    ).toEqual(['http_request_duration_seconds', 'process_resident_memory', 'webhook_delivery_total']);
   });
 
   it('answers the container health-check scripts: gRPC health per service, HTTP for the edge', async () => {

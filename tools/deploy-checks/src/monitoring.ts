@@ -10,7 +10,24 @@ export interface MonitoringQuery {
   expr: string;
 }
 
-const KEYWORDS = new Set(['by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'bool', 'offset', 'and', 'or', 'unless', 'atan2', 'inf', 'nan', 'start', 'end']);
+const KEYWORDS = new Set([
+  'by',
+  'without',
+  'on',
+  'ignoring',
+  'group_left',
+  'group_right',
+  'bool',
+  'offset',
+  'and',
+  'or',
+  'unless',
+  'atan2',
+  'inf',
+  'nan',
+  'start',
+  'end',
+]);
 
 /**
  * The metric (sample) names a PromQL expression selects: identifiers that are not functions, aggregations,
@@ -65,7 +82,7 @@ export function dashboardQueries(file: string): MonitoringQuery[] {
   walk(d.panels);
   for (const v of d.templating?.list ?? []) {
     if (v.type !== 'query') continue;
-    const q = typeof v.query === 'string' ? v.query : (v.query as { query?: string } | undefined)?.query ?? '';
+    const q = typeof v.query === 'string' ? v.query : ((v.query as { query?: string } | undefined)?.query ?? '');
     // label_values(<selector>, <label>) / query_result(<expr>): the selector or expression is PromQL
     const m = /^\s*(?:label_values|query_result)\((.*?)(?:,\s*[a-zA-Z_][a-zA-Z0-9_]*)?\)\s*$/.exec(q);
     out.push({ where: `${file}: variable ${v.name}`, expr: m ? m[1] : q });
@@ -91,7 +108,11 @@ export function sampleNames(families: Iterable<MetricFamily>): Set<string> {
 
 /** The metric names the queries use that no service exports. */
 export function unknownMetrics(queries: MonitoringQuery[], exported: Set<string>): { where: string; metric: string }[] {
-  return queries.flatMap((q) => promqlMetricNames(q.expr).filter((n) => !exported.has(n)).map((metric) => ({ where: q.where, metric })));
+  return queries.flatMap((q) =>
+    promqlMetricNames(q.expr)
+      .filter((n) => !exported.has(n))
+      .map((metric) => ({ where: q.where, metric })),
+  );
 }
 
 /**

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
+import { MAX_WEBHOOK_BODY_BYTES, STREAMS } from '@gateway/bus';
+import { NATS, natsServerConf } from '@gateway/config';
 import { kustomize } from './kustomize';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- Helm values are arbitrary YAML */
@@ -20,6 +22,17 @@ describe('NATS JetStream from the official Helm chart (deploy/nats)', () => {
     const v = values('dev');
     expect(v.config.cluster?.enabled ?? false).toBe(false);
     expect(v.config.jetstream).toMatchObject({ enabled: true, fileStore: { enabled: true, pvc: { enabled: true } } });
+  });
+
+  it.each(['dev', 'prod'])("%s: the servers' max_payload is the gateway's (provider webhooks of up to 3 MB), as compose's and npm start's", (env) => {
+    expect(values(env).config.merge?.max_payload).toBe(NATS.maxPayload);
+    // docker-compose.yml mounts this file; npm start, the tests and the bench write the same (natsServerConf)
+    const conf = /^max_payload:\s*(\d+)\s*$/m.exec(readFileSync(join(ROOT, 'deploy/nats/gateway.conf'), 'utf8'));
+    expect(Number(conf?.[1])).toBe(NATS.maxPayload);
+    expect(natsServerConf()).toContain(`max_payload: ${NATS.maxPayload}\n`);
+    // the largest message: a 3 MB provider body with its envelope, and no stream takes more than the servers do
+    expect(MAX_WEBHOOK_BODY_BYTES).toBeGreaterThanOrEqual(3 * 1024 * 1024);
+    for (const s of Object.values(STREAMS)) expect([s.name, s.max_msg_size <= NATS.maxPayload]).toEqual([s.name, true]);
   });
 
   it.each(['dev', 'prod'])('%s: the release name gives the Service NATS_URL points at, and the docs install that chart', (env) => {

@@ -42,8 +42,14 @@ function hold(port: number): Promise<Server> {
 describe('npm start: ports', () => {
   it.each([
     ['the edge HTTP port', (env: Record<string, string>) => ({ port: Number(env.PORT), line: 'edge HTTP', variable: 'PORT' })],
-    ['a service gRPC port', (env: Record<string, string>) => ({ port: Number(env.MESSAGING_ADDR.split(':')[1]), line: 'messaging gRPC', variable: 'MESSAGING_ADDR' })],
-    ['a metrics port', (env: Record<string, string>) => ({ port: Number(env.DISPATCHER_METRICS_PORT), line: 'dispatcher metrics', variable: 'DISPATCHER_METRICS_PORT' })],
+    [
+      'a service gRPC port',
+      (env: Record<string, string>) => ({ port: Number(env.MESSAGING_ADDR.split(':')[1]), line: 'messaging gRPC', variable: 'MESSAGING_ADDR' }),
+    ],
+    [
+      'a metrics port',
+      (env: Record<string, string>) => ({ port: Number(env.DISPATCHER_METRICS_PORT), line: 'dispatcher metrics', variable: 'DISPATCHER_METRICS_PORT' }),
+    ],
   ])('stops before starting anything when %s is taken, naming the port and the variable that moves it', async (_case, pick) => {
     const env = await startStackEnv();
     const { port, line, variable } = pick(env);

@@ -4,7 +4,7 @@ import { ESLint } from 'eslint';
 
 const ROOT = resolve(__dirname, '../../..');
 const FIXTURES = resolve(__dirname, '../fixtures');
-const RULE = '@nx/enforce-module-boundaries';
+const RULES = ['@nx/enforce-module-boundaries', 'no-restricted-imports'];
 
 /** Lints one fixture with the repository's eslint.config.mjs, as if it stood where its `// as:` line says. */
 async function boundaryErrors(eslint: ESLint, fixture: string): Promise<string[]> {
@@ -12,7 +12,7 @@ async function boundaryErrors(eslint: ESLint, fixture: string): Promise<string[]
   const as = /^\/\/ as: (\S+)/.exec(text)?.[1];
   if (!as) throw new Error(`${fixture} has no "// as: <path>" first line`);
   const [result] = await eslint.lintText(text, { filePath: join(ROOT, as) });
-  return result.messages.filter((m) => m.ruleId === RULE).map((m) => `${m.line}: ${m.message.split('\n')[0]}`);
+  return result.messages.filter((m) => RULES.includes(m.ruleId ?? '')).map((m) => `${m.line}: ${m.message.split('\n')[0]}`);
 }
 
 describe('module boundaries (eslint.config.mjs reading the nx project graph)', () => {
@@ -22,7 +22,24 @@ describe('module boundaries (eslint.config.mjs reading the nx project graph)', (
   });
 
   it('has a fixture for every case below', () => {
-    expect(readdirSync(FIXTURES).sort()).toEqual(['allowed-test.ts', 'allowed-tool.ts', 'allowed.ts', 'app-imports-tool.ts', 'lib-imports-app.ts', 'lib-imports-tool.ts', 'service-imports-service.ts']);
+    expect(readdirSync(FIXTURES).sort()).toEqual([
+      'allowed-e2e.ts',
+      'allowed-test.ts',
+      'allowed-tool.ts',
+      'allowed.ts',
+      'app-imports-tool.ts',
+      'cycle.ts',
+      'data-access-imports-feature.ts',
+      'lib-imports-app.ts',
+      'lib-imports-tool.ts',
+      'lib-test-imports-stack.ts',
+      'product-imports-lib-testing.ts',
+      'service-imports-service.ts',
+      'test-imports-stack.ts',
+      'testing-imports-lib.ts',
+      'util-imports-data-access.ts',
+      'util-imports-feature.ts',
+    ]);
   });
 
   it('reports a library importing an app', async () => {
@@ -41,9 +58,44 @@ describe('module boundaries (eslint.config.mjs reading the nx project graph)', (
     ]);
   });
 
-  it('lets services use libraries, their tests use the tooling, and the tooling start apps', async () => {
+  it("reports product code using a library's test helpers", async () => {
+    expect(await boundaryErrors(eslint, 'product-imports-lib-testing.ts')).toEqual([
+      "3: '@gateway/store/testing' import is restricted from being used by a pattern. test helpers are for tests (*.test.ts, src/testing/) only",
+    ]);
+  });
+
+  it('reports a test beside product code starting the whole stack (it belongs in tools/e2e)', async () => {
+    expect(await boundaryErrors(eslint, 'test-imports-stack.ts')).toEqual([
+      '4: Circular dependency between "messaging" and "test-stack" detected: messaging -> test-stack -> messaging',
+    ]);
+    expect(await boundaryErrors(eslint, 'lib-test-imports-stack.ts')).toEqual([
+      '3: Circular dependency between "crypto" and "test-stack" detected: crypto -> test-stack -> edge -> crypto',
+    ]);
+  });
+
+  it('reports the test helpers depending on product code', async () => {
+    expect(await boundaryErrors(eslint, 'testing-imports-lib.ts')).toEqual([
+      '4: A project tagged with "type:testing" can only depend on libs tagged with "type:testing", "catalogue"',
+    ]);
+  });
+
+  it('reports a library importing a higher layer (util ← data-access ← feature)', async () => {
+    const util = '3: A project tagged with "layer:util" can only depend on libs tagged with "layer:util", "type:testing"';
+    expect(await boundaryErrors(eslint, 'util-imports-data-access.ts')).toEqual([util]);
+    expect(await boundaryErrors(eslint, 'util-imports-feature.ts')).toEqual([util]);
+    expect(await boundaryErrors(eslint, 'data-access-imports-feature.ts')).toEqual([
+      '3: A project tagged with "layer:data-access" can only depend on libs tagged with "layer:data-access", "layer:util", "type:testing"',
+    ]);
+  });
+
+  it('reports a cycle between projects, even one the layers allow', async () => {
+    expect(await boundaryErrors(eslint, 'cycle.ts')).toEqual(['3: Circular dependency between "store" and "outbox" detected: store -> outbox -> store']);
+  });
+
+  it('lets services use libraries, their tests the test helpers, the e2e tests the stack, and the tooling start apps', async () => {
     expect(await boundaryErrors(eslint, 'allowed.ts')).toEqual([]);
     expect(await boundaryErrors(eslint, 'allowed-test.ts')).toEqual([]);
+    expect(await boundaryErrors(eslint, 'allowed-e2e.ts')).toEqual([]);
     expect(await boundaryErrors(eslint, 'allowed-tool.ts')).toEqual([]);
   });
 });

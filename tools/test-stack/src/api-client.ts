@@ -17,7 +17,10 @@ export class ApiClient {
   /** The typed SDK client with this client's credentials (its answers are checked against the document too). */
   readonly sdk: Gateway;
 
-  constructor(readonly baseUrl: string, readonly token?: string) {
+  constructor(
+    readonly baseUrl: string,
+    readonly token?: string,
+  ) {
     this.sdk = new Gateway({ baseUrl, apiKey: token, fetch: (input, init) => this.checkedFetch(input, init) });
   }
 

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { tempDir } from '@gateway/testing';
 import { OpenApiCheck } from './openapi-check';
@@ -14,7 +14,11 @@ const doc = {
       get: {
         operationId: 'getThing',
         responses: {
-          '200': { description: 'ok', headers: { 'X-Thing': { required: true, schema: { type: 'string' } } }, content: { 'application/json': { schema: { $ref: '#/components/schemas/Thing' } } } },
+          '200': {
+            description: 'ok',
+            headers: { 'X-Thing': { required: true, schema: { type: 'string' } } },
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/Thing' } } },
+          },
           '404': { $ref: '#/components/responses/Error404' },
         },
       },
@@ -24,7 +28,12 @@ const doc = {
   components: {
     schemas: {
       Thing: { type: 'object', required: ['id'], additionalProperties: false, properties: { id: { type: 'string' } } },
-      Error404: { type: 'object', required: ['detail', 'code'], additionalProperties: false, properties: { detail: { type: 'string' }, code: { enum: ['not_found'] } } },
+      Error404: {
+        type: 'object',
+        required: ['detail', 'code'],
+        additionalProperties: false,
+        properties: { detail: { type: 'string' }, code: { enum: ['not_found'] } },
+      },
       Error405: { type: 'object', required: ['detail', 'code'], properties: { detail: { type: 'string' }, code: { type: 'string' } } },
     },
     responses: { Error404: { description: 'nf', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error404' } } } } },
@@ -48,7 +57,9 @@ describe('the OpenAPI check of every answer', () => {
 
   it('fails an undocumented status, field, code or header, and an answer to no operation', () => {
     expect(() => check.check('GET', '/api/things/1', res(409, { detail: 'x', code: 'c' }))).toThrow(/status 409 is not documented/);
-    expect(() => check.check('GET', '/api/things/1', res(200, { id: '1', extra: true }, { 'content-type': 'application/json', 'x-thing': 'a' }))).toThrow(/additional properties/);
+    expect(() => check.check('GET', '/api/things/1', res(200, { id: '1', extra: true }, { 'content-type': 'application/json', 'x-thing': 'a' }))).toThrow(
+      /additional properties/,
+    );
     expect(() => check.check('GET', '/api/things/1', res(404, { detail: 'x', code: 'other' }))).toThrow(/allowed values/);
     expect(() => check.check('GET', '/api/things/1', res(200, { id: '1' }))).toThrow(/header X-Thing is missing/);
     expect(() => check.check('GET', '/api/things/special', res(204, { id: 1 }))).toThrow(/without a body/);
@@ -88,5 +99,20 @@ describe('the suite-wide coverage check (scripts/test-summary.mjs)', () => {
     const none = summary(results(undefined));
     expect(none.code).toBe(1);
     expect(none.out).toContain('no response was checked against the OpenAPI document');
+  });
+
+  it("counts the checks of every project's folder together", () => {
+    const dir = results(undefined);
+    for (const [project, checked] of [
+      ['e2e', ['getThing']],
+      ['chaos', ['getSpecial']],
+    ] as const) {
+      mkdirSync(join(dir, 'openapi', project), { recursive: true });
+      writeFileSync(join(dir, 'openapi', project, 'document.json'), JSON.stringify(doc));
+      writeFileSync(join(dir, 'openapi', project, 'checked-7.txt'), checked.join('\n'));
+    }
+    expect(summary(dir)).toMatchObject({ code: 0 });
+    rmSync(join(dir, 'openapi', 'chaos', 'checked-7.txt'));
+    expect(summary(dir).out).toContain('1 of 2 operations had no response checked by any test: getSpecial');
   });
 });

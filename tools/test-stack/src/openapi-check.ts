@@ -8,11 +8,12 @@ import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
  * body must validate against that status's schema (closed objects: an undocumented field fails), a documented
  * required header must be there. A failed check throws, so the test that made the request fails.
  *
- * Each checked operation id is appended to `.test-results/openapi/checked-<pid>.txt`, and the document to
- * `.test-results/openapi/document.json`; after the whole suite, scripts/test-summary.mjs fails when an operation
- * of the document was never checked.
+ * Each checked operation id is appended to `.test-results/openapi/<project>/checked-<pid>.txt`, and the document to
+ * `.test-results/openapi/<project>/document.json`; after the whole suite, scripts/test-summary.mjs fails when an
+ * operation of the document was never checked. One folder per nx project (the task's NX_TASK_TARGET_PROJECT): it is
+ * an output of that project's test target, so nx restores it with the project's report when the run is cached.
  */
-export const RESULTS_DIR = resolve(__dirname, '../../../.test-results/openapi');
+export const RESULTS_DIR = resolve(__dirname, '../../../.test-results/openapi', process.env.NX_TASK_TARGET_PROJECT ?? 'jest');
 
 type Obj = Record<string, unknown>;
 
@@ -45,7 +46,14 @@ export class OpenApiCheck {
         });
         this.routes.push({ method: method.toUpperCase(), template, regex: new RegExp(`^${source}$`), params: names.length, op: op as Obj });
         // a trailing catch-all page parameter (/dashboard/{page}) also matches deeper paths and the empty page
-        if (template.endsWith('/{page}')) this.routes.push({ method: method.toUpperCase(), template, regex: new RegExp(`^${source.replace(/\(\[\^\/\]\+\)$/, '(.*)')}$`), params: names.length + 10, op: op as Obj });
+        if (template.endsWith('/{page}'))
+          this.routes.push({
+            method: method.toUpperCase(),
+            template,
+            regex: new RegExp(`^${source.replace(/\(\[\^\/\]\+\)$/, '(.*)')}$`),
+            params: names.length + 10,
+            op: op as Obj,
+          });
       }
     }
     // literal segments win over parameters (POST /api/templates/sync, not /api/templates/{template_id})
@@ -70,7 +78,10 @@ export class OpenApiCheck {
       // not valid percent-encoding: matched as it is
     }
     clean = clean.replace(/(.)\/$/, '$1');
-    return this.routes.find((r) => r.method === method.toUpperCase() && r.regex.test(clean)) ?? this.routes.find((r) => r.method === method.toUpperCase() && r.regex.test(path.split('?')[0]));
+    return (
+      this.routes.find((r) => r.method === method.toUpperCase() && r.regex.test(clean)) ??
+      this.routes.find((r) => r.method === method.toUpperCase() && r.regex.test(path.split('?')[0]))
+    );
   }
 
   /** Throws when the response is not one the document describes; returns the operation id checked (if any). */
@@ -89,7 +100,10 @@ export class OpenApiCheck {
     }
     const responses = route.op.responses as Record<string, Obj>;
     const key = [String(res.status), `${String(res.status)[0]}XX`, 'default'].find((k) => responses[k]);
-    if (!key) throw new Error(`OpenAPI check: ${where}: status ${res.status} is not documented for ${String(route.op.operationId)} (documented: ${Object.keys(responses).join(', ')}); body: ${res.text.slice(0, 300)}`);
+    if (!key)
+      throw new Error(
+        `OpenAPI check: ${where}: status ${res.status} is not documented for ${String(route.op.operationId)} (documented: ${Object.keys(responses).join(', ')}); body: ${res.text.slice(0, 300)}`,
+      );
     const documented = this.resolve(responses[key]);
     const base = `/paths/${pointer(route.template)}/${method.toLowerCase()}/responses/${key}`;
     for (const [name, h] of Object.entries((documented.headers ?? {}) as Record<string, Obj>)) {
@@ -103,7 +117,9 @@ export class OpenApiCheck {
       const mediaType = Object.keys(content).find((t) => t === type || t === '*/*');
       if (!mediaType) throw new Error(`OpenAPI check: ${where}: content type ${type || '(none)'} is not documented (${Object.keys(content).join(', ')})`);
       if (mediaType === 'application/json') {
-        const ref = responses[key].$ref ? `${String(responses[key].$ref).slice(1)}/content/application~1json/schema` : `${base}/content/application~1json/schema`;
+        const ref = responses[key].$ref
+          ? `${String(responses[key].$ref).slice(1)}/content/application~1json/schema`
+          : `${base}/content/application~1json/schema`;
         this.body(ref, res, where);
       }
     }
@@ -126,7 +142,9 @@ export class OpenApiCheck {
     }
     const validate = this.validator(ref);
     if (!validate(body)) {
-      throw new Error(`OpenAPI check: ${where}: the body does not match ${ref}: ${this.ajv.errorsText(validate.errors, { separator: '; ' })}\nbody: ${res.text.slice(0, 500)}`);
+      throw new Error(
+        `OpenAPI check: ${where}: the body does not match ${ref}: ${this.ajv.errorsText(validate.errors, { separator: '; ' })}\nbody: ${res.text.slice(0, 500)}`,
+      );
     }
   }
 }
@@ -164,7 +182,12 @@ export function recordChecked(operationId: string): void {
  * Checks one answer a test got without `ApiClient` (a streamed multipart upload, say) against the document of
  * the edge at `baseUrl`, and records the operation as checked. Throws like `ApiClient` on a mismatch.
  */
-export async function checkAnswer(baseUrl: string, method: string, pathAndQuery: string, res: { status: number; headers: Headers; text: string }): Promise<void> {
+export async function checkAnswer(
+  baseUrl: string,
+  method: string,
+  pathAndQuery: string,
+  res: { status: number; headers: Headers; text: string },
+): Promise<void> {
   const operationId = (await openApiCheck(baseUrl)).check(method, pathAndQuery, res);
   if (operationId) recordChecked(operationId);
 }

@@ -19,6 +19,8 @@ export interface ServiceProcess {
   kill(): Promise<void>;
   /** SIGTERM and wait for the graceful shutdown. */
   stop(): Promise<void>;
+  /** The process's exit code or signal once it has exited by itself (a crash), else null. */
+  exited(): string | null;
 }
 
 /** Bundles an app's main.ts with the build script into a private directory (node_modules resolved from the repo). */
@@ -47,18 +49,25 @@ export async function spawnServiceProcess(name: string, env: Env, opts: { grpcPo
   const output: string[] = [];
   const child: ChildProcess = spawn(process.execPath, [outfile], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH, ...env, GRPC_PORT: String(grpcPort), METRICS_PORT: String(metricsPort), LOG_LEVEL: env.LOG_LEVEL === 'silent' ? 'warn' : env.LOG_LEVEL },
+    env: {
+      PATH: process.env.PATH,
+      ...env,
+      GRPC_PORT: String(grpcPort),
+      METRICS_PORT: String(metricsPort),
+      LOG_LEVEL: env.LOG_LEVEL === 'silent' ? 'warn' : env.LOG_LEVEL,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const collect = (d: Buffer) => output.push(...d.toString('utf8').split('\n').filter(Boolean));
   child.stdout!.on('data', collect);
   child.stderr!.on('data', collect);
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  const exit = new Promise<void>((r) => child.once('exit', () => r()));
 
   const probe = createServiceClient(health.Health, `127.0.0.1:${grpcPort}`, { defaultDeadlineMs: 1000 });
-  const serving = name === EDGE.name
-    ? async () => (await fetch(`http://127.0.0.1:${env.PORT}/healthz`, { signal: AbortSignal.timeout(1000) }).catch(() => undefined))?.status === 200
-    : async () => (await probe.check({ service: '' })).status === health.HealthCheckResponse_ServingStatus.SERVING;
+  const serving =
+    name === EDGE.name
+      ? async () => (await fetch(`http://127.0.0.1:${env.PORT}/healthz`, { signal: AbortSignal.timeout(1000) }).catch(() => undefined))?.status === 200
+      : async () => (await probe.check({ service: '' })).status === health.HealthCheckResponse_ServingStatus.SERVING;
   try {
     await waitFor(
       async () => {
@@ -74,7 +83,8 @@ export async function spawnServiceProcess(name: string, env: Env, opts: { grpcPo
   const signal = async (sig: NodeJS.Signals) => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     child.kill(sig);
-    await exited;
+    await exit;
   };
-  return { pid: child.pid!, grpcPort, metricsPort, output, kill: () => signal('SIGKILL'), stop: () => signal('SIGTERM') };
+  const exited = () => (child.exitCode !== null ? `code ${child.exitCode}` : child.signalCode !== null ? `signal ${child.signalCode}` : null);
+  return { pid: child.pid!, grpcPort, metricsPort, output, kill: () => signal('SIGKILL'), stop: () => signal('SIGTERM'), exited };
 }

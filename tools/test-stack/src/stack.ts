@@ -47,7 +47,13 @@ export class Stack {
   env: Env = {};
   private ownsStorage = true;
 
-  private constructor(readonly nats: TestNatsServer, readonly db: DbTarget, readonly dataDir: string, readonly adminToken: string, readonly logger: Logger) {}
+  private constructor(
+    readonly nats: TestNatsServer,
+    readonly db: DbTarget,
+    readonly dataDir: string,
+    readonly adminToken: string,
+    readonly logger: Logger,
+  ) {}
 
   static async start(opts: StackOptions = {}): Promise<Stack> {
     const logger = createLogger({ name: 'stack', level: opts.logLevel ?? process.env.STACK_LOG_LEVEL ?? 'silent' });
@@ -129,7 +135,12 @@ export class Stack {
       const env = { ...this.env, ...extraEnv };
       const proc = await spawnServiceProcess(name, env);
       this.processes.set(name, proc);
-      svc = { grpcPort: name === 'edge' ? undefined : proc.grpcPort, port: name === 'edge' ? Number(env.PORT) : undefined, metricsPort: proc.metricsPort, stop: () => proc.stop() };
+      svc = {
+        grpcPort: name === 'edge' ? undefined : proc.grpcPort,
+        port: name === 'edge' ? Number(env.PORT) : undefined,
+        metricsPort: proc.metricsPort,
+        stop: () => proc.stop(),
+      };
     } else {
       svc = await entry.start({ ...this.env, ...extraEnv }, this.logger.child({ svc: name }));
     }

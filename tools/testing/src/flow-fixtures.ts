@@ -10,7 +10,14 @@ export const BOOKING_FLOW_JSON = {
         type: 'SingleColumnLayout',
         children: [
           { type: 'TextHeading', text: 'When?' },
-          { type: 'Form', name: 'form', children: [{ type: 'DatePicker', name: 'date', label: 'Date' }, { type: 'Footer', label: 'Book', 'on-click-action': { name: 'complete', payload: {} } }] },
+          {
+            type: 'Form',
+            name: 'form',
+            children: [
+              { type: 'DatePicker', name: 'date', label: 'Date' },
+              { type: 'Footer', label: 'Book', 'on-click-action': { name: 'complete', payload: {} } },
+            ],
+          },
         ],
       },
     },

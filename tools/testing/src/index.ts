@@ -1,5 +1,5 @@
 export { closedAddress, freePort, waitFor } from './ports';
-export { startNatsServer, natsServerBinary } from './nats-server';
+export { startNatsServer, natsServerBinary, writeNatsServerConf } from './nats-server';
 export type { TestNatsServer } from './nats-server';
 export { startNatsCluster } from './nats-cluster';
 export type { TestNatsCluster, ClusterNode } from './nats-cluster';
@@ -12,8 +12,6 @@ export type { WebhookReceiver, ReceivedWebhook, ReceiverReply } from './webhook-
 export { requestValidator, componentValidator, messageValidator, requestExample, requestContentTypes, OPENAPI_FILE } from './openapi-contract';
 export { SimControl } from './sim-control';
 export type { Onboarded, RecordedCall, SimReply } from './sim-control';
-export { storageBackends } from './storage-backends';
-export type { StorageBackend } from './storage-backends';
 export { startOtlpReceiver } from './otlp-receiver';
 export type { OtlpReceiver, ReceivedSpan } from './otlp-receiver';
 export { BOOKING_FLOW_JSON } from './flow-fixtures';

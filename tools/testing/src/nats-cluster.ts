@@ -4,7 +4,7 @@ import { connect as tcpConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'nats';
-import { natsServerBinary } from './nats-server';
+import { natsServerBinary, writeNatsServerConf } from './nats-server';
 import { freePort, waitFor } from './ports';
 
 export interface ClusterNode {
@@ -41,7 +41,7 @@ export async function startNatsCluster(size = 3): Promise<TestNatsCluster> {
   const fresh = async () => {
     for (;;) {
       const p = await freePort();
-      if (!taken.has(p)) return taken.add(p), p;
+      if (!taken.has(p)) return (taken.add(p), p);
     }
   };
   for (let i = 0; i < size; i++) ports.push({ client: await fresh(), route: await fresh() });
@@ -62,8 +62,24 @@ export async function startNatsCluster(size = 3): Promise<TestNatsCluster> {
     if (procs.has(name)) return;
     const store = join(root, name);
     mkdirSync(store, { recursive: true });
-    const args = ['-a', '127.0.0.1', '-p', String(ports[i].client), '-n', name, '-js', '-sd', store,
-      '--cluster_name', 'gw-test', '--cluster', `nats://127.0.0.1:${ports[i].route}`, '--routes', routes];
+    const args = [
+      ...writeNatsServerConf(store),
+      '-a',
+      '127.0.0.1',
+      '-p',
+      String(ports[i].client),
+      '-n',
+      name,
+      '-js',
+      '-sd',
+      store,
+      '--cluster_name',
+      'gw-test',
+      '--cluster',
+      `nats://127.0.0.1:${ports[i].route}`,
+      '--routes',
+      routes,
+    ];
     // run inside the cluster's directory: whatever a server writes lands there, never in the repository
     const proc = spawn(natsServerBinary(), args, { stdio: 'ignore', cwd: root });
     procs.set(name, proc);

@@ -1,8 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { natsServerConf } from '@gateway/config';
 import { freePort, waitFor } from './ports';
 
 export interface TestNatsServer {
@@ -19,14 +20,22 @@ export function natsServerBinary(): string {
   return process.env.NATS_SERVER_BIN ?? 'nats-server';
 }
 
-/** A private nats-server with JetStream on a free port and a temporary store, so test runs never share state. */
+/** Writes the gateway's nats-server configuration (max_payload) into `dir`: the `-c` argument to start one with. */
+export function writeNatsServerConf(dir: string): string[] {
+  const file = join(dir, 'gateway.conf');
+  writeFileSync(file, natsServerConf());
+  return ['-c', file];
+}
+
+/** A private nats-server with JetStream on a free port and a temporary store, so test runs never share state; configured as the gateway's. */
 export async function startNatsServer(): Promise<TestNatsServer> {
   const port = await freePort();
   const storeDir = mkdtempSync(join(tmpdir(), 'gw-nats-'));
+  const conf = writeNatsServerConf(storeDir);
   let proc: ChildProcess | undefined;
 
   const start = async () => {
-    proc = spawn(natsServerBinary(), ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], { stdio: 'ignore' });
+    proc = spawn(natsServerBinary(), [...conf, '-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], { stdio: 'ignore' });
     const p = proc;
     const exited = new Promise<never>((_, reject) => p.once('exit', (code) => reject(new Error(`nats-server exited with ${code}`))));
     exited.catch(() => undefined);

@@ -34,7 +34,18 @@ type KeyValue = { key: string; value?: AnyValue };
 type ExportRequest = {
   resourceSpans?: Array<{
     resource?: { attributes?: KeyValue[] };
-    scopeSpans?: Array<{ spans?: Array<{ traceId: string; spanId: string; parentSpanId?: string; name: string; kind?: number; attributes?: KeyValue[]; status?: { code?: number }; startTimeUnixNano: string }> }>;
+    scopeSpans?: Array<{
+      spans?: Array<{
+        traceId: string;
+        spanId: string;
+        parentSpanId?: string;
+        name: string;
+        kind?: number;
+        attributes?: KeyValue[];
+        status?: { code?: number };
+        startTimeUnixNano: string;
+      }>;
+    }>;
   }>;
 };
 

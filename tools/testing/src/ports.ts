@@ -65,7 +65,10 @@ export async function closedAddress(): Promise<string> {
   return `127.0.0.1:${await freePort()}`;
 }
 
-export async function waitFor<T>(fn: () => Promise<T | undefined | false> | T | undefined | false, opts: { timeoutMs?: number; intervalMs?: number; what?: string } = {}): Promise<T> {
+export async function waitFor<T>(
+  fn: () => Promise<T | undefined | false> | T | undefined | false,
+  opts: { timeoutMs?: number; intervalMs?: number; what?: string } = {},
+): Promise<T> {
   const deadline = Date.now() + (opts.timeoutMs ?? 10_000);
   let lastError: unknown;
   for (;;) {

@@ -1,6 +1,14 @@
-import type { Onboarded } from '@gateway/app-provider-sim';
-
-export type { Onboarded };
+/**
+ * What `POST /_sim/embedded-signup` answers. Written here, not imported from the simulator: the test tooling imports
+ * no product project, so that no project's tests depend on an app; the simulator's own test pins the two as one shape.
+ */
+export interface Onboarded {
+  code: string;
+  waba_id: string;
+  phone_number_id: string;
+  business_id: string;
+  catalog_id: string | null;
+}
 
 /** One request the simulator recorded (`GET /_sim/requests`). */
 export interface RecordedCall {
@@ -25,14 +33,22 @@ export class SimControl {
   /** One control call, whatever its status; the body is sent as JSON when given. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- callers read arbitrary simulator JSON
   async request<T = any>(method: string, path: string, body?: unknown): Promise<SimReply<T>> {
-    const res = await fetch(`${this.url}${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(`${this.url}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     return { status: res.status, json: (res.status === 204 ? undefined : await res.json()) as T };
   }
 
   /** One control call that must succeed: its JSON body (undefined for 204). */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- callers read arbitrary simulator JSON
   async send<T = any>(method: string, path: string, body?: unknown): Promise<T> {
-    const res = await fetch(`${this.url}${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(`${this.url}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     if (!res.ok) throw new Error(`simulator ${method} ${path}: ${res.status} ${await res.text()}`);
     return (res.status === 204 ? undefined : await res.json()) as T;
   }
@@ -54,7 +70,107 @@ export class SimControl {
 
   /** The next `times` Graph calls whose path contains `part` fail with a provider error. */
   fail(method: string, part: string, times = 1): Promise<unknown> {
-    return this.send('POST', '/_sim/faults', { match: { method, path_contains: part }, times, status: 400, error: { code: 100, message: `(#100) Injected failure of ${part}` } });
+    return this.send('POST', '/_sim/faults', {
+      match: { method, path_contains: part },
+      times,
+      status: 400,
+      error: { code: 100, message: `(#100) Injected failure of ${part}` },
+    });
+  }
+
+  /** The next `times` Graph calls whose path contains `part` fail with this provider error code (HTTP `status`, default 400). */
+  failWith(method: string, part: string, code: number, opts: { times?: number; status?: number; subcode?: number; message?: string } = {}): Promise<unknown> {
+    return this.send('POST', '/_sim/faults', {
+      match: { method, path_contains: part },
+      times: opts.times ?? 1,
+      status: opts.status ?? 400,
+      error: {
+        code,
+        message: opts.message ?? `(#${code}) Injected failure of ${part}`,
+        ...(opts.subcode === undefined ? {} : { error_subcode: opts.subcode }),
+      },
+    });
+  }
+
+  /**
+   * The 24-hour customer-service window for free-form sends: `async` (the provider's usual behaviour and the
+   * default: accepted, then a `failed` status with 131047), `sync` (refused at once with 131047), `off`.
+   */
+  setWindow(mode: 'async' | 'sync' | 'off'): Promise<{ mode: string }> {
+    return this.send('PUT', '/_sim/window', { mode });
+  }
+
+  /** Whether every accepted message gets its status webhooks by itself (off in tests unless a test turns it on). */
+  autoStatuses(enabled: boolean): Promise<unknown> {
+    return this.send('PUT', '/_sim/auto-statuses', { enabled });
+  }
+
+  /**
+   * Auto-statuses' plan, deterministic: every `skip_delivered_every`-th message goes sent → read without
+   * `delivered` (0: never; `reset_count` restarts the count), voice messages get `played` after `read`.
+   */
+  statusPlan(plan: { skip_delivered_every?: number; played_for_voice?: boolean; reset_count?: boolean }): Promise<unknown> {
+    return this.send('PUT', '/_sim/status-plan', plan);
+  }
+
+  /** The statuses auto-statuses report for the next message to `to` (once), e.g. `['sent', 'read']`. */
+  scriptStatuses(to: string, statuses: string[]): Promise<unknown> {
+    return this.send('PUT', '/_sim/status-script', { to, statuses });
+  }
+
+  /**
+   * Status webhooks of a sent message now, in this order; a `failed` one with `errors` (default 131026) on the
+   * status, in the value, or both (`errorLevel`, default both).
+   */
+  sendStatuses(wamid: string, statuses: string[], opts: { errors?: unknown[]; errorLevel?: 'status' | 'value' | 'both' } = {}): Promise<unknown> {
+    return this.send('POST', `/_sim/messages/${encodeURIComponent(wamid)}/statuses`, {
+      statuses,
+      ...(opts.errors ? { errors: opts.errors } : {}),
+      ...(opts.errorLevel ? { error_level: opts.errorLevel } : {}),
+    });
+  }
+
+  /** Moves the simulator's clock `ms` ahead (media ids, 24-hour windows, tokens expire by it). */
+  advanceClock(ms: number): Promise<{ now: string; offset_ms: number }> {
+    return this.send('PUT', '/_sim/clock', { advance_ms: ms });
+  }
+
+  /** Puts the simulator's clock back to real time. */
+  resetClock(): Promise<{ now: string; offset_ms: number }> {
+    return this.send('PUT', '/_sim/clock', { offset_ms: 0 });
+  }
+
+  /** The two-step verification PIN the business set on a number itself (registration must then present it); null removes it. */
+  setTwoStepPin(phoneNumberId: string, pin: string | null): Promise<unknown> {
+    return this.send('PUT', `/_sim/phone-numbers/${encodeURIComponent(phoneNumberId)}/two-step`, { pin });
+  }
+
+  /** Registration limits: register calls per number in a window (133016), wrong PINs before a lock (133008). */
+  registrationLimits(limits: { attempts?: number; attempts_window_ms?: number; pin_guesses?: number; pin_lock_ms?: number }): Promise<unknown> {
+    return this.send('PUT', '/_sim/registration-limits', limits);
+  }
+
+  /** The media host's downloads so far, with the User-Agent each sent. */
+  async mediaDownloads(): Promise<Array<{ at: string; user_agent: string | null }>> {
+    return (await this.send<{ downloads: Array<{ at: string; user_agent: string | null }> }>('GET', '/_sim/media-downloads')).downloads;
+  }
+
+  /**
+   * How new templates are reviewed (`auto` after `delay_ms`, or `manual`), whether sends are checked against them,
+   * and how many a business account may create per hour (100, like the provider).
+   */
+  templateReview(opts: { mode?: 'auto' | 'manual'; delay_ms?: number; enforce?: boolean; creations_per_hour?: number }): Promise<unknown> {
+    return this.send('PUT', '/_sim/templates/review', opts);
+  }
+
+  /** Moves a template to a status (with its reason), as the provider's review does: the signed status webhook follows. */
+  setTemplateStatus(templateId: string, status: string, reason?: string): Promise<unknown> {
+    return this.send('POST', `/_sim/templates/${encodeURIComponent(templateId)}/status`, { status, ...(reason === undefined ? {} : { reason }) });
+  }
+
+  /** A template the business account already has (made in the provider's own tools), approved unless `status` says otherwise. */
+  seedTemplate(wabaId: string, template: Record<string, unknown>): Promise<{ id: string; [k: string]: unknown }> {
+    return this.send('POST', '/_sim/templates', { waba_id: wabaId, ...template });
   }
 
   /** The Graph calls recorded so far whose path contains `part`. */

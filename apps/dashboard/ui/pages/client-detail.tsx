@@ -61,8 +61,8 @@ function WebhookStatus({ client, onChanged }: { client: Client; onChanged: (c: C
       </dl>
       {disabled ? (
         <p class="muted">
-          While disabled, this client’s events are not sent; they are recorded as <em>skipped</em>. Enable the webhook (or save a new webhook URL), then replay the skipped deliveries from the{' '}
-          <Link href={href('deliveries', { client: client.id, status: 'skipped' })}>Deliveries page</Link>.
+          While disabled, this client’s events are not sent; they are recorded as <em>skipped</em>. Enable the webhook (or save a new webhook URL), then replay
+          the skipped deliveries from the <Link href={href('deliveries', { client: client.id, status: 'skipped' })}>Deliveries page</Link>.
         </p>
       ) : (
         <p class="muted">A receiver answering 410 Gone, or every delivery failing for the disable period (5 days by default), disables the webhook.</p>
@@ -70,7 +70,9 @@ function WebhookStatus({ client, onChanged }: { client: Client; onChanged: (c: C
       <Confirm
         open={confirming}
         title="Disable this webhook?"
-        message={<p>Events of {client.display_name} stop being sent until you enable the webhook again. They are recorded as skipped, so you can replay them later.</p>}
+        message={
+          <p>Events of {client.display_name} stop being sent until you enable the webhook again. They are recorded as skipped, so you can replay them later.</p>
+        }
         confirmLabel="Disable webhook"
         danger
         busy={busy}
@@ -97,7 +99,9 @@ function EventFilter({ client, onChanged }: { client: Client; onChanged: (c: Cli
     try {
       const events = only ? EVENT_TYPES.filter((t) => chosen.includes(t)) : [];
       const c = await patch<Client>(`/api/clients/${client.id}`, { webhook_events: events });
-      setNotice({ ok: c.webhook_events.length ? `Event filter saved: only ${c.webhook_events.join(', ')} (and test events).` : 'Event filter saved: every event type.' });
+      setNotice({
+        ok: c.webhook_events.length ? `Event filter saved: only ${c.webhook_events.join(', ')} (and test events).` : 'Event filter saved: every event type.',
+      });
       onChanged(c);
     } catch (err) {
       setNotice({ error: (err as Error).message });

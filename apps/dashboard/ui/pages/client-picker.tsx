@@ -15,7 +15,15 @@ export function ClientPicker({ value, onChange, id = 'client' }: { value: string
     <div class="field">
       <label for={id}>Client</label>
       <select id={id} value={value ?? ''} disabled={load.state === 'loading'} onChange={(e) => onChange((e.currentTarget as HTMLSelectElement).value)}>
-        <option value="">{load.state === 'loading' ? 'Loading clients…' : load.state === 'error' ? 'Could not load clients' : clients.length ? 'Choose a client' : 'No clients yet'}</option>
+        <option value="">
+          {load.state === 'loading'
+            ? 'Loading clients…'
+            : load.state === 'error'
+              ? 'Could not load clients'
+              : clients.length
+                ? 'Choose a client'
+                : 'No clients yet'}
+        </option>
         {value && !known && <option value={value}>{value}</option>}
         {clients.map((c) => (
           <option key={c.id} value={c.id}>

@@ -50,7 +50,11 @@ function CreateClient({ onCreated }: { onCreated: (c: Client) => void }) {
           <input id="new-webhook-url" name="webhook_url" type="url" placeholder="https://…" />
         </div>
       </div>
-      {error && <p class="error-text" role="alert">{error}</p>}
+      {error && (
+        <p class="error-text" role="alert">
+          {error}
+        </p>
+      )}
       <button type="submit" class="primary" disabled={busy}>
         {busy ? 'Creating…' : 'Create client'}
       </button>
@@ -68,7 +72,11 @@ function EditClient({ client, onSaved, onCancel }: { client: Client; onSaved: (c
     setError(null);
     try {
       // only what changed: re-sending the same webhook URL is not a change (a new one also enables a disabled webhook)
-      const next = { display_name: String(f.get('display_name') ?? '').trim(), external_id: orNull(f.get('external_id')), webhook_url: orNull(f.get('webhook_url')) };
+      const next = {
+        display_name: String(f.get('display_name') ?? '').trim(),
+        external_id: orNull(f.get('external_id')),
+        webhook_url: orNull(f.get('webhook_url')),
+      };
       const changed = Object.fromEntries(Object.entries(next).filter(([k, v]) => client[k as keyof typeof next] !== v));
       onSaved(Object.keys(changed).length ? await patch<Client>(`/api/clients/${client.id}`, changed) : client);
     } catch (err) {
@@ -91,10 +99,16 @@ function EditClient({ client, onSaved, onCancel }: { client: Client; onSaved: (c
         <div class="field">
           <label for="edit-webhook-url">Webhook URL (empty: the tenant's)</label>
           <input id="edit-webhook-url" name="webhook_url" type="url" defaultValue={client.webhook_url ?? ''} aria-describedby="edit-webhook-hint" />
-          <span id="edit-webhook-hint" class="muted">The next delivery uses a changed URL.</span>
+          <span id="edit-webhook-hint" class="muted">
+            The next delivery uses a changed URL.
+          </span>
         </div>
       </div>
-      {error && <p class="error-text" role="alert">{error}</p>}
+      {error && (
+        <p class="error-text" role="alert">
+          {error}
+        </p>
+      )}
       <div class="actions">
         <button type="button" onClick={onCancel}>
           Cancel
@@ -206,8 +220,7 @@ function ClientList() {
       <div aria-live="polite" role="status" class="notice-slot">
         {notice && (
           <p class={notice.error ? 'error-text' : 'notice'}>
-            {notice.text}{' '}
-            {notice.client && <Link href={href('deliveries', { client: notice.client })}>View its deliveries</Link>}
+            {notice.text} {notice.client && <Link href={href('deliveries', { client: notice.client })}>View its deliveries</Link>}
           </p>
         )}
       </div>

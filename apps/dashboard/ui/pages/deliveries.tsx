@@ -60,7 +60,8 @@ function DeliveryDetail({ client, id }: { client: string; id: string }) {
               ok={
                 retry.id && (
                   <>
-                    Retry queued as a new attempt series: <Link href={href('deliveries', { client, delivery: retry.id })}>delivery {retry.id.slice(0, 8)}</Link>.
+                    Retry queued as a new attempt series: <Link href={href('deliveries', { client, delivery: retry.id })}>delivery {retry.id.slice(0, 8)}</Link>
+                    .
                   </>
                 )
               }
@@ -85,16 +86,24 @@ function DeliveryDetail({ client, id }: { client: string; id: string }) {
               </dd>
             </dl>
             <h3>Attempts</h3>
-            {d.attempt_log.length === 0 ? <Empty>No attempt yet.</Empty> : <RecordTable rows={d.attempt_log} columns={ATTEMPT_COLUMNS} rowKey={(a) => a.number} />}
+            {d.attempt_log.length === 0 ? (
+              <Empty>No attempt yet.</Empty>
+            ) : (
+              <RecordTable rows={d.attempt_log} columns={ATTEMPT_COLUMNS} rowKey={(a) => a.number} />
+            )}
             {typeof d.body === 'string' && (
               <>
                 <h3 id="body-title">Signed body</h3>
                 <p class="muted">The exact bytes that were signed (X-Signature-256 is HMAC-SHA256 of these with your webhook secret).</p>
-                <pre class="code" tabIndex={0} aria-labelledby="body-title">{d.body}</pre>
+                <pre class="code" tabIndex={0} aria-labelledby="body-title">
+                  {d.body}
+                </pre>
                 {pretty(d.body) && (
                   <details>
                     <summary>Formatted</summary>
-                    <pre class="code" tabIndex={0}>{pretty(d.body)}</pre>
+                    <pre class="code" tabIndex={0}>
+                      {pretty(d.body)}
+                    </pre>
                   </details>
                 )}
               </>
@@ -119,7 +128,10 @@ function Replay({ client, status, onReplayed }: { client: string; status: string
       const r = await post<{ replayed: number; has_more: boolean }>(`/api/clients/${client}/webhook/deliveries/replay`, body);
       const n = total + r.replayed;
       setResult({
-        ok: n === 0 ? `No ${body.status} delivery in that range: nothing to replay.` : `Replayed ${n} ${body.status} deliver${n === 1 ? 'y' : 'ies'}: each gets a new series of attempts below.`,
+        ok:
+          n === 0
+            ? `No ${body.status} delivery in that range: nothing to replay.`
+            : `Replayed ${n} ${body.status} deliver${n === 1 ? 'y' : 'ies'}: each gets a new series of attempts below.`,
         more: r.has_more ? body : undefined,
       });
       onReplayed();
@@ -133,14 +145,17 @@ function Replay({ client, status, onReplayed }: { client: string; status: string
     const since = String(f.get('since') ?? '');
     const until = String(f.get('until') ?? '');
     if (!since) return setResult({ error: 'Choose when the range starts.' });
-    void run({ status: String(f.get('status') ?? 'failed'), since: new Date(since).toISOString(), ...(until ? { until: new Date(until).toISOString() } : {}) }, 0);
+    void run(
+      { status: String(f.get('status') ?? 'failed'), since: new Date(since).toISOString(), ...(until ? { until: new Date(until).toISOString() } : {}) },
+      0,
+    );
   };
   return (
     <form class="card" onSubmit={submit} aria-labelledby="replay-title">
       <h2 id="replay-title">Replay deliveries</h2>
       <p class="muted">
-        After an outage of your receiver: every event whose latest delivery is failed (or skipped, while the webhook was disabled) and was created in the range is sent again, with the same event id
-        and body, so receivers can drop the ones they already have.
+        After an outage of your receiver: every event whose latest delivery is failed (or skipped, while the webhook was disabled) and was created in the range
+        is sent again, with the same event id and body, so receivers can drop the ones they already have.
       </p>
       <div class="filters">
         <div class="field">
@@ -181,8 +196,8 @@ function DisabledBanner({ client }: { client: Client }) {
   if (client.webhook_status !== 'disabled') return null;
   return (
     <div class="card warning" role="note" aria-label="Webhook disabled">
-      <strong>The webhook of {client.display_name} is disabled</strong> ({client.webhook_disabled_reason ?? 'unknown reason'}): its events are recorded as skipped and not sent.{' '}
-      <Link href={href('clients', { client: client.id })}>Enable it on the client’s page</Link>, then replay the skipped deliveries below.
+      <strong>The webhook of {client.display_name} is disabled</strong> ({client.webhook_disabled_reason ?? 'unknown reason'}): its events are recorded as
+      skipped and not sent. <Link href={href('clients', { client: client.id })}>Enable it on the client’s page</Link>, then replay the skipped deliveries below.
     </div>
   );
 }
@@ -231,8 +246,24 @@ export function DeliveriesPage({ params }: { params: URLSearchParams }) {
     <>
       <form class="filters" onSubmit={(e) => e.preventDefault()} aria-label="Delivery filters">
         <ClientPicker value={client} onChange={(id) => navigate(href('deliveries', { client: id, status, event_type: eventType }))} />
-        <FilterSelect id="status-filter" label="Status" any="Any status" options={STATUSES} value={status} disabled={!client} onChange={(s) => go({ status: s })} />
-        <FilterSelect id="type-filter" label="Event type" any="Any event type" options={EVENT_TYPES} value={eventType} disabled={!client} onChange={(t) => go({ event_type: t })} />
+        <FilterSelect
+          id="status-filter"
+          label="Status"
+          any="Any status"
+          options={STATUSES}
+          value={status}
+          disabled={!client}
+          onChange={(s) => go({ status: s })}
+        />
+        <FilterSelect
+          id="type-filter"
+          label="Event type"
+          any="Any event type"
+          options={EVENT_TYPES}
+          value={eventType}
+          disabled={!client}
+          onChange={(t) => go({ event_type: t })}
+        />
       </form>
       {!client ? (
         <Empty>Choose a client to see its webhook deliveries.</Empty>

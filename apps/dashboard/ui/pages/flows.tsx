@@ -10,20 +10,34 @@ const CATEGORIES = ['SIGN_UP', 'SIGN_IN', 'APPOINTMENT_BOOKING', 'LEAD_GENERATIO
 
 type Action = 'publish' | 'deprecate' | 'delete';
 const CONFIRM: Record<Action, { title: string; text: string; label: string }> = {
-  publish: { title: 'Publish this flow?', text: 'Publishing cannot be undone: a published flow can no longer be edited or deleted, only deprecated.', label: 'Publish flow' },
-  deprecate: { title: 'Deprecate this flow?', text: 'Deprecating cannot be undone: the flow can no longer be sent, and it cannot be published again.', label: 'Deprecate flow' },
+  publish: {
+    title: 'Publish this flow?',
+    text: 'Publishing cannot be undone: a published flow can no longer be edited or deleted, only deprecated.',
+    label: 'Publish flow',
+  },
+  deprecate: {
+    title: 'Deprecate this flow?',
+    text: 'Deprecating cannot be undone: the flow can no longer be sent, and it cannot be published again.',
+    label: 'Deprecate flow',
+  },
   delete: { title: 'Delete this draft?', text: 'Deleting cannot be undone: the draft and its JSON are removed for good.', label: 'Delete draft' },
 };
 
 /** A provider validation error (decisions.md: ctx carries the provider's fields). */
 function ErrorItem({ e }: { e: Record<string, unknown> }) {
-  const where = [e.line_start !== undefined ? `line ${String(e.line_start)}` : '', e.column_start !== undefined ? `column ${String(e.column_start)}` : ''].filter(Boolean).join(', ');
+  const where = [e.line_start !== undefined ? `line ${String(e.line_start)}` : '', e.column_start !== undefined ? `column ${String(e.column_start)}` : '']
+    .filter(Boolean)
+    .join(', ');
   return (
     <li>
       <strong>{String(e.error ?? e.error_type ?? 'Error')}</strong>
       {e.message !== undefined && <>: {String(e.message)}</>}
       {where && <span class="muted"> ({where})</span>}
-      {Array.isArray(e.pointers) && e.pointers.length > 0 && <div class="muted">at {e.pointers.map((p) => (typeof p === 'object' && p ? String((p as { path?: string }).path ?? JSON.stringify(p)) : String(p))).join(', ')}</div>}
+      {Array.isArray(e.pointers) && e.pointers.length > 0 && (
+        <div class="muted">
+          at {e.pointers.map((p) => (typeof p === 'object' && p ? String((p as { path?: string }).path ?? JSON.stringify(p)) : String(p))).join(', ')}
+        </div>
+      )}
     </li>
   );
 }
@@ -127,7 +141,16 @@ function FlowEditor({ client, id }: { client: string; id: string }) {
               <form class="editor" onSubmit={save}>
                 <div class="field">
                   <label for="flow-json">Flow JSON{draft ? '' : ' (read-only: only drafts can change)'}</label>
-                  <textarea id="flow-json" name="flow_json" rows={22} spellcheck={false} readOnly={!draft} aria-describedby="flow-errors" defaultValue={JSON.stringify(f.flow_json ?? {}, null, 2)} key={f.updated_at} />
+                  <textarea
+                    id="flow-json"
+                    name="flow_json"
+                    rows={22}
+                    spellcheck={false}
+                    readOnly={!draft}
+                    aria-describedby="flow-errors"
+                    defaultValue={JSON.stringify(f.flow_json ?? {}, null, 2)}
+                    key={f.updated_at}
+                  />
                   {draft && (
                     <button type="submit" class="primary" disabled={busy}>
                       Save JSON
@@ -136,13 +159,30 @@ function FlowEditor({ client, id }: { client: string; id: string }) {
                 </div>
                 <aside id="flow-errors" aria-labelledby="flow-errors-title" class="errors-panel">
                   <h3 id="flow-errors-title">Validation errors</h3>
-                  {shown.length === 0 ? <p class="muted">None reported.</p> : <ul>{shown.map((e, i) => <ErrorItem key={i} e={e} />)}</ul>}
+                  {shown.length === 0 ? (
+                    <p class="muted">None reported.</p>
+                  ) : (
+                    <ul>
+                      {shown.map((e, i) => (
+                        <ErrorItem key={i} e={e} />
+                      ))}
+                    </ul>
+                  )}
                 </aside>
               </form>
               <p class="muted">
                 Updated <Time at={f.updated_at} /> · categories {f.categories.join(', ')}
               </p>
-              <Confirm open={pending !== null} title={pending ? CONFIRM[pending].title : ''} message={<p>{pending ? CONFIRM[pending].text : ''}</p>} confirmLabel={pending ? CONFIRM[pending].label : 'OK'} danger={pending !== 'publish'} busy={busy} onConfirm={act} onCancel={() => setPending(null)} />
+              <Confirm
+                open={pending !== null}
+                title={pending ? CONFIRM[pending].title : ''}
+                message={<p>{pending ? CONFIRM[pending].text : ''}</p>}
+                confirmLabel={pending ? CONFIRM[pending].label : 'OK'}
+                danger={pending !== 'publish'}
+                busy={busy}
+                onConfirm={act}
+                onCancel={() => setPending(null)}
+              />
             </>
           );
         }}
@@ -188,7 +228,11 @@ function FlowList({ client }: { client: string }) {
         <button type="submit" class="primary">
           Create draft
         </button>
-        {error && <p class="error-text" role="alert">{error}</p>}
+        {error && (
+          <p class="error-text" role="alert">
+            {error}
+          </p>
+        )}
       </form>
       <CursorList
         list={list}
@@ -199,7 +243,10 @@ function FlowList({ client }: { client: string }) {
           { head: 'Name', rowHeader: true, cell: (f) => f.name },
           { head: 'State', cell: (f) => <StatusBadge status={f.status} /> },
           { head: 'Updated', cell: (f) => <Time at={f.updated_at} /> },
-          openColumn<Flow>((f) => href('flows', { client, flow: f.id }), (f) => `Open flow ${f.name}`),
+          openColumn<Flow>(
+            (f) => href('flows', { client, flow: f.id }),
+            (f) => `Open flow ${f.name}`,
+          ),
         ]}
       />
     </>
@@ -214,7 +261,13 @@ export function FlowsPage({ params }: { params: URLSearchParams }) {
       <form class="filters" onSubmit={(e) => e.preventDefault()} aria-label="Choose a client">
         <ClientPicker value={client} onChange={(id) => navigate(href('flows', { client: id }))} />
       </form>
-      {!client ? <Empty>Choose a client to see its flows.</Empty> : flow ? <FlowEditor client={client} id={flow} /> : <WithClient id={client}>{() => <FlowList client={client} />}</WithClient>}
+      {!client ? (
+        <Empty>Choose a client to see its flows.</Empty>
+      ) : flow ? (
+        <FlowEditor client={client} id={flow} />
+      ) : (
+        <WithClient id={client}>{() => <FlowList client={client} />}</WithClient>
+      )}
     </>
   );
 }

@@ -65,7 +65,11 @@ export function MessagesPage({ params }: { params: URLSearchParams }) {
           Look up
         </button>
       </form>
-      {client && id ? <MessageView client={client} id={id} /> : <Empty>Choose a client and enter a message id (the X-Message-Id of a send) to see its status timeline.</Empty>}
+      {client && id ? (
+        <MessageView client={client} id={id} />
+      ) : (
+        <Empty>Choose a client and enter a message id (the X-Message-Id of a send) to see its status timeline.</Empty>
+      )}
     </>
   );
 }

@@ -93,7 +93,8 @@ export function OverviewPage() {
                     .filter((c) => c.webhook_status === 'disabled')
                     .map((c) => (
                       <li key={c.id}>
-                        <Link href={href('clients', { client: c.id })}>{c.display_name}</Link>: {c.webhook_disabled_reason ?? 'disabled'} (<Time at={c.webhook_disabled_at} />)
+                        <Link href={href('clients', { client: c.id })}>{c.display_name}</Link>: {c.webhook_disabled_reason ?? 'disabled'} (
+                        <Time at={c.webhook_disabled_at} />)
                       </li>
                     ))}
                 </ul>
@@ -111,8 +112,18 @@ export function OverviewPage() {
                     { head: 'When', cell: (d) => <Time at={d.updated_at} /> },
                     { head: 'Client', cell: (d) => d.clientName },
                     { head: 'Event', cell: (d) => d.event_type },
-                    { head: 'Last error', cell: (d) => (<><StatusBadge status={d.status} /> {d.response_code ?? ''} {d.last_error ?? ''}</>) },
-                    openColumn<(typeof s.failures)[number]>((d) => href('deliveries', { client: d.client_id, delivery: d.id }), (d) => `Open failed ${d.event_type} delivery of ${d.clientName}`),
+                    {
+                      head: 'Last error',
+                      cell: (d) => (
+                        <>
+                          <StatusBadge status={d.status} /> {d.response_code ?? ''} {d.last_error ?? ''}
+                        </>
+                      ),
+                    },
+                    openColumn<(typeof s.failures)[number]>(
+                      (d) => href('deliveries', { client: d.client_id, delivery: d.id }),
+                      (d) => `Open failed ${d.event_type} delivery of ${d.clientName}`,
+                    ),
                   ]}
                 />
               )}

@@ -53,7 +53,7 @@ function Webhook() {
               </span>
               <div class="row">
                 <code class="secret" aria-labelledby="secret-label" id="webhook-secret">
-                  {revealed ? rotation.done?.webhook_secret ?? t.webhook_secret : '•'.repeat(24)}
+                  {revealed ? (rotation.done?.webhook_secret ?? t.webhook_secret) : '•'.repeat(24)}
                 </code>
                 <button type="button" aria-pressed={revealed} aria-controls="webhook-secret" onClick={() => setRevealed((r) => !r)}>
                   {revealed ? 'Hide secret' : 'Reveal secret'}
@@ -63,14 +63,15 @@ function Webhook() {
                 </button>
               </div>
               <p class="muted">
-                Deliveries carry <code>webhook-signature</code> (Standard Webhooks: one entry per live secret) and <code>X-Signature-256</code> (sha256 HMAC of the body with the current secret).
+                Deliveries carry <code>webhook-signature</code> (Standard Webhooks: one entry per live secret) and <code>X-Signature-256</code> (sha256 HMAC of
+                the body with the current secret).
               </p>
               <Notice
                 ok={
                   rotation.done && (
                     <>
-                      New secret issued (reveal it above and store it in your receivers). The previous secret keeps signing every delivery beside it until <Time at={rotation.done.previous_secret_expires_at} />; after
-                      that only the new one signs.
+                      New secret issued (reveal it above and store it in your receivers). The previous secret keeps signing every delivery beside it until{' '}
+                      <Time at={rotation.done.previous_secret_expires_at} />; after that only the new one signs.
                     </>
                   )
                 }
@@ -84,9 +85,10 @@ function Webhook() {
                 <>
                   <p>A new secret is made now and signs every delivery from the next one on.</p>
                   <p>
-                    During the overlap (24 hours by default) each delivery carries two <code>webhook-signature</code> entries, one per secret, so receivers holding either secret keep verifying; <code>X-Signature-256</code>{' '}
-                    uses the new secret at once. Store the new secret in your receivers before the overlap ends: after it, the current secret no longer signs. This cannot be undone; rotating
-                    again during the overlap ends it early.
+                    During the overlap (24 hours by default) each delivery carries two <code>webhook-signature</code> entries, one per secret, so receivers
+                    holding either secret keep verifying; <code>X-Signature-256</code> uses the new secret at once. Store the new secret in your receivers
+                    before the overlap ends: after it, the current secret no longer signs. This cannot be undone; rotating again during the overlap ends it
+                    early.
                   </p>
                 </>
               }
@@ -143,7 +145,11 @@ function Keys({ session }: { session: Session }) {
           Create API key
         </button>
       </div>
-      {error && <p class="error-text" role="alert">{error}</p>}
+      {error && (
+        <p class="error-text" role="alert">
+          {error}
+        </p>
+      )}
       {created && (
         <div class="success">
           <CopyField id="new-key" label={`New key ${created.prefix} (shown only now: copy it)`} value={created.api_key} />
@@ -158,7 +164,15 @@ function Keys({ session }: { session: Session }) {
               rows={data}
               rowKey={(k) => k.prefix}
               columns={[
-                { head: 'Prefix', rowHeader: true, cell: (k) => (<><code>{k.prefix}</code> {k.prefix === session.api_key_prefix && <span class="muted">(this session)</span>}</>) },
+                {
+                  head: 'Prefix',
+                  rowHeader: true,
+                  cell: (k) => (
+                    <>
+                      <code>{k.prefix}</code> {k.prefix === session.api_key_prefix && <span class="muted">(this session)</span>}
+                    </>
+                  ),
+                },
                 { head: 'Created', cell: (k) => <Time at={k.created_at} /> },
                 { head: 'Last used', cell: (k) => <Time at={k.last_used_at} /> },
                 { head: 'Status', cell: (k) => <StatusBadge status={k.revoked_at ? 'revoked' : 'active'} /> },

@@ -29,7 +29,16 @@ export function SignIn({ reason, onSignedIn }: { reason?: string; onSignedIn: (s
       <form onSubmit={submit} noValidate>
         <div class="field">
           <label for="api-key">API key</label>
-          <input id="api-key" name="api_key" type="password" autoComplete="off" spellcheck={false} required aria-describedby={error ? 'sign-in-error' : undefined} aria-invalid={error ? true : undefined} />
+          <input
+            id="api-key"
+            name="api_key"
+            type="password"
+            autoComplete="off"
+            spellcheck={false}
+            required
+            aria-describedby={error ? 'sign-in-error' : undefined}
+            aria-invalid={error ? true : undefined}
+          />
         </div>
         {error && (
           <p id="sign-in-error" class="error-text" role="alert">

@@ -7,7 +7,21 @@ import { href, navigate } from '../router';
 import { ClientPicker, WithClient } from './client-picker';
 
 /** The provider's template statuses and categories (docs/templates.md). */
-const STATUSES = ['APPROVED', 'PENDING', 'REJECTED', 'PAUSED', 'DISABLED', 'IN_APPEAL', 'PENDING_DELETION', 'DELETED', 'LIMIT_EXCEEDED', 'ARCHIVED', 'FLAGGED', 'LOCKED', 'REINSTATED'];
+const STATUSES = [
+  'APPROVED',
+  'PENDING',
+  'REJECTED',
+  'PAUSED',
+  'DISABLED',
+  'IN_APPEAL',
+  'PENDING_DELETION',
+  'DELETED',
+  'LIMIT_EXCEEDED',
+  'ARCHIVED',
+  'FLAGGED',
+  'LOCKED',
+  'REINSTATED',
+];
 const CATEGORIES = ['UTILITY', 'MARKETING', 'AUTHENTICATION'];
 
 const EXAMPLE_COMPONENTS = [
@@ -40,18 +54,30 @@ function CreateTemplate({ client }: { client: string }) {
     try {
       components = JSON.parse(String(f.get('components') ?? ''));
     } catch (err) {
-      setIssues({ items: [{ loc: ['body', 'components'], msg: `not valid JSON: ${(err as Error).message}`, type: 'json' }], summary: 'The components are not valid JSON.' });
+      setIssues({
+        items: [{ loc: ['body', 'components'], msg: `not valid JSON: ${(err as Error).message}`, type: 'json' }],
+        summary: 'The components are not valid JSON.',
+      });
       return;
     }
     setBusy(true);
     setIssues(null);
     try {
-      const t = await post<Template>('/api/templates', { client_id: client, name: String(f.get('name') ?? '').trim(), language: String(f.get('language') ?? '').trim(), category: String(f.get('category')), components });
+      const t = await post<Template>('/api/templates', {
+        client_id: client,
+        name: String(f.get('name') ?? '').trim(),
+        language: String(f.get('language') ?? '').trim(),
+        category: String(f.get('category')),
+        components,
+      });
       navigate(href('templates', { client, template: t.id, created: '1' }));
     } catch (err) {
       const items = validationItems(err);
       const provider = err instanceof ApiError && err.code.startsWith('provider_');
-      setIssues({ items, summary: items.length ? (provider ? 'The provider refused this template:' : 'Fix these fields and submit again:') : (err as Error).message });
+      setIssues({
+        items,
+        summary: items.length ? (provider ? 'The provider refused this template:' : 'Fix these fields and submit again:') : (err as Error).message,
+      });
     } finally {
       setBusy(false);
     }
@@ -89,7 +115,14 @@ function CreateTemplate({ client }: { client: string }) {
       <div class="editor">
         <div class="field">
           <label for="template-components">Components (JSON)</label>
-          <textarea id="template-components" name="components" rows={14} spellcheck={false} aria-describedby="template-errors" defaultValue={JSON.stringify(EXAMPLE_COMPONENTS, null, 2)} />
+          <textarea
+            id="template-components"
+            name="components"
+            rows={14}
+            spellcheck={false}
+            aria-describedby="template-errors"
+            defaultValue={JSON.stringify(EXAMPLE_COMPONENTS, null, 2)}
+          />
           <button type="submit" class="primary" disabled={busy}>
             {busy ? 'Submitting…' : 'Submit for review'}
           </button>
@@ -164,7 +197,10 @@ function TemplateDetail({ client, id, created }: { client: string; id: string; c
                 Delete every language
               </button>
             </SectionHead>
-            <Notice ok={created && t.status === 'PENDING' && 'Submitted: the provider is reviewing it. Its status changes here when the review ends.'} error={error} />
+            <Notice
+              ok={created && t.status === 'PENDING' && 'Submitted: the provider is reviewing it. Its status changes here when the review ends.'}
+              error={error}
+            />
             <dl class="props">
               <dt>Status</dt>
               <dd>
@@ -200,8 +236,10 @@ function TemplateDetail({ client, id, created }: { client: string; id: string; c
               title={removing === 'every-language' ? `Delete ${t.name} in every language?` : `Delete ${t.name} (${t.language})?`}
               message={
                 <p>
-                  {removing === 'every-language' ? `Every language of ${t.name} is deleted at the provider.` : `The ${t.language} version of ${t.name} is deleted at the provider.`} This cannot be undone: messages can no longer
-                  be sent with it, and a new template under this name has to go through review again.
+                  {removing === 'every-language'
+                    ? `Every language of ${t.name} is deleted at the provider.`
+                    : `The ${t.language} version of ${t.name} is deleted at the provider.`}{' '}
+                  This cannot be undone: messages can no longer be sent with it, and a new template under this name has to go through review again.
                 </p>
               }
               confirmLabel="Delete template"
@@ -257,7 +295,11 @@ function TemplateList({ client, status, name }: { client: string; status: string
       <CursorList
         list={list}
         what="templates"
-        empty={status || name ? 'No template matches these filters.' : 'This client has no templates yet. Create one below, or sync the ones made in the provider’s own tools.'}
+        empty={
+          status || name
+            ? 'No template matches these filters.'
+            : 'This client has no templates yet. Create one below, or sync the ones made in the provider’s own tools.'
+        }
         columns={columns(client)}
         rowKey={(t) => t.id}
         rowAttr="data-template-id"
@@ -284,7 +326,15 @@ export function TemplatesPage({ params }: { params: URLSearchParams }) {
         }}
       >
         <ClientPicker value={client} onChange={(id) => navigate(href('templates', { client: id }))} />
-        <FilterSelect id="template-status-filter" label="Status" any="Any status" options={STATUSES} value={status} disabled={!client || !!template} onChange={(s) => go({ status: s })} />
+        <FilterSelect
+          id="template-status-filter"
+          label="Status"
+          any="Any status"
+          options={STATUSES}
+          value={status}
+          disabled={!client || !!template}
+          onChange={(s) => go({ status: s })}
+        />
         <div class="field">
           <label for="template-name-filter">Name contains</label>
           <input id="template-name-filter" name="name" key={name} defaultValue={name} disabled={!client || !!template} />

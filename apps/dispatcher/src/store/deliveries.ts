@@ -136,8 +136,21 @@ export class SqlDeliveryRepository implements DeliveryRepository {
     const params: unknown[] = [];
     const values = [...bySeries.values()].map((u, i) => {
       params.push(
-        u.id, u.tenantId, u.clientId, u.eventId, u.eventType, u.series, u.url, u.status,
-        u.attempt?.number ?? u.attempts ?? 0, u.responseCode, u.lastError, u.subject, u.body, JSON.stringify(u.attempt ? [u.attempt] : []), new Date(),
+        u.id,
+        u.tenantId,
+        u.clientId,
+        u.eventId,
+        u.eventType,
+        u.series,
+        u.url,
+        u.status,
+        u.attempt?.number ?? u.attempts ?? 0,
+        u.responseCode,
+        u.lastError,
+        u.subject,
+        u.body,
+        JSON.stringify(u.attempt ? [u.attempt] : []),
+        new Date(),
       );
       const b = i * COLUMNS;
       return `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6}::int, $${b + 7}, $${b + 8}, $${b + 9}::int, $${b + 10}::int, $${b + 11}, $${b + 12}, $${b + 13}, $${b + 14}::jsonb, $${b + 15}::timestamptz)`;
@@ -160,9 +173,13 @@ export class SqlDeliveryRepository implements DeliveryRepository {
     if (f.status) where.push(`status = $${params.push(f.status)}`);
     if (f.eventType) where.push(`event_type = $${params.push(f.eventType)}`);
     // the position of a record of this same list only: another client's id positions nothing
-    if (f.afterId) where.push(`(created_at, id) < (SELECT created_at, id FROM deliveries WHERE id = $${params.push(f.afterId)} AND tenant_id = $1 AND client_id = $2)`);
+    if (f.afterId)
+      where.push(`(created_at, id) < (SELECT created_at, id FROM deliveries WHERE id = $${params.push(f.afterId)} AND tenant_id = $1 AND client_id = $2)`);
     params.push(f.limit);
-    return this.q.query<DeliveryRecord>(`SELECT * FROM deliveries WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`, params);
+    return this.q.query<DeliveryRecord>(
+      `SELECT * FROM deliveries WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`,
+      params,
+    );
   }
 
   async replayable(f: ReplayFilter): Promise<DeliveryRecord[]> {

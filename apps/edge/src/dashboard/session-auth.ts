@@ -15,7 +15,10 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * in X-CSRF-Token (a cookie alone never changes anything).
  */
 export class SessionAuth {
-  constructor(private readonly services: Services, readonly cookie: SessionCookie) {}
+  constructor(
+    private readonly services: Services,
+    readonly cookie: SessionCookie,
+  ) {}
 
   /** The live session of the request's cookie, or undefined when there is no cookie. Throws 401 for an ended one. */
   async session(ctx: Context): Promise<td.Session | undefined> {

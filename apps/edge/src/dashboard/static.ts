@@ -26,7 +26,6 @@ export const DASHBOARD_CSP = [
 function secure(ctx: Context): void {
   ctx.set({
     'Content-Security-Policy': DASHBOARD_CSP,
-    'X-Content-Type-Options': 'nosniff',
     'Referrer-Policy': 'no-referrer',
     'X-Frame-Options': 'DENY',
     'Cross-Origin-Opener-Policy': 'same-origin',
@@ -42,7 +41,20 @@ export function registerDashboardStatic(router: Router, dir: string): void {
   const root = resolve(dir);
   const index = resolve(root, 'index.html');
 
-  const redirectOp = operation({ operationId: 'openDashboard', summary: 'The dashboard (redirects to /dashboard/)', tags: ['Dashboard'], responses: { 308: { description: 'To `/dashboard/` (a short note in the body, HTML or text as `Accept` asks).', contentType: ['text/html', 'text/plain'], schema: { type: 'string' }, headers: { Location: { description: '`/dashboard/`', schema: { type: 'string' }, required: true } } } }, hidden: true });
+  const redirectOp = operation({
+    operationId: 'openDashboard',
+    summary: 'The dashboard (redirects to /dashboard/)',
+    tags: ['Dashboard'],
+    responses: {
+      308: {
+        description: 'To `/dashboard/` (a short note in the body, HTML or text as `Accept` asks).',
+        contentType: ['text/html', 'text/plain'],
+        schema: { type: 'string' },
+        headers: { Location: { description: '`/dashboard/`', schema: { type: 'string' }, required: true } },
+      },
+    },
+    hidden: true,
+  });
   router.get('/dashboard', redirectOp, (ctx, next) => {
     // the router also matches /dashboard/ here (trailing slash)
     if (ctx.path !== '/dashboard') return next();
@@ -52,16 +64,24 @@ export function registerDashboardStatic(router: Router, dir: string): void {
 
   const assetOp = operation({
     operationId: 'getDashboardAsset',
-    summary: "A dashboard build file (hashed name, cached for good)",
+    summary: 'A dashboard build file (hashed name, cached for good)',
     tags: ['Dashboard'],
     request: { path: assetPath },
-    responses: { 200: { description: 'The file (JavaScript, CSS, image, font).', contentType: '*/*', schema: {} }, 404: json('No such file.', ref('Error404')) },
+    responses: {
+      200: { description: 'The file (JavaScript, CSS, image, font).', contentType: '*/*', schema: {} },
+      404: json('No such file.', ref('Error404')),
+    },
     hidden: true,
   });
   router.get('/dashboard/assets/:file', assetOp, async (ctx) => {
     secure(ctx);
     const file = String(ctx.params.file);
-    if (!/^[\w.-]+$/.test(file) || !(await send(ctx, file, { root: resolve(root, 'assets'), immutable: true, maxage: 365 * 24 * 3600_000, gzip: false, brotli: false }).catch(() => undefined))) {
+    if (
+      !/^[\w.-]+$/.test(file) ||
+      !(await send(ctx, file, { root: resolve(root, 'assets'), immutable: true, maxage: 365 * 24 * 3600_000, gzip: false, brotli: false }).catch(
+        () => undefined,
+      ))
+    ) {
       ctx.status = 404;
       ctx.body = { detail: 'Not found', code: 'not_found' };
     }
@@ -69,7 +89,7 @@ export function registerDashboardStatic(router: Router, dir: string): void {
 
   const pageOp = operation({
     operationId: 'getDashboardPage',
-    summary: "A dashboard page (the single page; its router shows the page named by the path, which may hold slashes)",
+    summary: 'A dashboard page (the single page; its router shows the page named by the path, which may hold slashes)',
     tags: ['Dashboard'],
     request: { path: pagePath },
     responses: {

@@ -164,7 +164,10 @@ export interface Decided {
 export function decide(s: Sniffed, claims: Claims): Decided {
   if (s.candidates.length === 0) {
     const what = s.detected ? `${s.detected}${s.detected === 'audio/ogg' ? ' (Ogg without OPUS)' : ''}` : 'of no type the gateway recognises';
-    throw fileIssue(`The file is ${what}, which the provider does not take as media`, 'media_type_unsupported', { detected: s.detected, supported: MEDIA_MIME_TYPES });
+    throw fileIssue(`The file is ${what}, which the provider does not take as media`, 'media_type_unsupported', {
+      detected: s.detected,
+      supported: MEDIA_MIME_TYPES,
+    });
   }
   const said: Array<[string, string]> = [];
   if (claims.override) said.push(['type', normalizeMime(claims.override)]);
@@ -174,15 +177,23 @@ export function decide(s: Sniffed, claims: Claims): Decided {
   if (byName) said.push(['name', normalizeMime(byName)]);
   for (const [source, mime] of said) {
     if (!s.candidates.includes(mime)) {
-      throw fileIssue(`The file's bytes are ${s.detected}, but its ${source} says ${mime}`, 'media_type_mismatch', { detected: s.detected, claimed: mime, claimed_by: source });
+      throw fileIssue(`The file's bytes are ${s.detected}, but its ${source} says ${mime}`, 'media_type_mismatch', {
+        detected: s.detected,
+        claimed: mime,
+        claimed_by: source,
+      });
     }
   }
   const mimeType = said[0]?.[1] ?? (s.candidates.length === 1 || s.detected === 'video/mp4' ? s.candidates[0] : undefined);
   if (!mimeType) {
-    throw fileIssue(`The file's bytes are ${s.detected}, which may be any of ${s.candidates.join(', ')}: name the file with its extension or pass type`, 'media_type_ambiguous', {
-      detected: s.detected,
-      candidates: s.candidates,
-    });
+    throw fileIssue(
+      `The file's bytes are ${s.detected}, which may be any of ${s.candidates.join(', ')}: name the file with its extension or pass type`,
+      'media_type_ambiguous',
+      {
+        detected: s.detected,
+        candidates: s.candidates,
+      },
+    );
   }
   const kind = kindOf(mimeType);
   const limits = MEDIA_KINDS[kind];
@@ -192,12 +203,16 @@ export function decide(s: Sniffed, claims: Claims): Decided {
 /** The 422 of a file over its kind's limit. */
 export function tooLargeForKind(d: Decided, size: number | null): AppError {
   const label = d.kind === 'sticker' ? `${d.maxBytes === MEDIA_KINDS.sticker.maxBytes ? 'static' : 'animated'} sticker` : d.kind;
-  return fileIssue(`The file is ${size === null ? 'larger than' : `${size} bytes, more than`} the ${d.maxBytes} bytes the provider takes for a ${label} (${d.mimeType})`, 'media_too_large', {
-    kind: d.kind,
-    mime_type: d.mimeType,
-    max_bytes: d.maxBytes,
-    ...(size === null ? {} : { size }),
-  });
+  return fileIssue(
+    `The file is ${size === null ? 'larger than' : `${size} bytes, more than`} the ${d.maxBytes} bytes the provider takes for a ${label} (${d.mimeType})`,
+    'media_too_large',
+    {
+      kind: d.kind,
+      mime_type: d.mimeType,
+      max_bytes: d.maxBytes,
+      ...(size === null ? {} : { size }),
+    },
+  );
 }
 
 export function emptyFile(): AppError {

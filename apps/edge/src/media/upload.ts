@@ -79,7 +79,9 @@ export async function receiveUpload(ctx: Context, check: (fields: UploadFields) 
   let file: { stream: Readable; filename: string; mimeType: string; readBefore: number } | undefined;
   const finished = new Promise<void>((resolve, reject) => {
     bb.once('close', resolve);
-    bb.once('error', reject);
+    // `on`, not `once`: a parser that failed may report again (a write after its end), and an 'error' nobody
+    // listens to ends the process
+    bb.on('error', reject);
   });
   finished.catch(() => undefined);
   // a body that stops (too long, or the tenant went away) ends the parser and the file's stream with its error,
@@ -87,13 +89,13 @@ export async function receiveUpload(ctx: Context, check: (fields: UploadFields) 
   const stop = (e: Error) => {
     if (!bb.destroyed) bb.destroy(e);
   };
-  counter.once('error', (e) => {
+  counter.on('error', (e) => {
     ctx.req.unpipe(counter);
     stop(e);
   });
   const brokenOff = () => stop(new AppError('validation', 'upload_aborted', 'The upload was broken off'));
   ctx.req.once('aborted', brokenOff);
-  ctx.req.once('error', brokenOff);
+  ctx.req.on('error', brokenOff);
   const fileArrived = new Promise<void>((resolve, reject) => {
     bb.on('field', (name, value, info) => {
       if (fileSeen) problems.push(bodyIssue(name, `${name} must come before file`, 'part_after_file'));
@@ -101,8 +103,18 @@ export async function receiveUpload(ctx: Context, check: (fields: UploadFields) 
       else fields[name] = value;
     });
     bb.on('file', (name, stream, info) => {
+      // a body that ends inside a file part errors that part's stream as well as the parser: the parser's error
+      // is the one acted on (`finished`), and a stream's error without a listener would end the process, whether
+      // the stream is being read, was resumed to discard it, or is not read yet
+      stream.on('error', ignore);
       if (name !== 'file' || fileSeen) {
-        problems.push(bodyIssue(name, name === 'file' ? 'Only one file per upload' : `${name} is not a field of an upload (the file part is named file)`, 'extra_forbidden'));
+        problems.push(
+          bodyIssue(
+            name,
+            name === 'file' ? 'Only one file per upload' : `${name} is not a field of an upload (the file part is named file)`,
+            'extra_forbidden',
+          ),
+        );
         stream.resume();
         return;
       }
@@ -110,6 +122,8 @@ export async function receiveUpload(ctx: Context, check: (fields: UploadFields) 
       file = { stream, filename: info.filename ?? '', mimeType: info.mimeType, readBefore: read };
       resolve();
     });
+    // busboy drops files beyond `limits.files` silently: a second file is the tenant's mistake, never ignored
+    bb.on('filesLimit', () => problems.push(bodyIssue('file', 'Only one file per upload', 'extra_forbidden')));
     bb.on('partsLimit', () => problems.push(bodyIssue('file', 'Too many parts', 'too_many_items')));
     bb.on('fieldsLimit', () => problems.push(bodyIssue('file', 'Too many fields', 'too_many_items')));
     finished.then(resolve, reject);
@@ -142,10 +156,7 @@ export async function receiveUpload(ctx: Context, check: (fields: UploadFields) 
   if (problems.length) return refuse(problems[0]);
   if (!file) {
     return refuse(
-      AppError.validation([
-        { loc: ['body', 'file'], msg: 'file is required', type: 'missing', input: null, ctx: {} },
-        ...validationIssuesOf(fields),
-      ]),
+      AppError.validation([{ loc: ['body', 'file'], msg: 'file is required', type: 'missing', input: null, ctx: {} }, ...validationIssuesOf(fields)]),
     );
   }
   const current = file;
@@ -227,6 +238,8 @@ export async function receiveUpload(ctx: Context, check: (fields: UploadFields) 
   };
 }
 
+const ignore = () => undefined;
+
 /** The fields' own problems (missing client_id...) to report with a missing file. */
 function validationIssuesOf(fields: Record<string, string>) {
   try {
@@ -240,5 +253,7 @@ function validationIssuesOf(fields: Record<string, string>) {
 /** busboy's complaints about the framing are the tenant's malformed body: a 422 naming `body`. */
 function malformed(e: unknown): unknown {
   if (e instanceof AppError) return e;
-  return AppError.validation([{ loc: ['body'], msg: `Malformed multipart body (${(e as Error).message ?? 'error'})`, type: 'multipart_invalid', input: null, ctx: {} }]);
+  return AppError.validation([
+    { loc: ['body'], msg: `Malformed multipart body (${(e as Error).message ?? 'error'})`, type: 'multipart_invalid', input: null, ctx: {} },
+  ]);
 }

@@ -1,6 +1,6 @@
 import type { Context, Next } from 'koa';
 import { AppError } from '@gateway/errors';
-import { jsonDepthExceeds, MAX_JSON_DEPTH, unstorableTextIssues } from '../storable-text';
+import { jsonShapeExceeds, mayHoldUnstorableText, MAX_JSON_DEPTH, MAX_OBJECT_MEMBERS, unstorableTextIssues } from '../storable-text';
 
 declare module 'koa' {
   interface Request {
@@ -53,7 +53,7 @@ function tooLarge(limit: number) {
 
 /**
  * JSON bodies only (`ownBody` routes excepted): a body with another content type is a 415; malformed JSON, JSON nested deeper than
- * MAX_JSON_DEPTH and text PostgreSQL cannot store are a 422 before any work. An empty body is `undefined`
+ * MAX_JSON_DEPTH, an object of more than MAX_OBJECT_MEMBERS members and text PostgreSQL cannot store are a 422 before any work. An empty body is `undefined`
  * (the route's schema decides whether that is acceptable).
  */
 export function jsonBody(limit: number, opts: { timeoutMs?: number; ownBody?: (ctx: Context) => boolean } = {}) {
@@ -76,9 +76,21 @@ export function jsonBody(limit: number, opts: { timeoutMs?: number; ownBody?: (c
 
 /** Parses a request body's JSON text under the edge's limits; every refusal is a 422 naming `body`. */
 export function parseJsonBody(text: string): unknown {
-  if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) {
+  const exceeded = jsonShapeExceeds(text, { maxDepth: MAX_JSON_DEPTH, maxMembers: MAX_OBJECT_MEMBERS });
+  if (exceeded === 'depth') {
     throw AppError.validation([
       { loc: ['body'], msg: `JSON is nested deeper than ${MAX_JSON_DEPTH} levels`, type: 'json_too_deep', input: null, ctx: { max_depth: MAX_JSON_DEPTH } },
+    ]);
+  }
+  if (exceeded === 'members') {
+    throw AppError.validation([
+      {
+        loc: ['body'],
+        msg: `A JSON object has more than ${MAX_OBJECT_MEMBERS} members`,
+        type: 'too_many_properties',
+        input: null,
+        ctx: { max_properties: MAX_OBJECT_MEMBERS },
+      },
     ]);
   }
   let body: unknown;
@@ -90,7 +102,7 @@ export function parseJsonBody(text: string): unknown {
     const msg = position === undefined ? 'Invalid JSON' : `Invalid JSON at position ${position}`;
     throw AppError.validation([{ loc: ['body'], msg, type: 'json_invalid', input: null, ctx: position === undefined ? {} : { position: Number(position) } }]);
   }
-  const issues = unstorableTextIssues(body, ['body']);
+  const issues = mayHoldUnstorableText(text) ? unstorableTextIssues(body, ['body']) : [];
   if (issues.length) throw AppError.validation(issues);
   return body;
 }

@@ -17,7 +17,13 @@ export async function storableParams(ctx: Context, next: Next): Promise<void> {
       continue; // not percent-decodable: the router matches it as is, and the route's schema refuses it
     }
     if (!isStorableText(decoded)) {
-      issues.push({ loc: ['path'], msg: 'Text must not contain NUL characters or unpaired surrogates', type: 'string_unstorable', input: segment.slice(0, 64), ctx: {} });
+      issues.push({
+        loc: ['path'],
+        msg: 'Text must not contain NUL characters or unpaired surrogates',
+        type: 'string_unstorable',
+        input: segment.slice(0, 64),
+        ctx: {},
+      });
       break;
     }
   }

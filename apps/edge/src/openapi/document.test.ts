@@ -17,7 +17,13 @@ describe('describing a route', () => {
         tags: ['Uploads'],
         request: {
           query: Joi.object({ client_id: Joi.string().guid().required() }),
-          rawBody: { 'multipart/form-data': { type: 'object', required: ['file'], properties: { file: { type: 'string', contentMediaType: 'application/octet-stream' } } } },
+          rawBody: {
+            'multipart/form-data': {
+              type: 'object',
+              required: ['file'],
+              properties: { file: { type: 'string', contentMediaType: 'application/octet-stream' } },
+            },
+          },
         },
         responses: { 201: json('Stored.', { type: 'object', properties: { id: { type: 'string' } } }) },
         errors: [404],
@@ -26,7 +32,17 @@ describe('describing a route', () => {
         ctx.status = 201;
       },
     );
-    api.get('/api/uploads/:id', operation({ operationId: 'getThing', summary: 'A file', tags: ['Uploads'], request: { path: Joi.object({ id: Joi.string().required() }) }, responses: { 200: json('It.', ref('Client')) } }), () => undefined);
+    api.get(
+      '/api/uploads/:id',
+      operation({
+        operationId: 'getThing',
+        summary: 'A file',
+        tags: ['Uploads'],
+        request: { path: Joi.object({ id: Joi.string().required() }) },
+        responses: { 200: json('It.', ref('Client')) },
+      }),
+      () => undefined,
+    );
     api.get('/api/undescribed', () => undefined);
     const doc = buildOpenApiDocument([{ router: api, mount: 'api' }], { serverUrl: 'http://localhost:8080', version: '1' }) as Obj;
     const upload = doc.paths['/api/uploads'].post;
@@ -37,7 +53,11 @@ describe('describing a route', () => {
     expect(doc.paths['/api/uploads/{id}'].get.parameters[0]).toMatchObject({ name: 'id', in: 'path', required: true });
     // a route without a description is left out of the document, and listed as such (the router coverage test fails on it)
     expect(doc.paths['/api/undescribed']).toBeUndefined();
-    expect(routeEntries([{ router: api, mount: 'api' }]).filter((r) => !r.spec).map((r) => `${r.method} ${r.path}`)).toEqual(['get /api/undescribed']);
+    expect(
+      routeEntries([{ router: api, mount: 'api' }])
+        .filter((r) => !r.spec)
+        .map((r) => `${r.method} ${r.path}`),
+    ).toEqual(['get /api/undescribed']);
     const result = await validate(structuredClone(doc) as never);
     if (!result.valid) throw new Error(compileErrors(result));
   });

@@ -3,7 +3,7 @@ import type Joi from 'joi';
 import parseJoi from 'joi-to-json';
 import { EVENT_TYPES, eventSchema, type EventType } from '@gateway/events';
 import { componentSchemas, ERROR_CODES, errorSchemaName } from './components';
-import { layerSpec, type JsonSchema, type OperationSpec } from './operation';
+import { layerSpec, noStoreOf, type JsonSchema, type OperationSpec } from './operation';
 
 /** Where a router is mounted decides who may call its routes and which errors every one of them can answer. */
 export type Mount = 'public' | 'admin' | 'api';
@@ -90,6 +90,7 @@ const camel = (s: string) => s.replace(/[-_](\w)/g, (_, c: string) => c.toUpperC
 
 const REQUEST_ID_PARAM = { $ref: '#/components/parameters/RequestId' };
 const REQUEST_ID_HEADER = { $ref: '#/components/headers/RequestId' };
+const NO_STORE_HEADER = { $ref: '#/components/headers/NoStore' };
 
 /** Statuses every operation of a mount can answer (besides its own `errors`). */
 function defaultErrors(mount: Mount, spec: OperationSpec, method: string): number[] {
@@ -123,7 +124,7 @@ const ERROR_TEXT: Record<number, string> = {
   400: 'Malformed HTTP request.',
   401: 'Missing or invalid credentials (`WWW-Authenticate: Bearer`).',
   403: 'Refused: e.g. a state-changing request made with the dashboard session cookie without its `X-CSRF-Token`.',
-  404: 'Not found (another tenant\'s objects are not found too).',
+  404: "Not found (another tenant's objects are not found too).",
   405: 'Method not allowed on this path (`Allow` lists the allowed ones).',
   408: 'The request body did not arrive within `BODY_TIMEOUT_MS` (`request_body_timeout`).',
   409: 'Conflict with the current state (inactive client, idempotency key reuse, closed customer-service window, …).',
@@ -143,7 +144,11 @@ function errorResponse(status: number): Obj {
   if (status === 429 || status === 503) headers['Retry-After'] = { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 1 } };
   if (status === 401) headers['WWW-Authenticate'] = { schema: { type: 'string' } };
   if (status === 405) headers.Allow = { schema: { type: 'string' } };
-  return { description: ERROR_TEXT[status] ?? `Error ${status}.`, headers, content: { 'application/json': { schema: { $ref: `#/components/schemas/${errorSchemaName(status)}` } } } };
+  return {
+    description: ERROR_TEXT[status] ?? `Error ${status}.`,
+    headers,
+    content: { 'application/json': { schema: { $ref: `#/components/schemas/${errorSchemaName(status)}` } } },
+  };
 }
 
 function buildOperation(mount: Mount, method: string, spec: OperationSpec): Obj {
@@ -154,8 +159,9 @@ function buildOperation(mount: Mount, method: string, spec: OperationSpec): Obj 
   if (spec.idempotent) params.push({ $ref: '#/components/parameters/IdempotencyKey' });
   params.push(REQUEST_ID_PARAM);
   const responses: Obj = {};
+  const noStore = noStoreOf(spec);
   for (const [status, res] of Object.entries(spec.responses)) {
-    const headers: Obj = { 'X-Request-Id': REQUEST_ID_HEADER, ...(res.headers ?? {}) };
+    const headers: Obj = { 'X-Request-Id': REQUEST_ID_HEADER, ...(noStore ? { 'Cache-Control': NO_STORE_HEADER } : {}), ...(res.headers ?? {}) };
     const out: Obj = { description: res.description, headers };
     const types = [res.contentType ?? 'application/json'].flat();
     if (res.schema !== undefined) out.content = Object.fromEntries(types.map((t) => [t, { schema: res.schema === null ? { type: 'null' } : res.schema }]));
@@ -207,9 +213,9 @@ export function routeEntries(routers: MountedRouter[]): RouteEntry[] {
 }
 
 const SIGNATURE_HEADERS: Array<[string, string, JsonSchema]> = [
-  ['X-Signature-256', '`sha256=<hex>`: HMAC-SHA256 of the raw body with the tenant\'s `webhook_secret`.', { type: 'string', pattern: '^sha256=[0-9a-f]{64}$' }],
+  ['X-Signature-256', "`sha256=<hex>`: HMAC-SHA256 of the raw body with the tenant's `webhook_secret`.", { type: 'string', pattern: '^sha256=[0-9a-f]{64}$' }],
   ['X-Event-Id', 'The event id: the same on every attempt; dedupe on it.', { type: 'string' }],
-  ['X-Event-Type', 'The envelope\'s `type`.', { type: 'string', enum: [...EVENT_TYPES] }],
+  ['X-Event-Type', "The envelope's `type`.", { type: 'string', enum: [...EVENT_TYPES] }],
   ['X-Delivery-Id', 'The delivery record (`GET /api/clients/{id}/webhook/deliveries/{delivery_id}`).', { type: 'string', format: 'uuid' }],
   ['X-Delivery-Attempt', 'Attempt number, from 1.', { type: 'string', pattern: '^\\d+$' }],
   ['webhook-id', 'Standard Webhooks: the event id.', { type: 'string' }],
@@ -254,17 +260,18 @@ function webhooks(): { webhooks: Obj; schemas: Record<string, JsonSchema> } {
 
 /** Tags in the order the reference lists them. */
 const TAG_TEXT: Record<string, string> = {
-  Messaging: 'Sends and other calls on behalf of an active client. A send answers `200 null` with the provider\'s message id in `X-Message-Id`.',
+  Messaging: "Sends and other calls on behalf of an active client. A send answers `200 null` with the provider's message id in `X-Message-Id`.",
   Calls: 'Inbound calls.',
   Clients: 'Business accounts of the tenant (active, or pending embedded signup).',
   Deliveries: 'Webhook delivery records of a client, redelivery and test events.',
-  Events: 'The signed webhooks the gateway sends (the document\'s `webhooks`): verify `webhook-signature` (Standard Webhooks) or `X-Signature-256` on the raw body.',
-  Tenant: 'The caller\'s tenant: webhook URL and secret, API keys.',
+  Events:
+    "The signed webhooks the gateway sends (the document's `webhooks`): verify `webhook-signature` (Standard Webhooks) or `X-Signature-256` on the raw body.",
+  Tenant: "The caller's tenant: webhook URL and secret, API keys.",
   Flows: 'Interactive flows of a client.',
   Templates: 'Message templates of a client.',
   Admin: 'Operator API (`GATEWAY_ADMIN_TOKEN`).',
   Signup: 'The hosted embedded-signup page (public).',
-  Dashboard: 'The tenants\' web console and its session.',
+  Dashboard: "The tenants' web console and its session.",
   Provider: 'Inbound webhooks from the provider (signed with `X-Hub-Signature-256`).',
   Health: 'Liveness and readiness.',
   Reference: 'This document and its browsable form.',
@@ -289,10 +296,13 @@ export function buildOpenApiDocument(routers: MountedRouter[], opts: DocumentOpt
       title: 'Business messaging gateway',
       version: opts.version,
       description:
-        'Multi-tenant gateway in front of a business messaging platform\'s Cloud API. Authenticate with `Authorization: Bearer <API key>`. Errors: `422` lists every problem in `detail` (`[{loc, msg, type, input, ctx}]`); every other error is `{detail, code}` with a stable `code` (plus `provider_error` when the provider refused). Every response carries `X-Request-Id`. Lists page with `limit` and `cursor` (`next_cursor`, null on the last page). Sends take `Idempotency-Key`.',
+        "Multi-tenant gateway in front of a business messaging platform's Cloud API. Authenticate with `Authorization: Bearer <API key>`. Errors: `422` lists every problem in `detail` (`[{loc, msg, type, input, ctx}]`); every other error is `{detail, code}` with a stable `code` (plus `provider_error` when the provider refused). Every response carries `X-Request-Id` and `X-Content-Type-Options: nosniff`; every answer of an operation that can answer a secret (an API key, a webhook secret, a CSRF token) carries `Cache-Control: no-store`. Lists page with `limit` and `cursor` (`next_cursor`, null on the last page). Sends take `Idempotency-Key`.",
     },
     servers: [{ url: opts.serverUrl }],
-    tags: [...Object.keys(TAG_TEXT).filter((t) => tags.has(t) || t === 'Events'), ...[...tags].filter((t) => !(t in TAG_TEXT))].map((name) => ({ name, description: TAG_TEXT[name] ?? name })),
+    tags: [...Object.keys(TAG_TEXT).filter((t) => tags.has(t) || t === 'Events'), ...[...tags].filter((t) => !(t in TAG_TEXT))].map((name) => ({
+      name,
+      description: TAG_TEXT[name] ?? name,
+    })),
     paths,
     webhooks: hooks.webhooks,
     components: {
@@ -305,7 +315,8 @@ export function buildOpenApiDocument(routers: MountedRouter[], opts: DocumentOpt
           type: 'apiKey',
           in: 'cookie',
           name: 'gw_session',
-          description: 'The dashboard\'s session cookie (`__Host-gw_session` over https), from `POST /dashboard/session`; state-changing requests made with it also send `X-CSRF-Token`.',
+          description:
+            "The dashboard's session cookie (`__Host-gw_session` over https), from `POST /dashboard/session`; state-changing requests made with it also send `X-CSRF-Token`.",
         },
       },
       parameters: {
@@ -313,14 +324,29 @@ export function buildOpenApiDocument(routers: MountedRouter[], opts: DocumentOpt
           name: 'Idempotency-Key',
           in: 'header',
           required: false,
-          description: 'Makes a retry safe: the first outcome is stored for 24 h and a repeat with the same key and body replays it without calling the provider again (`409 idempotency_key_reused` with another body).',
+          description:
+            'Makes a retry safe: the first outcome is stored for 24 h and a repeat with the same key and body replays it without calling the provider again (`409 idempotency_key_reused` with another body).',
           schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7e]+$' },
         },
-        RequestId: { name: 'X-Request-Id', in: 'header', required: false, description: 'Your id for this request (echoed; else one is made).', schema: { type: 'string' } },
+        RequestId: {
+          name: 'X-Request-Id',
+          in: 'header',
+          required: false,
+          description: 'Your id for this request (echoed; else one is made).',
+          schema: { type: 'string' },
+        },
       },
       headers: {
         RequestId: { description: 'The request id (yours, or one made by the gateway); in every log line of the request.', schema: { type: 'string' } },
-        MessageId: { description: 'The provider\'s message id of the send (`wamid.…`): its status is `GET /api/messages/{message_id}`.', schema: { type: 'string' } },
+        NoStore: {
+          description: 'The answer holds a secret (or is otherwise private): no cache may keep it.',
+          required: true,
+          schema: { type: 'string', const: 'no-store' },
+        },
+        MessageId: {
+          description: "The provider's message id of the send (`wamid.…`): its status is `GET /api/messages/{message_id}`.",
+          schema: { type: 'string' },
+        },
       },
     },
   };

@@ -1,3 +1,4 @@
+import type Koa from 'koa';
 import { createLogger } from '@gateway/logger';
 import { connectProvider } from '@gateway/provider-client';
 import { createEdgeApp, mountedRouters } from '../app';
@@ -12,20 +13,35 @@ import { buildOpenApiDocument } from './document';
 export const GENERATED_SERVER_URL = 'http://localhost:8080';
 
 /**
- * The document an edge serves, built without starting one: the app with its routers, on a development-mode
- * config (gRPC clients are created but never called). The SDK is generated from it.
+ * The edge's app with its routers, built without starting an edge: on a development-mode config, with gRPC
+ * clients that are created but never called. `close()` when done.
  */
-export function openApiDocument(): Record<string, unknown> {
-  const config = readConfig({ GATEWAY_ADMIN_TOKEN: 'generate-only-token-generate-only', PUBLIC_BASE_URL: GENERATED_SERVER_URL, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false' });
+export function offlineApp(): { app: Koa; close(): void } {
+  const config = readConfig({
+    GATEWAY_ADMIN_TOKEN: 'generate-only-token-generate-only',
+    PUBLIC_BASE_URL: GENERATED_SERVER_URL,
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false',
+  });
   const services = connectServices(config);
   const media = connectProvider(config);
+  const logger = createLogger({ name: 'openapi', level: 'silent' });
+  const app = createEdgeApp({ config, services, logger, keys: new ApiKeyCache(services, config.authCacheTtlMs), publicRoutes, media });
+  return {
+    app,
+    close() {
+      void media.close();
+      closeServices(services);
+    },
+  };
+}
+
+/** The document an edge serves, built without starting one (the SDK is generated from it). */
+export function openApiDocument(): Record<string, unknown> {
+  const { app, close } = offlineApp();
   try {
-    const logger = createLogger({ name: 'openapi', level: 'silent' });
-    const app = createEdgeApp({ config, services, logger, keys: new ApiKeyCache(services, config.authCacheTtlMs), publicRoutes, media });
-    return buildOpenApiDocument(mountedRouters(app), { serverUrl: config.publicBaseUrl, version: API_VERSION });
+    return buildOpenApiDocument(mountedRouters(app), { serverUrl: GENERATED_SERVER_URL, version: API_VERSION });
   } finally {
-    void media.close();
-    closeServices(services);
+    close();
   }
 }
 

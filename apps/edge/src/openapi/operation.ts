@@ -1,5 +1,6 @@
 import type Joi from 'joi';
 import type { Context, Next } from 'koa';
+import { isPresenter, schemaOf, type AnyPresenter } from '../presenters/presenter';
 
 /** A JSON Schema (draft 2020-12, OpenAPI 3.1's dialect) or a `$ref` to one of the document's components. */
 export type JsonSchema = { [keyword: string]: unknown };
@@ -12,6 +13,8 @@ export interface ResponseSpec {
   contentType?: string | string[];
   /** Response headers beyond `X-Request-Id` (every response has it). */
   headers?: Record<string, { description: string; schema?: JsonSchema; required?: boolean }>;
+  /** The body holds a secret (its presenter says so): the operation's answers are never stored (`noStore`). */
+  secret?: boolean;
 }
 
 /**
@@ -44,6 +47,16 @@ export interface OperationSpec {
   idempotent?: boolean;
   /** Not JSON: an HTML page or plain text (documented, but not part of the typed SDK). */
   hidden?: boolean;
+  /**
+   * Every answer carries `Cache-Control: no-store`. Default: when a response's body holds a secret (an API key, a
+   * webhook secret, a CSRF token: its presenter is `secret`); set it for answers private for another reason.
+   */
+  noStore?: boolean;
+}
+
+/** Whether the operation's answers carry `Cache-Control: no-store` (operation() sets it, the document says it). */
+export function noStoreOf(spec: OperationSpec): boolean {
+  return spec.noStore ?? Object.values(spec.responses).some((r) => r.secret);
 }
 
 export const OPERATION = Symbol('openapi.operation');
@@ -56,8 +69,11 @@ export type DescribedMiddleware = ((ctx: Context, next: Next) => Promise<unknown
  * rest of the request (`ctx.state.operationId`).
  */
 export function operation(spec: OperationSpec): DescribedMiddleware {
+  const noStore = noStoreOf(spec);
   const mw = (ctx: Context, next: Next) => {
     ctx.state.operationId = spec.operationId;
+    // before the handler: its errors, and whatever it answers, are never kept by a cache either
+    if (noStore) ctx.set('Cache-Control', 'no-store');
     return next();
   };
   return Object.assign(mw, { [OPERATION]: spec });
@@ -112,4 +128,8 @@ export const list = (item: string): JsonSchema => ({
   properties: { data: { type: 'array', items: ref(item) } },
 });
 
-export const json = (description: string, schema: JsonSchema | null, headers?: ResponseSpec['headers']): ResponseSpec => ({ description, schema, headers });
+/** A JSON answer: a presenter's body (its schema, and whether it holds a secret), or a schema (`null`: the body `null`). */
+export function json(description: string, body: AnyPresenter | JsonSchema | null, headers?: ResponseSpec['headers']): ResponseSpec {
+  if (isPresenter(body)) return { description, schema: schemaOf(body), headers, ...(body.secret ? { secret: true } : {}) };
+  return { description, schema: body, headers };
+}

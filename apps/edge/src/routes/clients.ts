@@ -1,10 +1,10 @@
 import { tenantOf } from '../auth';
 import { ListCursors } from '../cursors';
-import { clientJson } from '../presenters';
+import { Client, pageOf, respond } from '../presenters';
 import { idPath, listQuery, patchBody, registerBody } from '../schemas/clients';
 import { httpsUrl } from '../schemas/common';
 import { validateParts } from '../validation';
-import { json, operation, page, ref } from '../openapi/operation';
+import { json, operation } from '../openapi/operation';
 import type { RegisterRoutes } from './context';
 
 interface RegisterBody {
@@ -29,6 +29,8 @@ interface PatchBody {
   is_active?: boolean;
 }
 
+const Clients = pageOf(Client);
+
 export const registerClientRoutes: RegisterRoutes = (router, { services, config }) => {
   const cursors = new ListCursors(config.adminToken);
   // a signup page redirects the business's browser there: https only, plain http in development mode
@@ -48,15 +50,16 @@ export const registerClientRoutes: RegisterRoutes = (router, { services, config 
       providerBusinessId: body.provider_business_id,
       catalogId: body.catalog_id,
     });
-    ctx.body = clientJson(res.client);
+    respond(ctx, Client, res.client);
   };
   const registerOp = operation({
     operationId: 'registerClient',
     summary: 'Register a client',
-    description: 'With `business_account_id`, `phone_number_id` and `access_token`: an active client. Without them: a pending client whose `embed_signup_url` runs embedded signup.',
+    description:
+      'With `business_account_id`, `phone_number_id` and `access_token`: an active client. Without them: a pending client whose `embed_signup_url` runs embedded signup.',
     tags: ['Clients'],
     request: { body: registerSchema },
-    responses: { 200: json('The client.', ref('Client')) },
+    responses: { 200: json('The client.', Client) },
     errors: [409],
   });
   router.post('/api/clients/', registerOp, register);
@@ -66,22 +69,33 @@ export const registerClientRoutes: RegisterRoutes = (router, { services, config 
     const { query } = validateParts<{ query: { limit: number; cursor?: string } }>({ query: [listQuery, ctx.query] });
     const scope = ['clients', tenantOf(ctx)];
     const res = await services.directory.listClients({ tenantId: tenantOf(ctx), limit: query.limit, cursor: cursors.open(scope, query.cursor) });
-    ctx.body = { data: res.clients.map(clientJson), next_cursor: cursors.seal(scope, res.nextCursor) };
+    respond(ctx, Clients, { items: res.clients, nextCursor: cursors.seal(scope, res.nextCursor) });
   };
   const listOp = operation({
     operationId: 'listClients',
     summary: "List the tenant's clients",
     tags: ['Clients'],
     request: { query: listQuery },
-    responses: { 200: json('A page of clients, oldest first.', page('Client')) },
+    responses: { 200: json('A page of clients, oldest first.', Clients) },
   });
   router.get('/api/clients', listOp, list);
   router.get('/api/clients/', listOp, list);
 
-  router.get('/api/clients/:id', operation({ operationId: 'getClient', summary: 'Get a client', tags: ['Clients'], request: { path: idPath }, responses: { 200: json('The client.', ref('Client')) }, errors: [404] }), async (ctx) => {
-    const { path } = validateParts<{ path: { id: string } }>({ path: [idPath, ctx.params] });
-    ctx.body = clientJson((await services.directory.getClient({ tenantId: tenantOf(ctx), clientId: path.id })).client);
-  });
+  router.get(
+    '/api/clients/:id',
+    operation({
+      operationId: 'getClient',
+      summary: 'Get a client',
+      tags: ['Clients'],
+      request: { path: idPath },
+      responses: { 200: json('The client.', Client) },
+      errors: [404],
+    }),
+    async (ctx) => {
+      const { path } = validateParts<{ path: { id: string } }>({ path: [idPath, ctx.params] });
+      respond(ctx, Client, (await services.directory.getClient({ tenantId: tenantOf(ctx), clientId: path.id })).client);
+    },
+  );
 
   router.patch(
     '/api/clients/:id',
@@ -91,28 +105,28 @@ export const registerClientRoutes: RegisterRoutes = (router, { services, config 
       description: '`null` clears `external_id`, `webhook_url` and `webhook_events`; `webhook_status: "active"` enables a disabled webhook again.',
       tags: ['Clients'],
       request: { path: idPath, body: patchBody },
-      responses: { 200: json('The client.', ref('Client')) },
+      responses: { 200: json('The client.', Client) },
       errors: [404, 409],
     }),
     async (ctx) => {
-    const { path, body } = validateParts<{ path: { id: string }; body: PatchBody }>({
-      path: [idPath, ctx.params],
-      body: [patchBody, ctx.request.body],
-    });
-    const clear = (['external_id', 'webhook_url'] as const).filter((k) => body[k] === null);
-    const res = await services.directory.updateClient({
-      tenantId: tenantOf(ctx),
-      clientId: path.id,
-      displayName: body.display_name ?? undefined,
-      externalId: body.external_id ?? undefined,
-      webhookUrl: body.webhook_url ?? undefined,
-      clearFields: clear,
-      isActive: body.is_active,
-      setWebhookEvents: body.webhook_events !== undefined,
-      webhookEvents: body.webhook_events ?? [],
-      webhookStatus: body.webhook_status,
-    });
-    ctx.body = clientJson(res.client);
+      const { path, body } = validateParts<{ path: { id: string }; body: PatchBody }>({
+        path: [idPath, ctx.params],
+        body: [patchBody, ctx.request.body],
+      });
+      const clear = (['external_id', 'webhook_url'] as const).filter((k) => body[k] === null);
+      const res = await services.directory.updateClient({
+        tenantId: tenantOf(ctx),
+        clientId: path.id,
+        displayName: body.display_name ?? undefined,
+        externalId: body.external_id ?? undefined,
+        webhookUrl: body.webhook_url ?? undefined,
+        clearFields: clear,
+        isActive: body.is_active,
+        setWebhookEvents: body.webhook_events !== undefined,
+        webhookEvents: body.webhook_events ?? [],
+        webhookStatus: body.webhook_status,
+      });
+      respond(ctx, Client, res.client);
     },
   );
 };

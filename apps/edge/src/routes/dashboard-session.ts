@@ -5,10 +5,10 @@ import { isAppError } from '@gateway/errors';
 import { unauthorized } from '../auth';
 import { requireCsrf, type SessionAuth } from '../dashboard/session-auth';
 import { jsonBody } from '../middleware/body';
-import { sessionJson } from '../presenters';
+import { respond, Session } from '../presenters';
 import { signInBody } from '../schemas/dashboard';
 import { validateParts } from '../validation';
-import { json, operation, ref } from '../openapi/operation';
+import { json, operation } from '../openapi/operation';
 import type { RouteDeps } from './context';
 
 /** A sign-in body is one key. */
@@ -21,31 +21,32 @@ const BODY_LIMIT_BYTES = 4 * 1024;
  * DELETE ends the session server-side. JSON bodies only, so no form of another site can sign anyone in.
  */
 export function registerDashboardSessionRoutes(router: Router, { services }: RouteDeps, auth: SessionAuth): void {
-  const noStore = (ctx: Context) => ctx.set('Cache-Control', 'no-store');
-
   const sessionErrors = [401, 413, 415, 503, 504];
   const signInOp = operation({
     operationId: 'signIn',
     summary: 'Dashboard sign-in: exchange an API key for a session cookie',
     tags: ['Dashboard'],
     request: { body: signInBody },
-    responses: { 201: json('The session (its CSRF token; the session token is only in the HttpOnly cookie).', ref('Session')) },
+    responses: { 201: json('The session (its CSRF token; the session token is only in the HttpOnly cookie).', Session) },
     errors: sessionErrors,
   });
   router.post('/dashboard/session', signInOp, jsonBody(BODY_LIMIT_BYTES), async (ctx) => {
-    noStore(ctx);
     const { body } = validateParts<{ body: { api_key: string } }>({ body: [signInBody, ctx.request.body] });
     const res = await services.directory.createSession({ apiKey: body.api_key });
     auth.cookie.set(ctx, res.sessionToken, new Date(res.session!.expiresAt));
-    ctx.status = 201;
-    ctx.body = sessionJson(res.session);
+    respond(ctx, Session, res.session, 201);
   });
 
-  const getOp = operation({ operationId: 'getSession', summary: 'Who is signed in', tags: ['Dashboard'], security: 'session', responses: { 200: json('The session.', ref('Session')) }, errors: [503, 504] });
+  const getOp = operation({
+    operationId: 'getSession',
+    summary: 'Who is signed in',
+    tags: ['Dashboard'],
+    security: 'session',
+    responses: { 200: json('The session.', Session) },
+    errors: [503, 504],
+  });
   router.get('/dashboard/session', getOp, async (ctx) => {
-    noStore(ctx);
-    const session = await liveSession(ctx, auth);
-    ctx.body = sessionJson(session);
+    respond(ctx, Session, await liveSession(ctx, auth));
   });
 
   const signOutOp = operation({
@@ -55,9 +56,9 @@ export function registerDashboardSessionRoutes(router: Router, { services }: Rou
     security: 'session',
     responses: { 204: { description: 'Signed out (also when the session had already ended).' } },
     errors: [403, 413, 415, 422, 503, 504],
+    noStore: true,
   });
   router.delete('/dashboard/session', signOutOp, jsonBody(BODY_LIMIT_BYTES), async (ctx) => {
-    noStore(ctx);
     const token = auth.cookie.read(ctx);
     const session = await liveSession(ctx, auth).catch((e: unknown) => {
       if (isAppError(e) && e.kind === 'unauthenticated') return undefined;

@@ -1,11 +1,11 @@
 import type { Context } from 'koa';
 import { tenantOf } from '../auth';
 import { respondNull } from '../idempotency';
-import { flowJson } from '../presenters';
+import { Flow, pageOf, respond } from '../presenters';
 import { clientBody, clientQuery, createFlowBody, flowJsonBody, flowPath, listFlowsQuery } from '../schemas/flows';
 import { ListCursors } from '../cursors';
 import { validateParts } from '../validation';
-import { json, operation, page, ref } from '../openapi/operation';
+import { json, operation } from '../openapi/operation';
 import type { RegisterRoutes } from './context';
 
 interface CreateBody {
@@ -16,6 +16,8 @@ interface CreateBody {
   clone_flow_id?: string;
   endpoint_uri?: string;
 }
+
+const Flows = pageOf(Flow);
 
 /** Spec 4.5 (update JSON, publish, deprecate, delete: `200 null`) and the flow reads and create of decisions.md. */
 export const registerFlowRoutes: RegisterRoutes = (router, { services, config }) => {
@@ -32,14 +34,14 @@ export const registerFlowRoutes: RegisterRoutes = (router, { services, config })
       cloneFlowId: body.clone_flow_id,
       endpointUri: body.endpoint_uri,
     });
-    ctx.body = flowJson(res.flow);
+    respond(ctx, Flow, res.flow);
   };
   const createOp = operation({
     operationId: 'createFlow',
     summary: 'Create a flow (optionally with its JSON, or as a clone)',
     tags: ['Flows'],
     request: { body: createFlowBody },
-    responses: { 200: json('The flow; `validation_errors` lists what the provider found in its JSON.', ref('Flow')) },
+    responses: { 200: json('The flow; `validation_errors` lists what the provider found in its JSON.', Flow) },
     errors: [404, 409, 429, 502],
   });
   router.post('/api/flows', createOp, create);
@@ -49,7 +51,7 @@ export const registerFlowRoutes: RegisterRoutes = (router, { services, config })
     const { query } = validateParts<{ query: { client_id: string; limit: number; cursor?: string } }>({ query: [listFlowsQuery, ctx.query] });
     const scope = ['flows', tenantOf(ctx), query.client_id];
     const res = await services.flows.listFlows({ caller: caller(ctx, query.client_id), limit: query.limit, cursor: cursors.open(scope, query.cursor) });
-    ctx.body = { data: res.flows.map(flowJson), next_cursor: cursors.seal(scope, res.nextCursor) };
+    respond(ctx, Flows, { items: res.flows, nextCursor: cursors.seal(scope, res.nextCursor) });
   };
   const listOp = operation({
     operationId: 'listFlows',
@@ -60,27 +62,48 @@ export const registerFlowRoutes: RegisterRoutes = (router, { services, config })
       'A cursor of another list, client or tenant, or one altered, is a 422 (`cursor_invalid`).',
     tags: ['Flows'],
     request: { query: listFlowsQuery },
-    responses: { 200: json('A page of flows.', page('Flow')) },
+    responses: { 200: json('A page of flows.', Flows) },
     errors: [404, 409, 429, 502],
   });
   router.get('/api/flows', listOp, list);
   router.get('/api/flows/', listOp, list);
 
-  router.get('/api/flows/:flow_id', operation({ operationId: 'getFlow', summary: 'A flow', tags: ['Flows'], request: { path: flowPath, query: clientQuery }, responses: { 200: json('The flow.', ref('Flow')) }, errors: [404, 409, 429, 502] }), async (ctx) => {
-    const { path, query } = validateParts<{ path: { flow_id: string }; query: { client_id: string } }>({ path: [flowPath, ctx.params], query: [clientQuery, ctx.query] });
-    ctx.body = flowJson((await services.flows.getFlow({ caller: caller(ctx, query.client_id), flowId: path.flow_id })).flow);
-  });
+  router.get(
+    '/api/flows/:flow_id',
+    operation({
+      operationId: 'getFlow',
+      summary: 'A flow',
+      tags: ['Flows'],
+      request: { path: flowPath, query: clientQuery },
+      responses: { 200: json('The flow.', Flow) },
+      errors: [404, 409, 429, 502],
+    }),
+    async (ctx) => {
+      const { path, query } = validateParts<{ path: { flow_id: string }; query: { client_id: string } }>({
+        path: [flowPath, ctx.params],
+        query: [clientQuery, ctx.query],
+      });
+      respond(ctx, Flow, (await services.flows.getFlow({ caller: caller(ctx, query.client_id), flowId: path.flow_id })).flow);
+    },
+  );
 
   router.put(
     '/api/flows/:flow_id/json',
-    operation({ operationId: 'updateFlowJson', summary: "Replace a draft flow's JSON", tags: ['Flows'], request: { path: flowPath, body: flowJsonBody }, responses: { 200: json('Saved.', null) }, errors: [404, 409, 429, 502] }),
+    operation({
+      operationId: 'updateFlowJson',
+      summary: "Replace a draft flow's JSON",
+      tags: ['Flows'],
+      request: { path: flowPath, body: flowJsonBody },
+      responses: { 200: json('Saved.', null) },
+      errors: [404, 409, 429, 502],
+    }),
     async (ctx) => {
-    const { path, body } = validateParts<{ path: { flow_id: string }; body: { client_id: string; flow_json: Record<string, unknown> } }>({
-      path: [flowPath, ctx.params],
-      body: [flowJsonBody, ctx.request.body],
-    });
-    await services.flows.updateFlowJson({ caller: caller(ctx, body.client_id), flowId: path.flow_id, flowJson: JSON.stringify(body.flow_json) });
-    respondNull(ctx);
+      const { path, body } = validateParts<{ path: { flow_id: string }; body: { client_id: string; flow_json: Record<string, unknown> } }>({
+        path: [flowPath, ctx.params],
+        body: [flowJsonBody, ctx.request.body],
+      });
+      await services.flows.updateFlowJson({ caller: caller(ctx, body.client_id), flowId: path.flow_id, flowJson: JSON.stringify(body.flow_json) });
+      respondNull(ctx);
     },
   );
 
@@ -94,16 +117,33 @@ export const registerFlowRoutes: RegisterRoutes = (router, { services, config })
       errors: [404, 409, 429, 502],
     });
     router.post(`/api/flows/:flow_id/${action}`, op, async (ctx) => {
-      const { path, body } = validateParts<{ path: { flow_id: string }; body: { client_id: string } }>({ path: [flowPath, ctx.params], body: [clientBody, ctx.request.body] });
+      const { path, body } = validateParts<{ path: { flow_id: string }; body: { client_id: string } }>({
+        path: [flowPath, ctx.params],
+        body: [clientBody, ctx.request.body],
+      });
       const req = { caller: caller(ctx, body.client_id), flowId: path.flow_id };
       await (action === 'publish' ? services.flows.publishFlow(req) : services.flows.deprecateFlow(req));
       respondNull(ctx);
     });
   }
 
-  router.delete('/api/flows/:flow_id', operation({ operationId: 'deleteFlow', summary: 'Delete a draft flow', tags: ['Flows'], request: { path: flowPath, query: clientQuery }, responses: { 200: json('Deleted.', null) }, errors: [404, 409, 429, 502] }), async (ctx) => {
-    const { path, query } = validateParts<{ path: { flow_id: string }; query: { client_id: string } }>({ path: [flowPath, ctx.params], query: [clientQuery, ctx.query] });
-    await services.flows.deleteFlow({ caller: caller(ctx, query.client_id), flowId: path.flow_id });
-    respondNull(ctx);
-  });
+  router.delete(
+    '/api/flows/:flow_id',
+    operation({
+      operationId: 'deleteFlow',
+      summary: 'Delete a draft flow',
+      tags: ['Flows'],
+      request: { path: flowPath, query: clientQuery },
+      responses: { 200: json('Deleted.', null) },
+      errors: [404, 409, 429, 502],
+    }),
+    async (ctx) => {
+      const { path, query } = validateParts<{ path: { flow_id: string }; query: { client_id: string } }>({
+        path: [flowPath, ctx.params],
+        query: [clientQuery, ctx.query],
+      });
+      await services.flows.deleteFlow({ caller: caller(ctx, query.client_id), flowId: path.flow_id });
+      respondNull(ctx);
+    },
+  );
 };

@@ -1,6 +1,7 @@
 import { health } from '@gateway/contracts';
 import { createServiceClient } from '@gateway/rpc';
 import { json, operation } from '../openapi/operation';
+import { Alive, readiness, respond } from '../presenters';
 import type { RegisterRoutes } from './context';
 
 /** /healthz: the process is alive. /readyz: every backing service and the bus answer. */
@@ -18,26 +19,19 @@ export const registerHealthRoutes: RegisterRoutes = (router, { config, bus }) =>
     operationId: 'healthz',
     summary: 'The process is alive',
     tags: ['Health'],
-    responses: { 200: json('Alive.', { type: 'object', required: ['status'], additionalProperties: false, properties: { status: { const: 'ok' } } }) },
+    responses: { 200: json('Alive.', Alive) },
   });
   router.get('/healthz', alive, (ctx) => {
-    ctx.body = { status: 'ok' };
+    respond(ctx, Alive, undefined);
   });
 
-  const readiness = (status: string) => ({
-    type: 'object',
-    required: ['status', 'checks'],
-    additionalProperties: false,
-    properties: {
-      status: { const: status },
-      checks: { type: 'object', description: 'Per service and the bus: `ok`, `not_serving` or `unreachable`.', additionalProperties: { type: 'string', enum: ['ok', 'not_serving', 'unreachable'] } },
-    },
-  });
+  const Ready = readiness('ready');
+  const NotReady = readiness('not_ready');
   const ready = operation({
     operationId: 'readyz',
     summary: 'Every service and the bus answer',
     tags: ['Health'],
-    responses: { 200: json('Ready.', readiness('ready')), 503: json('Not ready: `checks` says what is not.', readiness('not_ready')) },
+    responses: { 200: json('Ready.', Ready), 503: json('Not ready: `checks` says what is not.', NotReady) },
   });
   router.get('/readyz', ready, async (ctx) => {
     const checks: Record<string, string> = {};
@@ -53,7 +47,6 @@ export const registerHealthRoutes: RegisterRoutes = (router, { config, bus }) =>
     );
     checks.bus = bus?.isConnected() ? 'ok' : 'unreachable';
     const ready = Object.values(checks).every((v) => v === 'ok');
-    ctx.status = ready ? 200 : 503;
-    ctx.body = { status: ready ? 'ready' : 'not_ready', checks };
+    respond(ctx, ready ? Ready : NotReady, checks, ready ? 200 : 503);
   });
 };

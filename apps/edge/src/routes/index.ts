@@ -14,4 +14,15 @@ import { registerWebhookDeliveryRoutes } from './webhook-deliveries';
  * Tenant API routes (bearer API key, JSON bodies). One module per area; each registers its own paths.
  * Add a module here when an area is added.
  */
-export const tenantApiRoutes: RegisterRoutes[] = [registerTenantRoutes, registerClientRoutes, registerMessagingRoutes, registerCallRoutes, registerMessageRoutes, registerWebhookDeliveryRoutes, registerFlowRoutes, registerApiKeyRoutes, registerTemplateRoutes, registerMediaRoutes];
+export const tenantApiRoutes: RegisterRoutes[] = [
+  registerTenantRoutes,
+  registerClientRoutes,
+  registerMessagingRoutes,
+  registerCallRoutes,
+  registerMessageRoutes,
+  registerWebhookDeliveryRoutes,
+  registerFlowRoutes,
+  registerApiKeyRoutes,
+  registerTemplateRoutes,
+  registerMediaRoutes,
+];

@@ -3,7 +3,7 @@ import { AppError } from '@gateway/errors';
 import { tenantOf } from '../auth';
 import { receiveUpload } from '../media/upload';
 import { MAX_MEDIA_BYTES } from '../media/types';
-import { mediaJson } from '../presenters';
+import { Media, respond } from '../presenters';
 import { json, operation } from '../openapi/operation';
 import { mediaPath, mediaQuery } from '../schemas/media';
 import type { Services } from '../services';
@@ -37,23 +37,11 @@ async function credentialsOf(services: Services, tenantId: string, clientId: str
  * `/api/media` (issue 19): upload a file to the client's business number, download a media (the ones customers
  * send arrive as ids in `chat` events), delete one. The bytes stream between the tenant and the provider.
  */
-const MEDIA_RECORD = {
-  type: 'object',
-  required: ['id', 'mime_type', 'sha256', 'file_size'],
-  additionalProperties: false,
-  properties: {
-    id: { type: 'string', description: "The provider's media id: send it as `media_id` (`/api/messaging/send-media`)." },
-    mime_type: { type: 'string', description: 'The type read from the bytes, as declared to the provider.' },
-    sha256: { type: 'string', pattern: '^[0-9a-f]{64}$', description: "SHA-256 of the bytes, hex." },
-    file_size: { type: 'integer', minimum: 1, description: 'Bytes uploaded.' },
-  },
-};
-
 const uploadOp = operation({
   operationId: 'uploadMedia',
   summary: "Upload a file to the client's business number",
   description:
-    'multipart/form-data with `client_id` (and optionally `type`) before the `file` part. The type is read from the bytes and must agree with the name, the part\'s Content-Type and `type`; the provider\'s per-type types and size limits (up to 100 MB for documents) are checked before the upload. Streamed, never held whole.',
+    "multipart/form-data with `client_id` (and optionally `type`) before the `file` part. The type is read from the bytes and must agree with the name, the part's Content-Type and `type`; the provider's per-type types and size limits (up to 100 MB for documents) are checked before the upload. Streamed, never held whole.",
   tags: ['Media'],
   request: {
     rawBody: {
@@ -68,7 +56,7 @@ const uploadOp = operation({
       },
     },
   },
-  responses: { 200: json('The provider media id and what was uploaded.', MEDIA_RECORD) },
+  responses: { 200: json('The provider media id and what was uploaded.', Media) },
   errors: [404, 408, 409, 413, 415, 429, 502, 504],
 });
 
@@ -116,27 +104,32 @@ export const registerMediaRoutes: RegisterRoutes = (router, { services, media, c
       return incoming.abandon(e);
     }
     const { sha256, size } = incoming.done();
-    ctx.body = mediaJson({ id, mimeType: incoming.decided.mimeType, sha256, size });
+    respond(ctx, Media, { id, mimeType: incoming.decided.mimeType, sha256, size });
   });
 
   router.get('/api/media/:media_id', downloadOp, async (ctx: Context) => {
-    const { path, query } = validateParts<{ path: { media_id: string }; query: { client_id: string } }>({ path: [mediaPath, ctx.params], query: [mediaQuery, ctx.query] });
+    const { path, query } = validateParts<{ path: { media_id: string }; query: { client_id: string } }>({
+      path: [mediaPath, ctx.params],
+      query: [mediaQuery, ctx.query],
+    });
     const creds = await credentialsOf(services, tenantOf(ctx), query.client_id);
     const info = await media.mediaInfo(creds.accessToken, path.media_id, creds.phoneNumberId);
     const download = await media.downloadMedia(creds.accessToken, info, { maxBytes: MAX_MEDIA_BYTES, timeoutMs: config.mediaDownloadTimeoutMs });
     ctx.status = 200;
     ctx.set('Content-Type', download.contentType);
     ctx.set('Content-Length', String(download.contentLength));
-    // the bytes are a customer's: never rendered as a page of the gateway's origin
+    // the bytes are a customer's: never rendered as a page of the gateway's origin (nosniff: middleware/nosniff.ts)
     ctx.set('Content-Disposition', 'attachment');
-    ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.set('Content-Security-Policy', "default-src 'none'; sandbox");
     if (info.sha256) ctx.set('X-Media-Sha256', info.sha256);
     ctx.body = download.body;
   });
 
   router.delete('/api/media/:media_id', deleteOp, async (ctx: Context) => {
-    const { path, query } = validateParts<{ path: { media_id: string }; query: { client_id: string } }>({ path: [mediaPath, ctx.params], query: [mediaQuery, ctx.query] });
+    const { path, query } = validateParts<{ path: { media_id: string }; query: { client_id: string } }>({
+      path: [mediaPath, ctx.params],
+      query: [mediaQuery, ctx.query],
+    });
     const creds = await credentialsOf(services, tenantOf(ctx), query.client_id);
     await media.deleteMedia(creds.accessToken, path.media_id, creds.phoneNumberId);
     ctx.status = 204;

@@ -31,9 +31,7 @@ export const registerProviderWebhookRoutes: RegisterRoutes = (router, { config, 
     const token = ctx.query['hub.verify_token'];
     const challenge = ctx.query['hub.challenge'];
     if (error || typeof token !== 'string' || typeof challenge !== 'string' || !constantTimeEqual(token, config.providerVerifyToken)) {
-      ctx.status = 403;
-      ctx.body = { detail: 'Verification failed', code: 'webhook_verification_failed' };
-      return;
+      throw new AppError('forbidden', 'webhook_verification_failed', 'Verification failed');
     }
     ctx.type = 'text/plain';
     ctx.body = challenge;
@@ -42,11 +40,18 @@ export const registerProviderWebhookRoutes: RegisterRoutes = (router, { config, 
   const receiveOp = operation({
     operationId: 'receiveProviderWebhook',
     summary: "The provider's webhooks (inbound messages, statuses, template and account updates)",
-    description: 'Checked against `X-Hub-Signature-256` on the raw bytes, stored on the PROVIDER_INBOUND stream, answered at once; routed to the tenants asynchronously.',
+    description:
+      'Checked against `X-Hub-Signature-256` on the raw bytes, stored on the PROVIDER_INBOUND stream, answered at once; routed to the tenants asynchronously.',
     tags: ['Provider'],
     request: {
       headers: signatureHeaders,
-      rawBody: { 'application/json': { type: 'object', required: ['entry'], properties: { object: { type: 'string' }, entry: { type: 'array', items: { type: 'object' } } } } },
+      rawBody: {
+        'application/json': {
+          type: 'object',
+          required: ['entry'],
+          properties: { object: { type: 'string' }, entry: { type: 'array', items: { type: 'object' } } },
+        },
+      },
     },
     responses: { 200: json('Stored.', null) },
     errors: [401, 413, 503],
@@ -62,7 +67,9 @@ export const registerProviderWebhookRoutes: RegisterRoutes = (router, { config, 
     try {
       body = JSON.parse(raw.toString('utf8'));
     } catch (e) {
-      throw AppError.validation([{ loc: ['body'], msg: `Invalid JSON: ${(e as Error).message}`, type: 'json_invalid', input: null, ctx: { error: (e as Error).message } }]);
+      throw AppError.validation([
+        { loc: ['body'], msg: `Invalid JSON: ${(e as Error).message}`, type: 'json_invalid', input: null, ctx: { error: (e as Error).message } },
+      ]);
     }
     if (!body || typeof body !== 'object' || !Array.isArray((body as { entry?: unknown }).entry)) {
       throw AppError.validation([{ loc: ['body', 'entry'], msg: 'A provider webhook body has an entry array', type: 'missing', input: null, ctx: {} }]);

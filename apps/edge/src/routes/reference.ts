@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
+import { AppError } from '@gateway/errors';
 import { buildOpenApiDocument, type MountedRouter } from '../openapi/document';
 import { operation } from '../openapi/operation';
 import { docsFile } from '../schemas/reference';
@@ -85,7 +86,6 @@ const INIT = `Scalar.createApiReference('#app', ${JSON.stringify({
 function secure(ctx: Context): void {
   ctx.set({
     'Content-Security-Policy': DOCS_CSP,
-    'X-Content-Type-Options': 'nosniff',
     'Referrer-Policy': 'no-referrer',
     'X-Frame-Options': 'DENY',
     'Cross-Origin-Opener-Policy': 'same-origin',
@@ -107,7 +107,9 @@ export function registerReferenceRoutes(router: Router, routers: () => MountedRo
       operationId: 'getOpenApiDocument',
       summary: 'This document (OpenAPI 3.1)',
       tags: ['Reference'],
-      responses: { 200: { description: 'The OpenAPI document.', schema: { type: 'object', required: ['openapi'], properties: { openapi: { const: '3.1.0' } } } } },
+      responses: {
+        200: { description: 'The OpenAPI document.', schema: { type: 'object', required: ['openapi'], properties: { openapi: { const: '3.1.0' } } } },
+      },
     }),
     (ctx) => {
       doc ??= JSON.stringify(buildOpenApiDocument(routers(), { serverUrl, version: API_VERSION }));
@@ -144,16 +146,17 @@ export function registerReferenceRoutes(router: Router, routers: () => MountedRo
       summary: "The reference page's scripts (`scalar.js`, the renderer; `init.js`, its configuration)",
       tags: ['Reference'],
       request: { path: docsFile },
-      responses: { 200: { description: 'JavaScript.', contentType: 'text/javascript', schema: { type: 'string' } }, 404: { description: 'No such file.', schema: { $ref: '#/components/schemas/Error404' } } },
+      responses: {
+        200: { description: 'JavaScript.', contentType: 'text/javascript', schema: { type: 'string' } },
+        404: { description: 'No such file.', schema: { $ref: '#/components/schemas/Error404' } },
+      },
       hidden: true,
     }),
     (ctx) => {
       secure(ctx);
       const file = String(ctx.params.file);
       if (file !== 'scalar.js' && file !== 'init.js') {
-        ctx.status = 404;
-        ctx.body = { detail: 'Not found', code: 'not_found' };
-        return;
+        throw AppError.notFound('not_found', 'Not found');
       }
       ctx.type = 'text/javascript; charset=utf-8';
       ctx.set('Cache-Control', 'public, max-age=3600');

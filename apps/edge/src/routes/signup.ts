@@ -8,6 +8,7 @@ import { OpenLimiter } from '../signup-page/open-limiter';
 import { renderMessagePage, renderSignupPage } from '../signup-page/render';
 import { validateParts } from '../validation';
 import { json, operation } from '../openapi/operation';
+import { respond, SignupOutcome } from '../presenters';
 import type { RegisterRoutes } from './context';
 
 /** The session's state token, kept by the browser so that reopening the page reuses its session. */
@@ -51,8 +52,8 @@ const messageCsp = (nonce: string) => `default-src 'none'; style-src 'nonce-${no
 function sendHtml(ctx: Context, status: number, html: string, csp: string): void {
   ctx.status = status;
   ctx.type = 'text/html; charset=utf-8';
-  // the page carries a session's state token: never cached, never sent on in a Referer
-  ctx.set({ 'Cache-Control': 'no-store', 'Content-Security-Policy': csp, 'Referrer-Policy': 'strict-origin', 'X-Content-Type-Options': 'nosniff' });
+  // the page carries a session's state token (never cached: its operation is `noStore`), never sent on in a Referer
+  ctx.set({ 'Content-Security-Policy': csp, 'Referrer-Policy': 'strict-origin' });
   ctx.body = html;
 }
 
@@ -73,8 +74,14 @@ export const registerSignupRoutes: RegisterRoutes = (router, { services, logger,
     summary: "The hosted embedded-signup page (a client's embed_signup_url)",
     tags: ['Signup'],
     request: { path: signupPath },
-    responses: { 200: { description: 'An HTML page.', contentType: 'text/html', schema: { type: 'string' } }, 404: { description: 'Unknown link (HTML).', contentType: 'text/html', schema: { type: 'string' } }, 429: { description: 'Opened too often from this address (HTML, `Retry-After`).', contentType: 'text/html', schema: { type: 'string' } }, 503: { description: 'Signup unavailable (HTML).', contentType: 'text/html', schema: { type: 'string' } } },
+    responses: {
+      200: { description: 'An HTML page.', contentType: 'text/html', schema: { type: 'string' } },
+      404: { description: 'Unknown link (HTML).', contentType: 'text/html', schema: { type: 'string' } },
+      429: { description: 'Opened too often from this address (HTML, `Retry-After`).', contentType: 'text/html', schema: { type: 'string' } },
+      503: { description: 'Signup unavailable (HTML).', contentType: 'text/html', schema: { type: 'string' } },
+    },
     hidden: true,
+    noStore: true,
   });
   router.get('/signup/:client_id', pageOp, async (ctx) => {
     const notFound = () => sendMessage(ctx, 404, 'Signup link not found', 'This signup link is not valid. Ask the business that sent it for a new one.');
@@ -99,7 +106,13 @@ export const registerSignupRoutes: RegisterRoutes = (router, { services, logger,
     const page = res.page!;
     if (res.alreadyCompleted) {
       const link = page.successRedirectUrl ? { href: page.successRedirectUrl, text: 'Continue' } : undefined;
-      return sendMessage(ctx, 200, 'Signup already completed', `The business account of ${page.displayName} is already connected. There is nothing more to do.`, link);
+      return sendMessage(
+        ctx,
+        200,
+        'Signup already completed',
+        `The business account of ${page.displayName} is already connected. There is nothing more to do.`,
+        link,
+      );
     }
     ctx.cookies.set(STATE_COOKIE, res.state, {
       path: `/signup/${clientId}`,
@@ -126,25 +139,15 @@ export const registerSignupRoutes: RegisterRoutes = (router, { services, logger,
     sendHtml(ctx, 200, html, pageCsp(nonce, [new URL(page.sdkUrl).origin, ...page.providerOrigins]));
   });
 
-  const outcome = {
-    type: 'object',
-    required: ['client_id', 'status', 'reason', 'redirect_url'],
-    additionalProperties: false,
-    properties: {
-      client_id: { type: 'string', format: 'uuid' },
-      status: { type: 'string', description: '`completed` or `failed`.' },
-      reason: { type: ['string', 'null'], description: 'The failed step.' },
-      redirect_url: { type: ['string', 'null'], description: 'Where the page sends the browser.' },
-    },
-  };
   const signupErrors = [404, 409, 413, 415, 502, 503, 504];
   const completeOp = operation({
     operationId: 'completeSignup',
     summary: "The signup page's completion (what the provider's flow gave the page)",
     tags: ['Signup'],
     request: { path: signupPath, body: completeBody },
-    responses: { 200: json('The outcome.', outcome) },
+    responses: { 200: json('The outcome.', SignupOutcome) },
     errors: signupErrors,
+    noStore: true,
   });
   router.post('/signup/:client_id/complete', completeOp, jsonBody(BODY_LIMIT_BYTES), async (ctx) => {
     const { path, body } = validateParts<{ path: { client_id: string }; body: CompleteBody }>({
@@ -159,18 +162,19 @@ export const registerSignupRoutes: RegisterRoutes = (router, { services, logger,
       phoneNumberId: body.phone_number_id,
       providerBusinessId: body.provider_business_id,
     });
-    ctx.set('Cache-Control', 'no-store');
-    ctx.body = { client_id: path.client_id, status: res.status, reason: res.failureReason ?? null, redirect_url: res.redirectUrl ?? null };
+    respond(ctx, SignupOutcome, { clientId: path.client_id, status: res.status, reason: res.failureReason, redirectUrl: res.redirectUrl });
   });
 
   const failOp = operation({
     operationId: 'failSignup',
-    summary: 'The signup page reports a failure of the provider\'s flow',
+    summary: "The signup page reports a failure of the provider's flow",
     tags: ['Signup'],
-    description: 'Only from the browser that opened the page: its session cookie must hold the same state token (`403 signup_page_session_required` otherwise).',
+    description:
+      'Only from the browser that opened the page: its session cookie must hold the same state token (`403 signup_page_session_required` otherwise).',
     request: { path: signupPath, body: failBody },
-    responses: { 200: json('The outcome.', outcome) },
+    responses: { 200: json('The outcome.', SignupOutcome) },
     errors: [...signupErrors, 403],
+    noStore: true,
   });
   router.post('/signup/:client_id/fail', failOp, jsonBody(BODY_LIMIT_BYTES), async (ctx) => {
     const { path, body } = validateParts<{ path: { client_id: string }; body: FailBody }>({
@@ -182,7 +186,11 @@ export const registerSignupRoutes: RegisterRoutes = (router, { services, logger,
       throw new AppError('forbidden', 'signup_page_session_required', 'Only the signup page that opened this session can report its failure');
     }
     const res = await services.signup.failSignup({ clientId: path.client_id, state: body.state, reason: body.reason });
-    ctx.set('Cache-Control', 'no-store');
-    ctx.body = { client_id: path.client_id, status: 'failed', reason: res.session?.failureReason ?? body.reason, redirect_url: res.redirectUrl ?? null };
+    respond(ctx, SignupOutcome, {
+      clientId: path.client_id,
+      status: 'failed',
+      reason: res.session?.failureReason ?? body.reason,
+      redirectUrl: res.redirectUrl,
+    });
   });
 };

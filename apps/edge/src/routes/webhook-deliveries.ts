@@ -1,22 +1,16 @@
 import { tenantOf } from '../auth';
-import { deliveryJson } from '../presenters';
+import { DeliveriesReplayed, Delivery, pageOf, QueuedDelivery, respond } from '../presenters';
 import { clientPath, deliveryPath, listQuery, replayBody } from '../schemas/webhook-deliveries';
 import { validateParts } from '../validation';
 import { ListCursors } from '../cursors';
-import { json, operation, page, ref } from '../openapi/operation';
+import { json, operation } from '../openapi/operation';
 import type { RegisterRoutes } from './context';
 
 /**
  * Webhook delivery records, manual redelivery and test events of a client. The client is checked against
  * the caller's tenant first (another tenant's client is a 404, as everywhere).
  */
-/** A delivery queued by a retry or a test event: the event and the new delivery record. */
-const QUEUED_DELIVERY = {
-  type: 'object',
-  required: ['event_id', 'delivery_id'],
-  additionalProperties: false,
-  properties: { event_id: { type: 'string' }, delivery_id: { type: 'string', format: 'uuid' } },
-};
+const Deliveries = pageOf(Delivery);
 
 export const registerWebhookDeliveryRoutes: RegisterRoutes = (router, { services, config }) => {
   const cursors = new ListCursors(config.adminToken);
@@ -32,29 +26,43 @@ export const registerWebhookDeliveryRoutes: RegisterRoutes = (router, { services
       description: 'One record per delivery series (an event and its retries), newest first; `body` is null in lists.',
       tags: ['Deliveries'],
       request: { path: clientPath, query: listQuery },
-      responses: { 200: json('A page of deliveries.', page('Delivery')) },
+      responses: { 200: json('A page of deliveries.', Deliveries) },
       errors: [404],
     }),
     async (ctx) => {
-    const { path, query } = validateParts<{ path: { id: string }; query: { status?: string; event_type?: string; limit: number; cursor?: string } }>({
-      path: [clientPath, ctx.params],
-      query: [listQuery, ctx.query],
-    });
-    await ownClient(ctx, path.id);
-    const scope = ['deliveries', tenantOf(ctx), path.id];
-    const cursor = cursors.open(scope, query.cursor);
-    const res = await services.dispatcher.listDeliveries({ tenantId: tenantOf(ctx), clientId: path.id, status: query.status, eventType: query.event_type, limit: query.limit, cursor });
-    ctx.body = { data: res.deliveries.map(deliveryJson), next_cursor: cursors.seal(scope, res.nextCursor) };
+      const { path, query } = validateParts<{ path: { id: string }; query: { status?: string; event_type?: string; limit: number; cursor?: string } }>({
+        path: [clientPath, ctx.params],
+        query: [listQuery, ctx.query],
+      });
+      await ownClient(ctx, path.id);
+      const scope = ['deliveries', tenantOf(ctx), path.id];
+      const cursor = cursors.open(scope, query.cursor);
+      const res = await services.dispatcher.listDeliveries({
+        tenantId: tenantOf(ctx),
+        clientId: path.id,
+        status: query.status,
+        eventType: query.event_type,
+        limit: query.limit,
+        cursor,
+      });
+      respond(ctx, Deliveries, { items: res.deliveries, nextCursor: cursors.seal(scope, res.nextCursor) });
     },
   );
 
   router.get(
     '/api/clients/:id/webhook/deliveries/:delivery_id',
-    operation({ operationId: 'getDelivery', summary: 'A delivery, its attempts and the exact signed body', tags: ['Deliveries'], request: { path: deliveryPath }, responses: { 200: json('The delivery.', ref('Delivery')) }, errors: [404] }),
+    operation({
+      operationId: 'getDelivery',
+      summary: 'A delivery, its attempts and the exact signed body',
+      tags: ['Deliveries'],
+      request: { path: deliveryPath },
+      responses: { 200: json('The delivery.', Delivery) },
+      errors: [404],
+    }),
     async (ctx) => {
-    const { path } = validateParts<{ path: { id: string; delivery_id: string } }>({ path: [deliveryPath, ctx.params] });
-    await ownClient(ctx, path.id);
-    ctx.body = deliveryJson((await services.dispatcher.getDelivery({ tenantId: tenantOf(ctx), clientId: path.id, deliveryId: path.delivery_id })).delivery);
+      const { path } = validateParts<{ path: { id: string; delivery_id: string } }>({ path: [deliveryPath, ctx.params] });
+      await ownClient(ctx, path.id);
+      respond(ctx, Delivery, (await services.dispatcher.getDelivery({ tenantId: tenantOf(ctx), clientId: path.id, deliveryId: path.delivery_id })).delivery);
     },
   );
 
@@ -66,54 +74,60 @@ export const registerWebhookDeliveryRoutes: RegisterRoutes = (router, { services
       tags: ['Deliveries'],
       request: { path: clientPath, body: replayBody },
       responses: {
-        202: json('Queued.', {
-          type: 'object',
-          required: ['replayed', 'has_more'],
-          additionalProperties: false,
-          properties: { replayed: { type: 'integer' }, has_more: { type: 'boolean', description: 'More matched than one call replays: call again.' } },
-        }),
+        202: json('Queued.', DeliveriesReplayed),
       },
       errors: [404],
     }),
     async (ctx) => {
-    const { path, body } = validateParts<{ path: { id: string }; body: { status: string; since: string; until?: string } }>({
-      path: [clientPath, ctx.params],
-      body: [replayBody, ctx.request.body ?? {}],
-    });
-    await ownClient(ctx, path.id);
-    const res = await services.dispatcher.replayDeliveries({
-      tenantId: tenantOf(ctx),
-      clientId: path.id,
-      status: body.status,
-      since: body.since,
-      until: body.until,
-    });
-    ctx.status = 202;
-    ctx.body = { replayed: res.replayed, has_more: res.hasMore };
+      const { path, body } = validateParts<{ path: { id: string }; body: { status: string; since: string; until?: string } }>({
+        path: [clientPath, ctx.params],
+        body: [replayBody, ctx.request.body ?? {}],
+      });
+      await ownClient(ctx, path.id);
+      const res = await services.dispatcher.replayDeliveries({
+        tenantId: tenantOf(ctx),
+        clientId: path.id,
+        status: body.status,
+        since: body.since,
+        until: body.until,
+      });
+      respond(ctx, DeliveriesReplayed, res, 202);
     },
   );
 
   router.post(
     '/api/clients/:id/webhook/deliveries/:delivery_id/retry',
-    operation({ operationId: 'retryDelivery', summary: 'Deliver an event again (a new series)', tags: ['Deliveries'], request: { path: deliveryPath }, responses: { 202: json('Queued.', QUEUED_DELIVERY) }, errors: [404] }),
+    operation({
+      operationId: 'retryDelivery',
+      summary: 'Deliver an event again (a new series)',
+      tags: ['Deliveries'],
+      request: { path: deliveryPath },
+      responses: { 202: json('Queued.', QueuedDelivery) },
+      errors: [404],
+    }),
     async (ctx) => {
-    const { path } = validateParts<{ path: { id: string; delivery_id: string } }>({ path: [deliveryPath, ctx.params] });
-    await ownClient(ctx, path.id);
-    const res = await services.dispatcher.retryDelivery({ tenantId: tenantOf(ctx), clientId: path.id, deliveryId: path.delivery_id });
-    ctx.status = 202;
-    ctx.body = { event_id: res.eventId, delivery_id: res.deliveryId };
+      const { path } = validateParts<{ path: { id: string; delivery_id: string } }>({ path: [deliveryPath, ctx.params] });
+      await ownClient(ctx, path.id);
+      const res = await services.dispatcher.retryDelivery({ tenantId: tenantOf(ctx), clientId: path.id, deliveryId: path.delivery_id });
+      respond(ctx, QueuedDelivery, res, 202);
     },
   );
 
   router.post(
     '/api/clients/:id/webhook/test',
-    operation({ operationId: 'sendTestEvent', summary: 'Send a `test` event to the client\'s webhook', tags: ['Deliveries'], request: { path: clientPath }, responses: { 202: json('Queued.', QUEUED_DELIVERY) }, errors: [404] }),
+    operation({
+      operationId: 'sendTestEvent',
+      summary: "Send a `test` event to the client's webhook",
+      tags: ['Deliveries'],
+      request: { path: clientPath },
+      responses: { 202: json('Queued.', QueuedDelivery) },
+      errors: [404],
+    }),
     async (ctx) => {
-    const { path } = validateParts<{ path: { id: string } }>({ path: [clientPath, ctx.params] });
-    await ownClient(ctx, path.id);
-    const res = await services.dispatcher.sendTestEvent({ tenantId: tenantOf(ctx), clientId: path.id });
-    ctx.status = 202;
-    ctx.body = { event_id: res.eventId, delivery_id: res.deliveryId };
+      const { path } = validateParts<{ path: { id: string } }>({ path: [clientPath, ctx.params] });
+      await ownClient(ctx, path.id);
+      const res = await services.dispatcher.sendTestEvent({ tenantId: tenantOf(ctx), clientId: path.id });
+      respond(ctx, QueuedDelivery, res, 202);
     },
   );
 };

@@ -11,4 +11,9 @@ export const createTenant = Joi.object({
 }).required();
 
 export const tenantPath = Joi.object({ id: uuid.required() });
-export const keyPath = Joi.object({ id: uuid.required(), prefix: Joi.string().pattern(/^gw_[A-Za-z0-9]{8}$/).required() });
+export const keyPath = Joi.object({
+  id: uuid.required(),
+  prefix: Joi.string()
+    .pattern(/^gw_[A-Za-z0-9]{8}$/)
+    .required(),
+});

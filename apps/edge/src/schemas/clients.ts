@@ -3,7 +3,11 @@ import { EVENT_TYPES } from '@gateway/events';
 import { httpUrl, providerId, uuid } from './common';
 
 /** `webhook_events` of a client: the types its webhook receives; absent, null or empty: every type. */
-export const webhookEvents = Joi.array().items(Joi.string().valid(...EVENT_TYPES)).max(EVENT_TYPES.length).unique().allow(null);
+export const webhookEvents = Joi.array()
+  .items(Joi.string().valid(...EVENT_TYPES))
+  .max(EVENT_TYPES.length)
+  .unique()
+  .allow(null);
 
 export const registerBody = Joi.object({
   display_name: Joi.string().trim().min(1).max(200).required(),

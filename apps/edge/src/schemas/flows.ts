@@ -2,12 +2,26 @@ import Joi from 'joi';
 import { clientId } from './common';
 
 /** Categories the provider accepts for a flow (provider reference §5). */
-export const FLOW_CATEGORIES = ['SIGN_UP', 'SIGN_IN', 'APPOINTMENT_BOOKING', 'LEAD_GENERATION', 'CONTACT_US', 'CUSTOMER_SUPPORT', 'SURVEY', 'OTHER', 'SHOPPING'] as const;
+export const FLOW_CATEGORIES = [
+  'SIGN_UP',
+  'SIGN_IN',
+  'APPOINTMENT_BOOKING',
+  'LEAD_GENERATION',
+  'CONTACT_US',
+  'CUSTOMER_SUPPORT',
+  'SURVEY',
+  'OTHER',
+  'SHOPPING',
+] as const;
 
 /** Provider flow ids are numeric strings (provider reference §0). */
 const flowId = Joi.string().pattern(/^\d{1,64}$/, 'flow id');
-/** Any JSON object; the provider validates its content and the service answers its errors. */
-const flowJson = Joi.object().unknown(true);
+/**
+ * Any JSON object; the provider validates its content and the service answers its errors. Its few top-level
+ * properties (version, screens, routing_model...) are far below the bound; what lies below them is the
+ * provider's to check (the body limit and depth bound it here).
+ */
+const flowJson = Joi.object().unknown(true).max(64);
 
 export const flowPath = Joi.object({ flow_id: flowId.required() });
 export const clientQuery = Joi.object({ client_id: clientId });
@@ -22,10 +36,13 @@ export const createFlowBody = Joi.object({
   categories: Joi.array()
     .items(Joi.string().valid(...FLOW_CATEGORIES))
     .min(1)
+    .max(FLOW_CATEGORIES.length)
     .unique()
     .required(),
   flow_json: flowJson,
   clone_flow_id: flowId,
   // the provider calls a flow's data endpoint over HTTPS only
-  endpoint_uri: Joi.string().max(2048).uri({ scheme: ['https'] }),
+  endpoint_uri: Joi.string()
+    .max(2048)
+    .uri({ scheme: ['https'] }),
 }).required();

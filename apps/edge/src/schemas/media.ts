@@ -15,6 +15,10 @@ export const mediaFields = Joi.object({
 });
 
 /** A provider media id: digits in practice; letters, `_` and `-` allowed, never a path. */
-export const mediaPath = Joi.object({ media_id: Joi.string().pattern(/^[A-Za-z0-9_-]{1,128}$/, 'media id').required() });
+export const mediaPath = Joi.object({
+  media_id: Joi.string()
+    .pattern(/^[A-Za-z0-9_-]{1,128}$/, 'media id')
+    .required(),
+});
 
 export const mediaQuery = Joi.object({ client_id: clientId });

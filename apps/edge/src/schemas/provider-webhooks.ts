@@ -5,7 +5,9 @@ export const verificationQuery = Joi.object({
   'hub.mode': Joi.string().valid('subscribe').required(),
   'hub.verify_token': Joi.string().required().description('PROVIDER_VERIFY_TOKEN'),
   'hub.challenge': Joi.string().required().description('Echoed as the answer'),
-}).unknown(true);
+})
+  .unknown(true)
+  .max(20);
 
 /** POST /webhooks/provider: signed by the provider with the app secret (checked on the raw bytes). */
 export const signatureHeaders = Joi.object({

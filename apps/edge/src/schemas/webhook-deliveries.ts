@@ -14,7 +14,11 @@ export const listQuery = Joi.object({
 /** Raises `custom.greater_than` on `until` when it is not after `since`. */
 function untilAfterSince(body: { since?: string; until?: string }, helpers: Joi.CustomHelpers) {
   if (body.since && body.until && Date.parse(body.until) <= Date.parse(body.since)) {
-    return helpers.error('custom.greater_than', { value: body.until, since: body.since }, (helpers.state as unknown as { localize(p: string[]): unknown }).localize(['until']) as never);
+    return helpers.error(
+      'custom.greater_than',
+      { value: body.until, since: body.since },
+      (helpers.state as unknown as { localize(p: string[]): unknown }).localize(['until']) as never,
+    );
   }
   return body;
 }

@@ -6,7 +6,10 @@
 export class OpenLimiter {
   private readonly windows = new Map<string, { start: number; count: number }>();
 
-  constructor(private readonly perMinute: number, private readonly maxAddresses = 50_000) {}
+  constructor(
+    private readonly perMinute: number,
+    private readonly maxAddresses = 50_000,
+  ) {}
 
   /** 0 when this open is allowed, else the seconds until the address may open again. */
   take(address: string, now = Date.now()): number {

@@ -1,4 +1,4 @@
-import { storageBackends } from '@gateway/testing';
+import { storageBackends } from '@gateway/store/testing';
 import type { Db } from '@gateway/store';
 import { migrations } from './migrations';
 import { SqlFlowRepository, type FlowPosition, type ProviderState } from './repository';
@@ -33,7 +33,16 @@ describe.each(storageBackends('flows', migrations, { poolSize: 4 }))('flow store
   it('stores a flow with its JSON and reads it back only for its tenant and client', async () => {
     const s = state();
     const rec = await repo.upsert(s, { value: { version: '7.0', screens: [] } });
-    expect(rec).toMatchObject({ flow_id: s.flowId, client_id: 'c1', tenant_id: 't1', business_account_id: 'w1', status: 'draft', categories: ['OTHER'], flow_json: { version: '7.0', screens: [] }, validation_errors: [] });
+    expect(rec).toMatchObject({
+      flow_id: s.flowId,
+      client_id: 'c1',
+      tenant_id: 't1',
+      business_account_id: 'w1',
+      status: 'draft',
+      categories: ['OTHER'],
+      flow_json: { version: '7.0', screens: [] },
+      validation_errors: [],
+    });
     expect(rec.created_at).toBeInstanceOf(Date);
     expect(await repo.get(key(s))).toEqual(rec);
     expect(await repo.get({ ...key(s), tenantId: 't2' })).toBeUndefined();
@@ -66,7 +75,10 @@ describe.each(storageBackends('flows', migrations, { poolSize: 4 }))('flow store
   it('stores a flow without JSON as null, and sets JSON, errors and status of an existing record only', async () => {
     const s = state();
     expect((await repo.upsert(s)).flow_json).toBeNull();
-    expect(await repo.setJson(key(s), { version: '7.1' }, [{ error: 'MISSING_REQUIRED_PROPERTY' }])).toMatchObject({ flow_json: { version: '7.1' }, validation_errors: [{ error: 'MISSING_REQUIRED_PROPERTY' }] });
+    expect(await repo.setJson(key(s), { version: '7.1' }, [{ error: 'MISSING_REQUIRED_PROPERTY' }])).toMatchObject({
+      flow_json: { version: '7.1' },
+      validation_errors: [{ error: 'MISSING_REQUIRED_PROPERTY' }],
+    });
     expect((await repo.setStatus(key(s), 'deprecated'))?.status).toBe('deprecated');
     expect(await repo.setStatus({ ...key(s), tenantId: 't2' }, 'published')).toBeUndefined();
     expect(await repo.setJson({ ...key(s), flowId: '1' }, {}, [])).toBeUndefined();
@@ -102,8 +114,17 @@ describe.each(storageBackends('flows', migrations, { poolSize: 4 }))('flow store
     await repo.upsert(state({ clientId: 'c7', tenantId: 't2' }));
     await repo.upsert(state({ clientId: 'c8' }));
     // one millisecond holds five of them, microseconds apart (two exactly tied), which a Date cannot tell apart
-    const at = ['2026-01-01T00:00:00.123001Z', '2026-01-01T00:00:00.123002Z', '2026-01-01T00:00:00.123900Z', '2026-01-01T00:00:00.123900Z', '2026-01-01T00:00:00.123999Z', '2025-12-31T23:59:59.999999Z', '2026-01-01T00:00:00.124000Z'];
-    for (const [i, s] of mine.entries()) await db.query('UPDATE flows SET created_at = $1 WHERE tenant_id = $2 AND client_id = $3 AND flow_id = $4', [at[i], 't1', 'c7', s.flowId]);
+    const at = [
+      '2026-01-01T00:00:00.123001Z',
+      '2026-01-01T00:00:00.123002Z',
+      '2026-01-01T00:00:00.123900Z',
+      '2026-01-01T00:00:00.123900Z',
+      '2026-01-01T00:00:00.123999Z',
+      '2025-12-31T23:59:59.999999Z',
+      '2026-01-01T00:00:00.124000Z',
+    ];
+    for (const [i, s] of mine.entries())
+      await db.query('UPDATE flows SET created_at = $1 WHERE tenant_id = $2 AND client_id = $3 AND flow_id = $4', [at[i], 't1', 'c7', s.flowId]);
     const expected = mine
       .map((s, i) => ({ id: s.flowId, at: at[i] }))
       .sort((x, y) => (x.at === y.at ? (x.id < y.id ? 1 : -1) : x.at < y.at ? 1 : -1))

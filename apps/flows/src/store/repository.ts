@@ -48,8 +48,6 @@ export interface ProviderState {
  */
 export interface FlowRepository {
   get(key: FlowKey): Promise<FlowRecord | undefined>;
-  /** The business accounts a flow id has records under (any tenant): empty when it is unknown here. */
-  businessAccountsOf(flowId: string): Promise<string[]>;
   /**
    * Up to `limit` of the client's flows, newest first (created_at, then flow_id), after `after` when given
    * (keyset: a record written meanwhile shifts nothing), each with its own position.
@@ -75,7 +73,11 @@ export interface FlowRepository {
  * what it holds is written here on every sync: a record we could not write or read back would break the flow
  * for good.
  */
-const storableText = (t: string): string => t.split('\u0000').join('\ufffd').replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
+const storableText = (t: string): string =>
+  t
+    .split('\u0000')
+    .join('\ufffd')
+    .replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
 function storable(v: unknown): unknown {
   if (typeof v === 'string') return storableText(v);
   if (Array.isArray(v)) return v.map(storable);
@@ -88,13 +90,12 @@ export class SqlFlowRepository implements FlowRepository {
   constructor(private readonly q: Queryable) {}
 
   async get(k: FlowKey): Promise<FlowRecord | undefined> {
-    const rows = await this.q.query<FlowRecord>('SELECT * FROM flows WHERE tenant_id = $1 AND client_id = $2 AND flow_id = $3', [k.tenantId, k.clientId, k.flowId]);
+    const rows = await this.q.query<FlowRecord>('SELECT * FROM flows WHERE tenant_id = $1 AND client_id = $2 AND flow_id = $3', [
+      k.tenantId,
+      k.clientId,
+      k.flowId,
+    ]);
     return rows[0];
-  }
-
-  async businessAccountsOf(flowId: string): Promise<string[]> {
-    const rows = await this.q.query<{ business_account_id: string }>('SELECT DISTINCT business_account_id FROM flows WHERE flow_id = $1', [flowId]);
-    return rows.map((r) => r.business_account_id);
   }
 
   async list(tenantId: string, clientId: string, limit: number, after?: FlowPosition): Promise<Array<{ record: FlowRecord; position: FlowPosition }>> {
@@ -123,7 +124,18 @@ export class SqlFlowRepository implements FlowRepository {
              OR ($10::boolean AND flows.flow_json IS DISTINCT FROM EXCLUDED.flow_json)
            THEN now() ELSE flows.updated_at END
        RETURNING *`,
-      [s.clientId, s.flowId, s.tenantId, s.businessAccountId, storableText(s.name), s.status, json(s.categories), json(flowJson?.value), json(s.validationErrors), flowJson !== undefined],
+      [
+        s.clientId,
+        s.flowId,
+        s.tenantId,
+        s.businessAccountId,
+        storableText(s.name),
+        s.status,
+        json(s.categories),
+        json(flowJson?.value),
+        json(s.validationErrors),
+        flowJson !== undefined,
+      ],
     );
     return rows[0];
   }
@@ -146,7 +158,11 @@ export class SqlFlowRepository implements FlowRepository {
   }
 
   async delete(k: FlowKey): Promise<boolean> {
-    const rows = await this.q.query('DELETE FROM flows WHERE tenant_id = $1 AND client_id = $2 AND flow_id = $3 RETURNING flow_id', [k.tenantId, k.clientId, k.flowId]);
+    const rows = await this.q.query('DELETE FROM flows WHERE tenant_id = $1 AND client_id = $2 AND flow_id = $3 RETURNING flow_id', [
+      k.tenantId,
+      k.clientId,
+      k.flowId,
+    ]);
     return rows.length > 0;
   }
 

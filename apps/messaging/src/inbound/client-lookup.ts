@@ -17,7 +17,11 @@ export interface RoutedClient {
 export class ClientLookup {
   private readonly cache: LookupCache<string, RoutedClient[]>;
 
-  constructor(private readonly directory: ServiceClient<typeof td.TenantDirectoryService>, ttlMs = 30_000, emptyTtlMs = 2_000) {
+  constructor(
+    private readonly directory: ServiceClient<typeof td.TenantDirectoryService>,
+    ttlMs = 30_000,
+    emptyTtlMs = 2_000,
+  ) {
     this.cache = new LookupCache({ ttlMs: (clients) => (clients.length ? ttlMs : emptyTtlMs) });
   }
 
@@ -48,9 +52,10 @@ export class ClientLookup {
 
   private lookup(key: string, t: ChangeTarget): Promise<RoutedClient[]> {
     return this.cache.get(key, async () => {
-      const res = 'phoneNumberId' in t
-        ? await this.directory.findClientsByPhoneNumberId({ phoneNumberId: t.phoneNumberId })
-        : await this.directory.findClientsByBusinessAccountId({ businessAccountId: t.businessAccountId });
+      const res =
+        'phoneNumberId' in t
+          ? await this.directory.findClientsByPhoneNumberId({ phoneNumberId: t.phoneNumberId })
+          : await this.directory.findClientsByBusinessAccountId({ businessAccountId: t.businessAccountId });
       return res.clients.map((c) => ({ id: c.id, tenantId: c.tenantId, externalId: c.externalId ?? null }));
     });
   }

@@ -19,7 +19,7 @@ export interface TemplateStatus {
 
 export interface StatusUpdate {
   messageId: string;
-  status: 'sent' | 'delivered' | 'read' | 'failed';
+  status: 'sent' | 'delivered' | 'read' | 'played' | 'failed';
   at: Date;
   errors?: unknown[];
   conversation?: Conversation;
@@ -68,16 +68,20 @@ export function templateStatus(change: WebhookChange): TemplateStatus | undefine
   };
 }
 
-const STATUSES = new Set(['sent', 'delivered', 'read', 'failed']);
+const STATUSES = new Set(['sent', 'delivered', 'read', 'played', 'failed']);
 /** A message id we could have stored: short printable ASCII (a NUL or a megabyte matches no message). */
 const isMessageId = (v: unknown): v is string => typeof v === 'string' && /^[\x21-\x7e]{1,256}$/.test(v);
 /** Error details are kept as jsonb: nothing PostgreSQL refuses there (NUL, lone surrogates: escaped by JSON.stringify). */
 const isStorableJson = (v: unknown): boolean => !/\\u0000|\\ud[89a-f]/i.test(JSON.stringify(v));
 
-/** Status updates of our outbound messages in a `messages` change (provider reference 7.6); others are ignored. */
+/**
+ * Status updates of our outbound messages in a `messages` change (provider reference 7.6); others are ignored. A
+ * failure's errors are the status's own, else the value's `errors` (the provider puts them there too).
+ */
 export function statusUpdates(change: WebhookChange): StatusUpdate[] {
   if (change.field !== 'messages' || !Array.isArray(change.value?.statuses)) return [];
   const out: StatusUpdate[] = [];
+  const valueErrors = Array.isArray(change.value.errors) && change.value.errors.length ? (change.value.errors as unknown[]) : undefined;
   for (const s of change.value.statuses as unknown[]) {
     if (!isObj(s) || !isMessageId(s.id) || typeof s.status !== 'string' || !STATUSES.has(s.status)) continue;
     // a timestamp that is missing, empty or not a date (the provider's are epoch seconds) means "now"
@@ -86,11 +90,12 @@ export function statusUpdates(change: WebhookChange): StatusUpdate[] {
     const at = seconds > 0 && Number.isFinite(given.getTime()) ? given : new Date();
     const conversation = conversationOf(s.conversation);
     const pricing = pricingOf(s.pricing);
+    const errors = Array.isArray(s.errors) && s.errors.length ? s.errors : s.status === 'failed' ? valueErrors : undefined;
     out.push({
       messageId: s.id,
       status: s.status as StatusUpdate['status'],
       at,
-      ...(Array.isArray(s.errors) && s.errors.length && isStorableJson(s.errors) ? { errors: s.errors } : {}),
+      ...(errors && isStorableJson(errors) ? { errors } : {}),
       ...(conversation ? { conversation } : {}),
       ...(pricing ? { pricing } : {}),
     });
@@ -116,5 +121,10 @@ function conversationOf(c: unknown): Conversation | undefined {
 /** `pricing {billable, pricing_model, category, type}` of a status. */
 function pricingOf(p: unknown): Pricing | undefined {
   if (!isObj(p)) return undefined;
-  return { category: text(p.category), billable: typeof p.billable === 'boolean' ? p.billable : null, pricing_model: text(p.pricing_model), type: text(p.type) };
+  return {
+    category: text(p.category),
+    billable: typeof p.billable === 'boolean' ? p.billable : null,
+    pricing_model: text(p.pricing_model),
+    type: text(p.type),
+  };
 }

@@ -40,17 +40,27 @@ export async function routeInbound(raw: string, lookup: ClientLookup): Promise<R
   const digest = sha256Hex(raw);
 
   const targets: ChangeTarget[] = [];
-  for (const entry of body.entry) for (const change of entry.changes!) {
-    const t = targetOf(entry.id, change);
-    if (t) targets.push(t);
-  }
+  for (const entry of body.entry)
+    for (const change of entry.changes!) {
+      const t = targetOf(entry.id, change);
+      if (t) targets.push(t);
+    }
   const resolved = await lookup.resolve(targets);
   const { shares, unrouted } = splitByClient<RoutedClient>(raw, body, (t) => resolved.get(ClientLookup.key(t)) ?? [], skipped);
 
   const events: GatewayEvent[] = [];
   const statuses: StatusUpdate[] = [];
   const emit = (client: RoutedClient, type: EventInput['type'], payload: EventInput['payload'], ...idParts: string[]) =>
-    events.push(buildEvent({ type, tenantId: client.tenantId, clientId: client.id, externalId: client.externalId, payload, id: derivedEventId(digest, type, client.id, ...idParts) }));
+    events.push(
+      buildEvent({
+        type,
+        tenantId: client.tenantId,
+        clientId: client.id,
+        externalId: client.externalId,
+        payload,
+        id: derivedEventId(digest, type, client.id, ...idParts),
+      }),
+    );
 
   for (const share of shares) {
     emit(share.client, 'chat', { raw: share.body });

@@ -2,9 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Queryable } from '@gateway/store';
 
 /** What a finished request produced: its response, or the AppError it ended with. */
-export type StoredOutcome =
-  | { ok: Record<string, unknown> }
-  | { error: { kind: string; code: string; message: string; details: Record<string, unknown> } };
+export type StoredOutcome = { ok: Record<string, unknown> } | { error: { kind: string; code: string; message: string; details: Record<string, unknown> } };
 
 export type Claim =
   /** This request owns the key: run it, then complete or release with the token. */
@@ -41,7 +39,10 @@ interface KeyRow {
  * NOTHING, so of any number of simultaneous requests exactly one owns it; the others read the row.
  */
 export class SqlIdempotencyRepository implements IdempotencyRepository {
-  constructor(private readonly q: Queryable, private readonly times: IdempotencyTimes) {}
+  constructor(
+    private readonly q: Queryable,
+    private readonly times: IdempotencyTimes,
+  ) {}
 
   async claim(tenantId: string, key: string, requestHash: string, operation: string): Promise<Claim> {
     for (let attempt = 0; attempt < 5; attempt++) {
@@ -73,10 +74,12 @@ export class SqlIdempotencyRepository implements IdempotencyRepository {
   }
 
   async complete(tenantId: string, key: string, token: string, outcome: StoredOutcome): Promise<void> {
-    await this.q.query(
-      `UPDATE idempotency_keys SET state = 'completed', outcome = $4::jsonb WHERE tenant_id = $1 AND key = $2 AND claim_token = $3`,
-      [tenantId, key, token, JSON.stringify(outcome)],
-    );
+    await this.q.query(`UPDATE idempotency_keys SET state = 'completed', outcome = $4::jsonb WHERE tenant_id = $1 AND key = $2 AND claim_token = $3`, [
+      tenantId,
+      key,
+      token,
+      JSON.stringify(outcome),
+    ]);
   }
 
   async release(tenantId: string, key: string, token: string): Promise<void> {

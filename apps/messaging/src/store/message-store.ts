@@ -13,12 +13,19 @@ export class MessageStore {
 
   private readonly writer: MessageWriter;
 
-  constructor(private readonly db: Db, logger: Logger) {
+  constructor(
+    private readonly db: Db,
+    logger: Logger,
+  ) {
     const repository = new SqlMessageRepository(db);
     this.repository = repository;
-    this.writer = new MessageWriter(db, async (ids) => {
-      for (const id of ids) await repository.applyEarlyStatuses(id);
-    }, logger);
+    this.writer = new MessageWriter(
+      db,
+      async (ids) => {
+        for (const id of ids) await repository.applyEarlyStatuses(id);
+      },
+      logger,
+    );
   }
 
   /** An accepted send with nothing to store beside it: joins the group commit of concurrent sends. */

@@ -10,7 +10,11 @@ import { insertAccepted, type NewMessage } from './messages';
 export class MessageWriter {
   private readonly commits: GroupCommit<NewMessage>;
 
-  constructor(private readonly db: Db, private readonly applyEarly: (ids: string[]) => Promise<void>, logger: Logger) {
+  constructor(
+    private readonly db: Db,
+    private readonly applyEarly: (ids: string[]) => Promise<void>,
+    logger: Logger,
+  ) {
     this.commits = new GroupCommit((batch) => this.write(batch), {
       maxBatch: 200,
       onError: (e, rows) => logger.error({ err: e, rows }, 'could not store accepted sends'),
@@ -28,7 +32,9 @@ export class MessageWriter {
   private async write(batch: NewMessage[]): Promise<void> {
     await insertAccepted(this.db, batch);
     // committed (autocommit): now no overtaking status update can slip past (see recordStatus)
-    const early = await this.db.query<{ message_id: string }>('SELECT DISTINCT message_id FROM early_statuses WHERE message_id = ANY($1::text[])', [batch.map((m) => m.id)]);
+    const early = await this.db.query<{ message_id: string }>('SELECT DISTINCT message_id FROM early_statuses WHERE message_id = ANY($1::text[])', [
+      batch.map((m) => m.id),
+    ]);
     if (early.length) await this.applyEarly(early.map((e) => e.message_id));
   }
 }

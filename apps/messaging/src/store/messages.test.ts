@@ -1,4 +1,4 @@
-import { storageBackends } from '@gateway/testing';
+import { storageBackends } from '@gateway/store/testing';
 import type { Db } from '@gateway/store';
 import { migrations } from './migrations';
 import { SqlMessageRepository, type MessageStatus } from './messages';
@@ -29,7 +29,15 @@ describe.each(storageBackends('messaging', migrations, { poolSize: 10 }))('messa
   it('stores an accepted send and reads it back only for its tenant and client', async () => {
     const id = await newMessage();
     const rec = await repo.get('t1', 'c1', id);
-    expect(rec).toMatchObject({ id, tenant_id: 't1', client_id: 'c1', to: '+16505551234', kind: 'buttons', status: 'accepted', status_history: [{ status: 'accepted', at: at(0).toISOString() }] });
+    expect(rec).toMatchObject({
+      id,
+      tenant_id: 't1',
+      client_id: 'c1',
+      to: '+16505551234',
+      kind: 'buttons',
+      status: 'accepted',
+      status_history: [{ status: 'accepted', at: at(0).toISOString() }],
+    });
     expect(rec?.created_at).toEqual(at(0));
     expect(await repo.get('t2', 'c1', id)).toBeUndefined();
     expect(await repo.get('t1', 'c2', id)).toBeUndefined();
@@ -120,7 +128,10 @@ describe.each(storageBackends('messaging', migrations, { poolSize: 10 }))('messa
       const rec = await repo.get('t1', 'c1', id);
       expect(rec?.status).toBe('read');
       expect(rec?.status_history).toHaveLength(1 + updates.length);
-      const got = rec!.status_history.slice(1).map((h) => `${h.status}@${h.at}`).sort();
+      const got = rec!.status_history
+        .slice(1)
+        .map((h) => `${h.status}@${h.at}`)
+        .sort();
       expect(got).toEqual(updates.map((u) => `${u.status}@${u.at.toISOString()}`).sort());
     }
   });

@@ -1,7 +1,10 @@
 import type { Queryable } from '@gateway/store';
 
-/** Life of an outbound message: `accepted` → `sent` → `delivered` → `read`; `failed` from any state. */
-export const MESSAGE_STATUSES = ['accepted', 'sent', 'delivered', 'read', 'failed'] as const;
+/**
+ * Life of an outbound message: `accepted` → `sent` → `delivered` → `read` → `played` (a voice message listened
+ * to); `failed` from any state. `delivered` may never come (delivered and read at once, reference §7.6).
+ */
+export const MESSAGE_STATUSES = ['accepted', 'sent', 'delivered', 'read', 'played', 'failed'] as const;
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 
 /** The provider's conversation of a status (reference 7.6): absent under per-message pricing. */
@@ -76,12 +79,24 @@ export interface MessageRepository {
    * Returns true when the message is known (the update was applied, or was stale or a duplicate and so
    * changed nothing), false when no message has this id (yet): the caller may retry later.
    */
-  advanceStatus(messageId: string, status: Exclude<MessageStatus, 'accepted'>, at: Date, errors?: unknown[], info?: Omit<StatusInfo, 'errors'>): Promise<boolean>;
+  advanceStatus(
+    messageId: string,
+    status: Exclude<MessageStatus, 'accepted'>,
+    at: Date,
+    errors?: unknown[],
+    info?: Omit<StatusInfo, 'errors'>,
+  ): Promise<boolean>;
   /**
    * A provider status update from the webhook: applied now when the message is known, otherwise kept and
    * applied when the send that it overtook is stored. Returns whether the message is known now.
    */
-  recordStatus(messageId: string, status: Exclude<MessageStatus, 'accepted'>, at: Date, errors?: unknown[], info?: Omit<StatusInfo, 'errors'>): Promise<boolean>;
+  recordStatus(
+    messageId: string,
+    status: Exclude<MessageStatus, 'accepted'>,
+    at: Date,
+    errors?: unknown[],
+    info?: Omit<StatusInfo, 'errors'>,
+  ): Promise<boolean>;
   /**
    * Applies updates that overtook the send. Called after the transaction that inserted the message has
    * committed: then either recordStatus's second UPDATE saw the message, or this SELECT sees its kept row.
@@ -119,24 +134,43 @@ export class SqlMessageRepository implements MessageRepository {
   }
 
   async applyEarlyStatuses(messageId: string): Promise<void> {
-    const early = await this.q.query<{ status: Exclude<MessageStatus, 'accepted'>; at: Date; errors: unknown[] | null; conversation: Conversation | null; pricing: Pricing | null }>(
-      'SELECT status, at, errors, conversation, pricing FROM early_statuses WHERE message_id = $1 ORDER BY at',
-      [messageId],
-    );
+    const early = await this.q.query<{
+      status: Exclude<MessageStatus, 'accepted'>;
+      at: Date;
+      errors: unknown[] | null;
+      conversation: Conversation | null;
+      pricing: Pricing | null;
+    }>('SELECT status, at, errors, conversation, pricing FROM early_statuses WHERE message_id = $1 ORDER BY at', [messageId]);
     for (const e of early) {
-      await this.advanceStatus(messageId, e.status, new Date(e.at), e.errors ?? undefined, { conversation: e.conversation ?? undefined, pricing: e.pricing ?? undefined });
+      await this.advanceStatus(messageId, e.status, new Date(e.at), e.errors ?? undefined, {
+        conversation: e.conversation ?? undefined,
+        pricing: e.pricing ?? undefined,
+      });
     }
     if (early.length) await this.q.query('DELETE FROM early_statuses WHERE message_id = $1', [messageId]);
   }
 
-  async recordStatus(messageId: string, status: Exclude<MessageStatus, 'accepted'>, at: Date, errors?: unknown[], info: Omit<StatusInfo, 'errors'> = {}): Promise<boolean> {
+  async recordStatus(
+    messageId: string,
+    status: Exclude<MessageStatus, 'accepted'>,
+    at: Date,
+    errors?: unknown[],
+    info: Omit<StatusInfo, 'errors'> = {},
+  ): Promise<boolean> {
     // The usual case, a known message: one UPDATE. Otherwise the update is kept, then applied once more:
     // either that second UPDATE sees a message committed meanwhile, or applyEarlyStatuses (run after that
     // commit, hence after this kept row) sees the row. Applying twice is harmless, the history dedupes entries.
     if (await this.advanceStatus(messageId, status, at, errors, info)) return true;
     await this.q.query(
       'INSERT INTO early_statuses (message_id, status, at, errors, conversation, pricing) VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6::jsonb) ON CONFLICT DO NOTHING',
-      [messageId, status, at, errors?.length ? JSON.stringify(errors) : null, info.conversation ? JSON.stringify(info.conversation) : null, info.pricing ? JSON.stringify(info.pricing) : null],
+      [
+        messageId,
+        status,
+        at,
+        errors?.length ? JSON.stringify(errors) : null,
+        info.conversation ? JSON.stringify(info.conversation) : null,
+        info.pricing ? JSON.stringify(info.pricing) : null,
+      ],
     );
     const known = await this.advanceStatus(messageId, status, at, errors, info);
     if (known) await this.q.query('DELETE FROM early_statuses WHERE message_id = $1 AND status = $2 AND at = $3', [messageId, status, at]);
@@ -144,7 +178,9 @@ export class SqlMessageRepository implements MessageRepository {
   }
 
   async purgeEarlyStatuses(olderThanMs: number): Promise<number> {
-    const rows = await this.q.query("DELETE FROM early_statuses WHERE received_at < now() - ($1::bigint * interval '1 millisecond') RETURNING message_id", [olderThanMs]);
+    const rows = await this.q.query("DELETE FROM early_statuses WHERE received_at < now() - ($1::bigint * interval '1 millisecond') RETURNING message_id", [
+      olderThanMs,
+    ]);
     return rows.length;
   }
 
@@ -160,7 +196,13 @@ export class SqlMessageRepository implements MessageRepository {
     return { ...rest, status_history: history, to: to_number };
   }
 
-  async advanceStatus(messageId: string, status: Exclude<MessageStatus, 'accepted'>, at: Date, errors?: unknown[], info: Omit<StatusInfo, 'errors'> = {}): Promise<boolean> {
+  async advanceStatus(
+    messageId: string,
+    status: Exclude<MessageStatus, 'accepted'>,
+    at: Date,
+    errors?: unknown[],
+    info: Omit<StatusInfo, 'errors'> = {},
+  ): Promise<boolean> {
     if (!MESSAGE_STATUSES.includes(status) || status === ('accepted' as string)) throw new Error(`invalid message status ${status}`);
     const entry: StatusChange = {
       status,

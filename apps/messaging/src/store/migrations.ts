@@ -92,4 +92,11 @@ export const migrations: Migration[] = [
       CREATE INDEX templates_account ON templates (business_account_id, template_id);
     `,
   },
+  {
+    version: 5,
+    name: 'template_parameter_format',
+    // Named-parameter templates (provider-2026.md §6.1): how a send names its parameters depends on it. Rows of
+    // before are the provider's default, POSITIONAL, until a sync or status update brings the provider's value.
+    sql: `ALTER TABLE templates ADD COLUMN parameter_format text NOT NULL DEFAULT 'POSITIONAL';`,
+  },
 ];

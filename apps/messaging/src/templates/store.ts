@@ -12,6 +12,8 @@ export interface TemplateRecord {
   components: Array<Record<string, unknown>>;
   rejected_reason: string | null;
   quality: string | null;
+  /** `POSITIONAL` or `NAMED`. */
+  parameter_format: string;
   updated_at: Date;
 }
 
@@ -35,20 +37,38 @@ export class SqlTemplateRepository {
 
   async upsert(t: TemplateRow): Promise<TemplateRecord> {
     const [row] = await this.q.query<TemplateRecord>(
-      `INSERT INTO templates (client_id, template_id, tenant_id, business_account_id, name, language, category, status, components, rejected_reason, quality)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11)
+      `INSERT INTO templates (client_id, template_id, tenant_id, business_account_id, name, language, category, status, components, rejected_reason, quality,
+         parameter_format)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, $12)
        ON CONFLICT (client_id, template_id) DO UPDATE SET name = $5, language = $6, category = $7, status = $8, components = $9::jsonb,
-         rejected_reason = $10, quality = COALESCE($11, templates.quality),
-         updated_at = CASE WHEN (templates.status, templates.category, templates.components, templates.rejected_reason) IS NOT DISTINCT FROM ($8, $7, $9::jsonb, $10)
-           THEN templates.updated_at ELSE now() END
+         rejected_reason = $10, quality = COALESCE($11, templates.quality), parameter_format = $12,
+         updated_at = CASE WHEN (templates.status, templates.category, templates.components, templates.rejected_reason, templates.parameter_format)
+           IS NOT DISTINCT FROM ($8, $7, $9::jsonb, $10, $12) THEN templates.updated_at ELSE now() END
        RETURNING *`,
-      [t.client_id, t.template_id, t.tenant_id, t.business_account_id, t.name, t.language, t.category, t.status, JSON.stringify(t.components), t.rejected_reason, t.quality],
+      [
+        t.client_id,
+        t.template_id,
+        t.tenant_id,
+        t.business_account_id,
+        t.name,
+        t.language,
+        t.category,
+        t.status,
+        JSON.stringify(t.components),
+        t.rejected_reason,
+        t.quality,
+        t.parameter_format,
+      ],
     );
     return row;
   }
 
   async get(k: TemplateKey, templateId: string): Promise<TemplateRecord | undefined> {
-    const [row] = await this.q.query<TemplateRecord>('SELECT * FROM templates WHERE tenant_id = $1 AND client_id = $2 AND template_id = $3', [k.tenantId, k.clientId, templateId]);
+    const [row] = await this.q.query<TemplateRecord>('SELECT * FROM templates WHERE tenant_id = $1 AND client_id = $2 AND template_id = $3', [
+      k.tenantId,
+      k.clientId,
+      templateId,
+    ]);
     return row;
   }
 
@@ -70,7 +90,9 @@ export class SqlTemplateRepository {
   /** A status change from the provider's webhook, for every client of the business account that knows the template. */
   async applyStatus(businessAccountId: string, templateId: string, status: string, reason: string | null): Promise<number> {
     if (status === 'DELETED') {
-      return (await this.q.query('DELETE FROM templates WHERE business_account_id = $1 AND template_id = $2 RETURNING client_id', [businessAccountId, templateId])).length;
+      return (
+        await this.q.query('DELETE FROM templates WHERE business_account_id = $1 AND template_id = $2 RETURNING client_id', [businessAccountId, templateId])
+      ).length;
     }
     const rows = await this.q.query(
       `UPDATE templates SET status = $3, rejected_reason = $4, updated_at = now() WHERE business_account_id = $1 AND template_id = $2 RETURNING client_id`,
@@ -89,7 +111,10 @@ export class SqlTemplateRepository {
   }
 
   async deleteAllExcept(k: TemplateKey, keep: string[]): Promise<number> {
-    const rows = await this.q.query('DELETE FROM templates WHERE tenant_id = $1 AND client_id = $2 AND NOT (template_id = ANY($3::text[])) RETURNING template_id', [k.tenantId, k.clientId, keep]);
+    const rows = await this.q.query(
+      'DELETE FROM templates WHERE tenant_id = $1 AND client_id = $2 AND NOT (template_id = ANY($3::text[])) RETURNING template_id',
+      [k.tenantId, k.clientId, keep],
+    );
     return rows.length;
   }
 }

@@ -1,9 +1,10 @@
 import { AppError } from '@gateway/errors';
-import { takePage } from '@gateway/store';
+import { isStorableText } from '@gateway/storable-text';
+import { pageSize, takePage } from '@gateway/store';
 import type { templates as tp } from '@gateway/contracts';
 import type { ProviderClient, ProviderTemplate } from '@gateway/provider-client';
 import type { ClientCredentialsCache } from '../client-cache';
-import { parameterIssues, templateIssue } from './params';
+import { authenticationCodeIssues, parameterIssues, parameterNameIssues, templateIssue } from './params';
 import type { SqlTemplateRepository, TemplateCursor, TemplateKey, TemplateRecord } from './store';
 
 interface Account extends TemplateKey {
@@ -13,12 +14,17 @@ interface Account extends TemplateKey {
 
 export const templateNotFound = () => AppError.notFound('template_not_found', 'Template not found');
 
+/** A position in a client's list (name, language, id order); opaque to callers: the edge seals it again. */
 const encodeCursor = (c: TemplateCursor) => Buffer.from(JSON.stringify([c.name, c.language, c.id])).toString('base64url');
 
+/** The position a cursor of encodeCursor names; anything else, text PostgreSQL cannot compare (a NUL) included, is a 422 naming `cursor`. */
 function decodeCursor(s: string): TemplateCursor {
   try {
-    const [name, language, id] = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as unknown[];
-    if (typeof name === 'string' && typeof language === 'string' && typeof id === 'string') return { name, language, id };
+    const parts = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as unknown;
+    if (Array.isArray(parts) && parts.length === 3 && parts.every((p) => typeof p === 'string' && p !== '' && isStorableText(p))) {
+      const [name, language, id] = parts as string[];
+      return { name, language, id };
+    }
   } catch {
     // falls through to the 422
   }
@@ -41,9 +47,13 @@ export class Templates {
     const { client, accessToken } = await this.credentials.get(caller.tenantId, caller.clientId);
     if (!client) throw AppError.notFound('client_not_found', 'Client not found');
     if (!client.isActive || !client.businessAccountId || !accessToken) {
-      throw AppError.conflict('client_not_active', `Client is not active (signup_status: ${client.signupStatus}); finish its signup before managing templates`, {
-        signup_status: client.signupStatus,
-      });
+      throw AppError.conflict(
+        'client_not_active',
+        `Client is not active (signup_status: ${client.signupStatus}); finish its signup before managing templates`,
+        {
+          signup_status: client.signupStatus,
+        },
+      );
     }
     return { tenantId: client.tenantId, clientId: client.id, wabaId: client.businessAccountId, token: accessToken };
   }
@@ -61,14 +71,31 @@ export class Templates {
       components: t.components ?? [],
       rejected_reason: t.rejected_reason && t.rejected_reason !== 'NONE' ? t.rejected_reason : null,
       quality: t.quality_score?.score ?? null,
+      parameter_format: t.parameter_format?.toUpperCase() === 'NAMED' ? 'NAMED' : 'POSITIONAL',
     });
   }
 
+  /** Creates the template at the provider with the tenant's fields unchanged (the edge checked them), then keeps its copy. */
   async create(r: tp.CreateTemplateRequest): Promise<TemplateRecord> {
     const acc = await this.account(r.caller);
     const components = JSON.parse(r.componentsJson || '[]') as Array<Record<string, unknown>>;
-    const created = await this.provider.templates.create(acc.token, acc.wabaId, { name: r.name, language: r.language, category: r.category, components });
-    return this.store(acc, { id: created.id, name: r.name, language: r.language, category: created.category, status: created.status, components });
+    const created = await this.provider.templates.create(acc.token, acc.wabaId, {
+      name: r.name,
+      language: r.language,
+      category: r.category,
+      components,
+      parameter_format: r.parameterFormat,
+      message_send_ttl_seconds: r.messageSendTtlSeconds,
+    });
+    return this.store(acc, {
+      id: created.id,
+      name: r.name,
+      language: r.language,
+      category: created.category,
+      status: created.status,
+      components,
+      parameter_format: r.parameterFormat,
+    });
   }
 
   async get(r: tp.GetTemplateRequest): Promise<TemplateRecord> {
@@ -80,7 +107,7 @@ export class Templates {
 
   async list(r: tp.ListTemplatesRequest): Promise<{ records: TemplateRecord[]; nextCursor?: string }> {
     const acc = await this.account(r.caller);
-    const limit = r.limit > 0 ? Math.min(r.limit, 100) : 20;
+    const limit = pageSize(r.limit);
     const rows = await this.repo.list(acc, { status: r.status, name: r.name, limit: limit + 1, after: r.cursor ? decodeCursor(r.cursor) : undefined });
     const { page, nextCursor } = takePage(rows, limit, (last) => encodeCursor({ name: last.name, language: last.language, id: last.template_id }));
     return { records: page, nextCursor };
@@ -112,7 +139,10 @@ export class Templates {
     const acc = await this.account(r.caller);
     const listed = await this.provider.templates.list(acc.token, acc.wabaId);
     for (const t of listed) await this.store(acc, t);
-    const removed = await this.repo.deleteAllExcept(acc, listed.map((t) => t.id));
+    const removed = await this.repo.deleteAllExcept(
+      acc,
+      listed.map((t) => t.id),
+    );
     return { synced: listed.length, removed };
   }
 
@@ -123,26 +153,46 @@ export class Templates {
 
   /**
    * The send-template check against the local copy, before any provider call: a language the name does not
-   * exist in, a template that is not APPROVED, or parameters that do not match its body, header and buttons
-   * are a 422 naming the field. A name the copy does not know is left to the provider.
+   * exist in, a template that is not APPROVED, parameters that do not match its body, header and buttons in
+   * number, or in name (a NAMED template's `parameter_name`s) are a 422 naming the field. A name the copy does
+   * not know is left to the provider.
    */
   async checkSend(k: TemplateKey, name: string, language: string, components: unknown): Promise<void> {
     const known = await this.repo.byName(k, name);
     if (!known.length) return;
     const t = known.find((x) => x.language === language);
     if (!t) {
-      throw templateIssue(['body', 'lang'], `Template ${name} does not exist in ${language} (it exists in ${known.map((x) => x.language).sort().join(', ')})`, 'template_language_not_found', language, {
-        languages: known.map((x) => x.language).sort(),
-      });
+      throw templateIssue(
+        ['body', 'lang'],
+        `Template ${name} does not exist in ${language} (it exists in ${known
+          .map((x) => x.language)
+          .sort()
+          .join(', ')})`,
+        'template_language_not_found',
+        language,
+        {
+          languages: known.map((x) => x.language).sort(),
+        },
+      );
     }
     if (t.status !== 'APPROVED') {
-      throw templateIssue(['body', 'template_name'], `Template ${name} (${language}) is ${t.status}; only APPROVED templates can be sent`, 'template_not_approved', name, {
-        status: t.status,
-        ...(t.rejected_reason ? { rejected_reason: t.rejected_reason } : {}),
-      });
+      throw templateIssue(
+        ['body', 'template_name'],
+        `Template ${name} (${language}) is ${t.status}; only APPROVED templates can be sent`,
+        'template_not_approved',
+        name,
+        {
+          status: t.status,
+          ...(t.rejected_reason ? { rejected_reason: t.rejected_reason } : {}),
+        },
+      );
     }
-    const issues = parameterIssues(t.components, components);
+    const issues = parameterIssues(t, components);
     if (issues.length) throw new AppError('validation', 'template_param_count_mismatch', issues[0].msg, { details: { detail: issues } });
+    const names = parameterNameIssues(t, components);
+    if (names.length) throw new AppError('validation', 'template_param_name_mismatch', names[0].msg, { details: { detail: names } });
+    const code = authenticationCodeIssues(t, components);
+    if (code.length) throw new AppError('validation', 'template_param_value_invalid', code[0].msg, { details: { detail: code } });
   }
 }
 
@@ -157,6 +207,7 @@ export function presentTemplate(t: TemplateRecord) {
     componentsJson: JSON.stringify(t.components),
     rejectedReason: t.rejected_reason ?? undefined,
     quality: t.quality ?? undefined,
+    parameterFormat: t.parameter_format,
     updatedAt: new Date(t.updated_at).toISOString(),
   };
 }

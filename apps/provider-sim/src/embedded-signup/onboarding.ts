@@ -24,12 +24,16 @@ export function onboardBusiness(state: SimState, opts: { withCatalog: boolean; w
   const waba = again ?? state.createWaba({ withCatalog: opts.withCatalog });
   const phone = (again && [...state.phones.values()].find((p) => p.wabaId === again.id)) || state.createPhone(waba, { registered: false });
   const code = `AQ${randomBytes(32).toString('base64url')}`;
-  state.codes.set(code, { code, wabaId: waba.id, phoneId: phone.id, businessId: waba.businessId, used: false, expiresAt: Date.now() + CODE_TTL_MS });
+  state.codes.set(code, { code, wabaId: waba.id, phoneId: phone.id, businessId: waba.businessId, used: false, expiresAt: state.now() + CODE_TTL_MS });
   return { code, waba_id: waba.id, phone_number_id: phone.id, business_id: waba.businessId, catalog_id: waba.catalogId };
 }
 
 /** GET /oauth/access_token: app credentials first, then the code (unknown, used or expired codes fail alike). */
-export function redeemCode(state: SimState, app: { appId: string; appSecret: string }, q: { client_id?: string; client_secret?: string; code?: string }): string {
+export function redeemCode(
+  state: SimState,
+  app: { appId: string; appSecret: string },
+  q: { client_id?: string; client_secret?: string; code?: string },
+): string {
   if (q.client_id !== app.appId) {
     throw new GraphError(400, 101, 'Error validating application. Invalid application ID.', { type: 'OAuthException' });
   }
@@ -38,7 +42,7 @@ export function redeemCode(state: SimState, app: { appId: string; appSecret: str
   const entry: SignupCode | undefined = state.codes.get(q.code);
   if (!entry) throw new GraphError(400, 100, 'Invalid verification code format.', { type: 'OAuthException', subcode: 36007 });
   if (entry.used) throw new GraphError(400, 100, 'This authorization code has been used.', { type: 'OAuthException', subcode: 36009 });
-  if (Date.now() > entry.expiresAt) throw new GraphError(400, 100, 'This authorization code has expired.', { type: 'OAuthException', subcode: 36007 });
+  if (state.now() > entry.expiresAt) throw new GraphError(400, 100, 'This authorization code has expired.', { type: 'OAuthException', subcode: 36007 });
   entry.used = true;
   return state.issueToken(entry.wabaId);
 }

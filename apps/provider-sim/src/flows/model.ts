@@ -2,7 +2,17 @@ import type { Flow, FlowStatus, SimState } from '../state';
 import { flowCantBeUpdated, flowParameter } from './errors';
 import { validateFlowJson, type FlowValidationError } from './validate-flow-json';
 
-export const FLOW_CATEGORIES = ['SIGN_UP', 'SIGN_IN', 'APPOINTMENT_BOOKING', 'LEAD_GENERATION', 'CONTACT_US', 'CUSTOMER_SUPPORT', 'SURVEY', 'OTHER', 'SHOPPING'] as const;
+export const FLOW_CATEGORIES = [
+  'SIGN_UP',
+  'SIGN_IN',
+  'APPOINTMENT_BOOKING',
+  'LEAD_GENERATION',
+  'CONTACT_US',
+  'CUSTOMER_SUPPORT',
+  'SURVEY',
+  'OTHER',
+  'SHOPPING',
+] as const;
 
 /** Flow JSON files are limited to 10 MB (provider reference §5). */
 const MAX_FLOW_JSON_BYTES = 10 * 1024 * 1024;
@@ -12,11 +22,11 @@ export function isPublished(status: FlowStatus): boolean {
   return status === 'PUBLISHED' || status === 'BLOCKED' || status === 'THROTTLED';
 }
 
-export function createFlow(state: SimState, wabaId: string, input: { name: string; categories: string[]; endpointUri?: string | null }): Flow {
+export function createFlow(state: SimState, wabaId: string, input: { name: string; categories: string[]; endpointUri?: string | null; id?: string }): Flow {
   assertNameFree(state, wabaId, input.name);
   const now = new Date().toISOString();
   const flow: Flow = {
-    id: state.newId(16),
+    id: input.id ?? state.newId(16),
     wabaId,
     name: input.name,
     categories: input.categories,

@@ -11,7 +11,14 @@ const validFlow = {
         type: 'SingleColumnLayout',
         children: [
           { type: 'TextHeading', text: 'Hello' },
-          { type: 'Form', name: 'form', children: [{ type: 'TextInput', name: 'email', label: 'Email' }, { type: 'Footer', label: 'Done', 'on-click-action': { name: 'complete', payload: {} } }] },
+          {
+            type: 'Form',
+            name: 'form',
+            children: [
+              { type: 'TextInput', name: 'email', label: 'Email' },
+              { type: 'Footer', label: 'Done', 'on-click-action': { name: 'complete', payload: {} } },
+            ],
+          },
         ],
       },
     },
@@ -39,7 +46,11 @@ describe('Flow JSON validation as the provider reports it', () => {
         column_end: 1,
         pointers: [{ line_start: 1, line_end: 3, column_start: 1, column_end: 1, path: 'version' }],
       },
-      expect.objectContaining({ error: 'MISSING_REQUIRED_PROPERTY', message: 'The property "screens" is required at "$root".', pointers: [expect.objectContaining({ path: 'screens' })] }),
+      expect.objectContaining({
+        error: 'MISSING_REQUIRED_PROPERTY',
+        message: 'The property "screens" is required at "$root".',
+        pointers: [expect.objectContaining({ path: 'screens' })],
+      }),
     ]);
   });
 
@@ -68,13 +79,26 @@ describe('Flow JSON validation as the provider reports it', () => {
     const source = text({ ...validFlow, colour: 'red' });
     const line = source.split('\n').findIndex((l) => l.startsWith('  "colour"')) + 1;
     const { errors } = validateFlowJson(source);
-    expect(errors).toEqual([expect.objectContaining({ error: 'INVALID_PROPERTY', message: 'The property "colour" cannot be specified at "$root".', line_start: line, column_start: 3, column_end: 10 })]);
+    expect(errors).toEqual([
+      expect.objectContaining({
+        error: 'INVALID_PROPERTY',
+        message: 'The property "colour" cannot be specified at "$root".',
+        line_start: line,
+        column_start: 3,
+        column_end: 10,
+      }),
+    ]);
     expect(errors[0].pointers[0].path).toBe('colour');
   });
 
   it('reports every problem at once, in source order', () => {
     const flow = { version: '1.0', screens: [{ id: 'bad-id', layout: { type: 'TwoColumns', children: [{ type: 'Nope' }] } }] };
-    expect(validateFlowJson(text(flow)).errors.map((e) => e.pointers[0].path)).toEqual(['version', 'screens[0].id', 'screens[0].layout.type', 'screens[0].layout.children[0].type']);
+    expect(validateFlowJson(text(flow)).errors.map((e) => e.pointers[0].path)).toEqual([
+      'version',
+      'screens[0].id',
+      'screens[0].layout.type',
+      'screens[0].layout.children[0].type',
+    ]);
   });
 
   it('reports text that is not JSON with the position where parsing stopped', () => {

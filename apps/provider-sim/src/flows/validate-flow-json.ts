@@ -17,9 +17,30 @@ export const FLOW_JSON_VERSIONS = ['2.1', '3.0', '3.1', '4.0', '5.0', '5.1', '6.
 const ROOT_PROPERTIES = new Set(['version', 'data_api_version', 'routing_model', 'data_channel_uri', 'screens']);
 const SCREEN_PROPERTIES = new Set(['id', 'title', 'terminal', 'success', 'data', 'layout', 'refresh_on_back', 'sensitive']);
 const COMPONENTS = new Set([
-  'TextHeading', 'TextSubheading', 'TextBody', 'TextCaption', 'RichText', 'TextInput', 'TextArea', 'CheckboxGroup',
-  'RadioButtonsGroup', 'ChipsSelector', 'Dropdown', 'DatePicker', 'CalendarPicker', 'OptIn', 'EmbeddedLink', 'Footer',
-  'Image', 'ImageCarousel', 'PhotoPicker', 'DocumentPicker', 'NavigationList', 'Form', 'If', 'Switch',
+  'TextHeading',
+  'TextSubheading',
+  'TextBody',
+  'TextCaption',
+  'RichText',
+  'TextInput',
+  'TextArea',
+  'CheckboxGroup',
+  'RadioButtonsGroup',
+  'ChipsSelector',
+  'Dropdown',
+  'DatePicker',
+  'CalendarPicker',
+  'OptIn',
+  'EmbeddedLink',
+  'Footer',
+  'Image',
+  'ImageCarousel',
+  'PhotoPicker',
+  'DocumentPicker',
+  'NavigationList',
+  'Form',
+  'If',
+  'Switch',
 ]);
 
 type Path = Array<string | number>;
@@ -43,7 +64,10 @@ const invalidValue = (prop: string, node: JsonNode, path: Path, hint = '') =>
   problem('INVALID_PROPERTY_VALUE', 'FLOW_JSON_ERROR', `Invalid value found for property '${prop}'.${hint}`, node.span, path);
 // a missing property has no text of its own: the range is the object lacking it, the pointer names the property
 const missing = (prop: string, parent: JsonNode, parentPath: Path) =>
-  problem('MISSING_REQUIRED_PROPERTY', 'JSON_SCHEMA_ERROR', `The property "${prop}" is required at "${where(parentPath)}".`, parent.span, [...parentPath, prop]);
+  problem('MISSING_REQUIRED_PROPERTY', 'JSON_SCHEMA_ERROR', `The property "${prop}" is required at "${where(parentPath)}".`, parent.span, [
+    ...parentPath,
+    prop,
+  ]);
 const unknownProperty = (e: ObjectEntry, parentPath: Path) =>
   problem('INVALID_PROPERTY', 'JSON_SCHEMA_ERROR', `The property "${e.key}" cannot be specified at "${where(parentPath)}".`, e.keySpan, [...parentPath, e.key]);
 const wrongType = (node: JsonNode, path: Path, expected: string) =>
@@ -80,12 +104,14 @@ export function validateFlowJson(text: string): { errors: FlowValidationError[];
   } else version = v.value;
 
   const api = field(root, 'data_api_version');
-  if (api && (api.kind !== 'string' || api.value !== '3.0')) errors.push(invalidValue('data_api_version', api, ['data_api_version'], ' The only supported value is "3.0".'));
+  if (api && (api.kind !== 'string' || api.value !== '3.0'))
+    errors.push(invalidValue('data_api_version', api, ['data_api_version'], ' The only supported value is "3.0".'));
 
   const screens = field(root, 'screens');
   if (!screens) errors.push(missing('screens', root, []));
   else if (screens.kind !== 'array') errors.push(wrongType(screens, ['screens'], 'an array'));
-  else if (screens.items.length === 0) errors.push(problem('MIN_ITEMS', 'JSON_SCHEMA_ERROR', 'At least one screen is required at "$root/screens".', screens.span, ['screens']));
+  else if (screens.items.length === 0)
+    errors.push(problem('MIN_ITEMS', 'JSON_SCHEMA_ERROR', 'At least one screen is required at "$root/screens".', screens.span, ['screens']));
   else screens.items.forEach((s, i) => errors.push(...screenErrors(s, ['screens', i])));
 
   errors.sort((a, b) => a.line_start - b.line_start || a.column_start - b.column_start);
@@ -98,7 +124,8 @@ function screenErrors(screen: JsonNode, path: Path): FlowValidationError[] {
   for (const e of screen.entries) if (!SCREEN_PROPERTIES.has(e.key)) errors.push(unknownProperty(e, path));
   const id = field(screen, 'id');
   if (!id) errors.push(missing('id', screen, path));
-  else if (id.kind !== 'string' || !/^[A-Za-z_]+$/.test(id.value)) errors.push(invalidValue('id', id, [...path, 'id'], ' A screen id may only contain letters and underscores.'));
+  else if (id.kind !== 'string' || !/^[A-Za-z_]+$/.test(id.value))
+    errors.push(invalidValue('id', id, [...path, 'id'], ' A screen id may only contain letters and underscores.'));
   const layout = field(screen, 'layout');
   if (!layout) errors.push(missing('layout', screen, path));
   else if (layout.kind !== 'object') errors.push(wrongType(layout, [...path, 'layout'], 'an object'));

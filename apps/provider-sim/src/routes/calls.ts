@@ -28,7 +28,8 @@ export function registerCalls(router: Router, state: SimState): void {
       const session = obj(b.session, 'session');
       oneOf(session.sdp_type, 'session.sdp_type', ['answer']);
       str(session.sdp, 'session.sdp');
-      if (call.state === 'ended' || call.state === 'accepted') throw new GraphError(400, 138003, '(#138003) Duplicate call', { details: `Call ${callId} is ${call.state}` });
+      if (call.state === 'ended' || call.state === 'accepted')
+        throw new GraphError(400, 138003, '(#138003) Duplicate call', { details: `Call ${callId} is ${call.state}` });
       call.state = action === 'accept' ? 'accepted' : 'pre_accepted';
       ctx.body = { messaging_product: 'whatsapp', success: true };
       return;

@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import type Router from '@koa/router';
 import type { RateLimiter } from '../rate-limits';
-import type { Fault, SimState } from '../state';
+import { normalize, type Fault, type SimState } from '../state';
 import type { WebhookSender } from '../webhooks';
 import { jsonBody } from './graph';
 import { isAnimatedWebp, storeMedia } from './media';
@@ -17,8 +17,17 @@ export function registerControl(router: Router, state: SimState, webhooks: Webho
 
   router.post('/_sim/phone-numbers', (ctx) => {
     const b = jsonBody(ctx);
-    const waba = state.createWaba({ id: b.waba_id as string | undefined, businessId: b.business_id as string | undefined, withCatalog: b.with_catalog === true });
-    const phone = state.createPhone(waba, { id: b.phone_number_id as string | undefined, display: b.display_phone_number as string | undefined, registered: b.registered !== false });
+    const waba = state.createWaba({
+      id: b.waba_id as string | undefined,
+      businessId: b.business_id as string | undefined,
+      withCatalog: b.with_catalog === true,
+      catalogId: typeof b.catalog_id === 'string' ? b.catalog_id : undefined,
+    });
+    const phone = state.createPhone(waba, {
+      id: b.phone_number_id as string | undefined,
+      display: b.display_phone_number as string | undefined,
+      registered: b.registered !== false,
+    });
     ctx.body = {
       phone_number_id: phone.id,
       waba_id: waba.id,
@@ -45,6 +54,10 @@ export function registerControl(router: Router, state: SimState, webhooks: Webho
     ctx.body = { url: state.webhookUrl ?? null };
   });
 
+  /**
+   * Status webhooks of a sent message, in the order given (any order, `delivered` skipped, `played`...); a
+   * `failed` one carries `errors` (default 131026) on the status and in the value (`error_level` picks one).
+   */
   router.post('/_sim/messages/:wamid/statuses', async (ctx) => {
     const sent = state.sent.get(ctx.params.wamid);
     if (!sent) {
@@ -55,13 +68,49 @@ export function registerControl(router: Router, state: SimState, webhooks: Webho
     const phone = state.phones.get(sent.phoneId)!;
     const b = jsonBody(ctx);
     const statuses = Array.isArray(b.statuses) ? (b.statuses as string[]) : ['sent', 'delivered', 'read'];
+    const level = b.error_level === 'status' || b.error_level === 'value' ? b.error_level : 'both';
     const bodies: Array<{ status: number | null; body: Json }> = [];
     for (const s of statuses) {
-      const body = webhooks.statusBody(phone, sent.id, sent.to, s, s === 'failed' ? ((b.errors as unknown[]) ?? [{ code: 131026, title: 'Message undeliverable', message: 'Message undeliverable', error_data: { details: 'Message Undeliverable.' } }]) : undefined);
+      const body = webhooks.statusBody(
+        phone,
+        sent.id,
+        sent.to,
+        s,
+        s === 'failed'
+          ? ((b.errors as unknown[]) ?? [
+              { code: 131026, title: 'Message undeliverable', message: 'Message undeliverable', error_data: { details: 'Message Undeliverable.' } },
+            ])
+          : undefined,
+        level,
+      );
       const res = await webhooks.send(body);
       bodies.push({ status: res.status, body: JSON.parse(res.body) as Json });
     }
     ctx.body = { sent: bodies };
+  });
+
+  /** Auto-statuses' plan: every n-th message skips `delivered` (0: none do), voice messages get `played`. */
+  router.put('/_sim/status-plan', (ctx) => {
+    const b = jsonBody(ctx);
+    const plan = state.statusPlan;
+    if (typeof b.skip_delivered_every === 'number' && Number.isInteger(b.skip_delivered_every) && b.skip_delivered_every >= 0)
+      plan.skipDeliveredEvery = b.skip_delivered_every;
+    if (typeof b.played_for_voice === 'boolean') plan.playedForVoice = b.played_for_voice;
+    if (b.reset_count === true) state.autoStatusCount = 0;
+    ctx.body = { skip_delivered_every: plan.skipDeliveredEvery, played_for_voice: plan.playedForVoice, count: state.autoStatusCount };
+  });
+
+  /** The statuses auto-statuses report for the next message to `to` (once), whatever the plan says. */
+  router.put('/_sim/status-script', (ctx) => {
+    const b = jsonBody(ctx);
+    const statuses = Array.isArray(b.statuses) ? b.statuses.filter((s): s is string => typeof s === 'string') : [];
+    if (typeof b.to !== 'string' || !statuses.length) {
+      ctx.status = 400;
+      ctx.body = { error: 'to and statuses are required' };
+      return;
+    }
+    state.scriptedStatuses.set(normalize(b.to), statuses);
+    ctx.body = { to: normalize(b.to), statuses };
   });
 
   /** The business number an inbound update is for and the user it comes from; a 404 when the number is unknown. */
@@ -83,17 +132,22 @@ export function registerControl(router: Router, state: SimState, webhooks: Webho
     const type = String(b.type ?? 'text');
     const wamid = state.wamid();
     const content = (b[type] as Json | undefined) ?? (type === 'text' ? { body: String(b.text ?? 'Hello') } : {});
-    const message: Json = { from, id: wamid, timestamp: String(Math.floor(Date.now() / 1000)), type, [type]: content };
+    const message: Json = { from, id: wamid, timestamp: String(Math.floor(state.now() / 1000)), type, [type]: content };
     if (b.context) message.context = b.context;
     state.recordInbound(phone.id, from, wamid);
-    const body = webhooks.envelope(phone.wabaId, 'messages', webhooks.messagesValue(phone, { contacts: [{ profile: { name: String(b.name ?? 'Test User') }, wa_id: from }], messages: [message] }));
+    const body = webhooks.envelope(
+      phone.wabaId,
+      'messages',
+      webhooks.messagesValue(phone, { contacts: [{ profile: { name: String(b.name ?? 'Test User') }, wa_id: from }], messages: [message] }),
+    );
     const res = await webhooks.send(body);
     ctx.body = { wamid, status: res.status, body: JSON.parse(res.body) as Json };
   });
 
   /**
    * A customer sends a media message (image, document, audio, video, sticker): the bytes (`content_base64`, or a
-   * small real sample of the type) become a media of the number, downloadable through its id like the provider's.
+   * small real sample of the type) become a media of the number, downloadable through its id like the provider's
+   * (`media_id` names it, for a test that must know it beforehand).
    */
   router.post('/_sim/inbound/media', async (ctx) => {
     const b = jsonBody(ctx);
@@ -109,16 +163,20 @@ export function registerControl(router: Router, state: SimState, webhooks: Webho
     }
     const bytes = typeof b.content_base64 === 'string' ? Buffer.from(b.content_base64, 'base64') : sample.bytes;
     const mimeType = typeof b.mime_type === 'string' ? b.mime_type : sample.mimeType;
-    const media = storeMedia(state, phone.id, bytes, mimeType);
+    const media = storeMedia(state, phone.id, bytes, mimeType, 'received', typeof b.media_id === 'string' ? b.media_id : undefined);
     const content: Json = { id: media.id, mime_type: mimeType, sha256: media.sha256 };
     if (typeof b.caption === 'string' && ['image', 'video', 'document'].includes(type)) content.caption = b.caption;
     if (type === 'document') content.filename = typeof b.filename === 'string' ? b.filename : 'document.pdf';
     if (type === 'audio') content.voice = b.voice === true;
     if (type === 'sticker') content.animated = isAnimatedWebp(bytes);
     const wamid = state.wamid();
-    const message: Json = { from, id: wamid, timestamp: String(Math.floor(Date.now() / 1000)), type, [type]: content };
+    const message: Json = { from, id: wamid, timestamp: String(Math.floor(state.now() / 1000)), type, [type]: content };
     state.recordInbound(phone.id, from, wamid);
-    const body = webhooks.envelope(phone.wabaId, 'messages', webhooks.messagesValue(phone, { contacts: [{ profile: { name: String(b.name ?? 'Test User') }, wa_id: from }], messages: [message] }));
+    const body = webhooks.envelope(
+      phone.wabaId,
+      'messages',
+      webhooks.messagesValue(phone, { contacts: [{ profile: { name: String(b.name ?? 'Test User') }, wa_id: from }], messages: [message] }),
+    );
     const res = await webhooks.send(body);
     ctx.body = { wamid, media_id: media.id, sha256: media.sha256, status: res.status, body: JSON.parse(res.body) as Json };
   });
@@ -130,11 +188,26 @@ export function registerControl(router: Router, state: SimState, webhooks: Webho
     const { phone, from } = sender;
     const id = state.wacid();
     state.calls.set(id, { id, phoneId: phone.id, from, state: 'ringing' });
-    const sdp = 'v=0\r\no=- 4611731400430051336 2 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\nm=audio 9 UDP/TLS/RTP/SAVPF 111\r\nc=IN IP4 0.0.0.0\r\na=rtpmap:111 opus/48000/2\r\n';
-    const body = webhooks.envelope(phone.wabaId, 'calls', webhooks.messagesValue(phone, {
-      contacts: [{ profile: { name: 'Test User' }, wa_id: from }],
-      calls: [{ id, from, to: phone.display, event: 'connect', timestamp: String(Math.floor(Date.now() / 1000)), direction: 'USER_INITIATED', session: { sdp_type: 'offer', sdp } }],
-    }));
+    const sdp =
+      'v=0\r\no=- 4611731400430051336 2 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\nm=audio 9 UDP/TLS/RTP/SAVPF 111\r\nc=IN IP4 0.0.0.0\r\na=rtpmap:111 opus/48000/2\r\n';
+    const body = webhooks.envelope(
+      phone.wabaId,
+      'calls',
+      webhooks.messagesValue(phone, {
+        contacts: [{ profile: { name: 'Test User' }, wa_id: from }],
+        calls: [
+          {
+            id,
+            from,
+            to: phone.display,
+            event: 'connect',
+            timestamp: String(Math.floor(state.now() / 1000)),
+            direction: 'USER_INITIATED',
+            session: { sdp_type: 'offer', sdp },
+          },
+        ],
+      }),
+    );
     const res = await webhooks.send(body);
     ctx.body = { call_id: id, status: res.status };
   });
@@ -149,7 +222,7 @@ export function registerControl(router: Router, state: SimState, webhooks: Webho
       reason: b.reason === undefined ? 'NONE' : b.reason,
       message_template_category: String(b.category ?? 'UTILITY'),
     };
-    const body = webhooks.envelope(String(b.waba_id), 'message_template_status_update', value, Math.floor(Date.now() / 1000));
+    const body = webhooks.envelope(String(b.waba_id), 'message_template_status_update', value, Math.floor(state.now() / 1000));
     const res = await webhooks.send(body);
     ctx.body = { status: res.status, body: JSON.parse(res.body) as Json };
   });
@@ -162,7 +235,8 @@ export function registerControl(router: Router, state: SimState, webhooks: Webho
 
   router.put('/_sim/rate-limits', (ctx) => {
     const b = jsonBody(ctx);
-    if (b.throughput_per_second !== undefined) state.rateLimits.throughputPerSecond = typeof b.throughput_per_second === 'number' ? b.throughput_per_second : null;
+    if (b.throughput_per_second !== undefined)
+      state.rateLimits.throughputPerSecond = typeof b.throughput_per_second === 'number' ? b.throughput_per_second : null;
     if (b.pair_rate !== undefined) state.rateLimits.pairRate = b.pair_rate === true;
     limits.reset();
     ctx.body = { throughput_per_second: state.rateLimits.throughputPerSecond, pair_rate: state.rateLimits.pairRate };

@@ -25,7 +25,8 @@ function originOf(value: unknown): string | null {
 function dialogError(q: Record<string, unknown>, d: EmbeddedSignupDeps): string | null {
   if (q.client_id !== d.appId) return 'Invalid App ID: the app is not known to the provider.';
   if (q.config_id !== d.configId) return 'Invalid configuration: config_id does not belong to this app.';
-  if (q.response_type !== 'code' || q.override_default_response_type !== 'true') return 'Embedded signup needs response_type "code" with override_default_response_type.';
+  if (q.response_type !== 'code' || q.override_default_response_type !== 'true')
+    return 'Embedded signup needs response_type "code" with override_default_response_type.';
   return null;
 }
 

@@ -37,8 +37,12 @@ export function registerFlowControl(router: Router, state: SimState): void {
     if (!waba) return badRequest(ctx, 'waba_id must be a business account of the simulator');
     const status = b.status ?? 'DRAFT';
     if (!(FLOW_STATUSES as readonly unknown[]).includes(status)) return badRequest(ctx, `status must be one of ${FLOW_STATUSES.join(', ')}`);
+    // a flow id a test names (the message kinds' examples send fixed ones)
+    if (b.id !== undefined && (typeof b.id !== 'string' || !/^\d{1,64}$/.test(b.id) || state.flows.has(b.id)))
+      return badRequest(ctx, 'id must be digits and not yet the id of a flow');
     try {
       const flow = createFlow(state, waba.id, {
+        id: b.id as string | undefined,
         name: typeof b.name === 'string' ? b.name : `flow ${state.flows.size + 1}`,
         categories: b.categories === undefined ? ['OTHER'] : parseCategories(b.categories),
         endpointUri: typeof b.endpoint_uri === 'string' ? b.endpoint_uri : null,

@@ -102,7 +102,8 @@ export function registerFlows(router: Router, d: FlowsDeps): void {
 
   router.post('/:flowId/assets', (ctx) => {
     const flow = flowFor(ctx, state, ctx.params.flowId);
-    if (!ctx.get('content-type').startsWith('multipart/form-data')) throw flowParameter('The Flow JSON must be uploaded as multipart/form-data with a file part');
+    if (!ctx.get('content-type').startsWith('multipart/form-data'))
+      throw flowParameter('The Flow JSON must be uploaded as multipart/form-data with a file part');
     const b = jsonBody(ctx);
     if (b.asset_type !== 'FLOW_JSON') throw flowParameter('asset_type must be FLOW_JSON');
     const file = b.file as { content?: unknown } | undefined;

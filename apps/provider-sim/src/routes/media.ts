@@ -3,7 +3,7 @@ import type { Context, Next } from 'koa';
 import type Router from '@koa/router';
 import { fromBuffer } from 'file-type';
 import { GraphError, invalidParameter, unknownObject } from '../errors';
-import type { SimMedia, SimState } from '../state';
+import { MEDIA_TTL_MS, type SimMedia, type SimState } from '../state';
 import { bearer, jsonBody, phoneFor } from './graph';
 
 /*
@@ -51,6 +51,9 @@ const COMPATIBLE: Record<string, string[]> = {
   'audio/opus': ['audio/ogg'],
 };
 
+/** What the media host answers a download without a User-Agent: a page, with a 200. */
+const NO_AGENT_PAGE = "<!DOCTYPE html><html><head><title>WhatsApp</title></head><body><p>Sorry, this content isn't available right now.</p></body></html>";
+
 /** A media URL lives 5 minutes (supplement §3). */
 export const MEDIA_URL_TTL_MS = 5 * 60_000;
 
@@ -64,7 +67,8 @@ export function isAnimatedWebp(b: Buffer): boolean {
 export async function checkMedia(bytes: Buffer, declared: string): Promise<void> {
   const type = declared.split(';')[0].trim().toLowerCase();
   const limit = LIMITS[type];
-  if (limit === undefined) throw uploadError(`Param file must be a file with one of the following types: ${Object.keys(LIMITS).join(', ')}. Received file of type '${type}'.`);
+  if (limit === undefined)
+    throw uploadError(`Param file must be a file with one of the following types: ${Object.keys(LIMITS).join(', ')}. Received file of type '${type}'.`);
   if (bytes.length === 0) throw uploadError('The file is empty');
   const found = (await fromBuffer(bytes))?.mime;
   const ok = found === undefined ? type === 'text/plain' : found === type || (COMPATIBLE[found] ?? []).includes(type);
@@ -80,7 +84,7 @@ export interface MediaRouteDeps {
 }
 
 /** The signed, expiring download URL of a media (like the provider's lookaside links). */
-export function mediaUrl(d: MediaRouteDeps, m: SimMedia, now = Date.now()): string {
+export function mediaUrl(d: MediaRouteDeps, m: SimMedia, now = d.state.now()): string {
   const ext = String(now + MEDIA_URL_TTL_MS);
   const hash = createHmac('sha256', d.state.mediaUrlKey).update(`${m.id}:${ext}`).digest('base64url');
   const u = new URL('/whatsapp_business/attachments/', d.mediaBaseUrl());
@@ -90,17 +94,30 @@ export function mediaUrl(d: MediaRouteDeps, m: SimMedia, now = Date.now()): stri
   return u.toString();
 }
 
-/** Stores bytes as a media of `phoneId` (an upload, or what a customer sent). */
-export function storeMedia(state: SimState, phoneId: string, bytes: Buffer, mimeType: string): SimMedia {
+/**
+ * Stores bytes as a media of `phoneId`: an upload, or what a customer sent (`received`, which lives 7 days instead
+ * of 30), under `id` when given (a test that must know it beforehand).
+ */
+export function storeMedia(state: SimState, phoneId: string, bytes: Buffer, mimeType: string, origin: keyof typeof MEDIA_TTL_MS, id?: string): SimMedia {
   const phone = state.phones.get(phoneId)!;
-  const m: SimMedia = { id: state.newId(16), phoneId, wabaId: phone.wabaId, mimeType, bytes, sha256: createHash('sha256').update(bytes).digest('hex'), createdAt: Date.now() };
+  const now = state.now();
+  const m: SimMedia = {
+    id: id ?? state.newId(16),
+    phoneId,
+    wabaId: phone.wabaId,
+    mimeType,
+    bytes,
+    sha256: createHash('sha256').update(bytes).digest('hex'),
+    createdAt: now,
+    expiresAt: now + MEDIA_TTL_MS[origin],
+  };
   state.media.set(m.id, m);
   return m;
 }
 
 function mediaFor(ctx: Context, state: SimState, id: string, method: string): SimMedia {
   const token = bearer(ctx, state);
-  const m = state.media.get(id);
+  const m = state.liveMedia(id);
   if (!m || !state.tokens.has(token) || !state.tokenAllows(token, m.wabaId)) throw unknownObject(id, method);
   const phone = typeof ctx.query.phone_number_id === 'string' ? ctx.query.phone_number_id : undefined;
   if (phone !== undefined && phone !== m.phoneId) throw unknownObject(id, method);
@@ -120,7 +137,7 @@ export function registerMedia(graph: Router, host: Router, d: MediaRouteDeps): v
     if (!file) throw invalidParameter('The parameter file is required');
     const declared = typeof b.type === 'string' && b.type ? b.type : file.type;
     await checkMedia(file.bytes, declared);
-    const m = storeMedia(state, phone.id, file.bytes, declared.split(';')[0].trim().toLowerCase());
+    const m = storeMedia(state, phone.id, file.bytes, declared.split(';')[0].trim().toLowerCase(), 'upload');
     ctx.body = { id: m.id };
   });
 
@@ -139,19 +156,29 @@ export function registerMedia(graph: Router, host: Router, d: MediaRouteDeps): v
   });
 
   host.get('/whatsapp_business/attachments', (ctx) => {
-    state.mediaDownloads += 1;
+    const agent = ctx.get('user-agent') || null;
+    state.mediaDownloads.push({ at: new Date().toISOString(), user_agent: agent });
+    if (state.mediaDownloads.length > 1000) state.mediaDownloads.shift();
     const auth = /^Bearer (.+)$/.exec(ctx.get('authorization'));
     const mid = String(ctx.query.mid ?? '');
     const ext = String(ctx.query.ext ?? '');
     const expected = createHmac('sha256', state.mediaUrlKey).update(`${mid}:${ext}`).digest('base64url');
-    const m = state.media.get(mid);
+    const m = state.liveMedia(mid);
     // without the token the provider answers as if there were nothing (the URL alone is not enough)
     if (!auth || !state.tokens.has(auth[1]) || state.tokenExpired(auth[1])) {
       ctx.status = 401;
       ctx.body = { error: { message: 'Invalid OAuth access token', type: 'OAuthException', code: 190, fbtrace_id: randomBytes(9).toString('base64url') } };
       return;
     }
-    if (!m || ctx.query.hash !== expected || !(Number(ext) > Date.now()) || !state.tokenAllows(auth[1], m.wabaId)) {
+    // without a User-Agent the media host answers a web page, not the file (provider-2026.md §9: what client
+    // libraries report; the file comes only to a request that names its client)
+    if (!agent) {
+      ctx.status = 200;
+      ctx.type = 'text/html; charset=utf-8';
+      ctx.body = NO_AGENT_PAGE;
+      return;
+    }
+    if (!m || ctx.query.hash !== expected || !(Number(ext) > state.now()) || !state.tokenAllows(auth[1], m.wabaId)) {
       ctx.status = 404;
       ctx.body = 'Not Found';
       return;
@@ -159,6 +186,11 @@ export function registerMedia(graph: Router, host: Router, d: MediaRouteDeps): v
     ctx.set('Content-Type', m.mimeType);
     ctx.set('Content-Length', String(m.bytes.length));
     ctx.body = m.bytes;
+  });
+
+  /** Control: the media host's downloads so far (oldest first, at most 1000), with the User-Agent each sent. */
+  host.get('/_sim/media-downloads', (ctx) => {
+    ctx.body = { downloads: state.mediaDownloads };
   });
 
   /** Control: where media URLs point from now on (a test points them at a host the gateway must refuse). */

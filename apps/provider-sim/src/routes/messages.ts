@@ -37,10 +37,17 @@ function checkTemplate(d: MessagesDeps, wabaId: string, b: Json): void {
       details: `template name (${String(t.name)}) does not exist in ${String(t.language?.code)}${found ? ` (status ${found.status})` : ''}`,
     });
   }
-  if (found.status === 'PAUSED') throw new GraphError(400, 132015, '(#132015) Template is paused', { details: `Template ${found.name} is paused due to low quality` });
-  if (found.status === 'DISABLED') throw new GraphError(400, 132016, '(#132016) Template is disabled', { details: `Template ${found.name} has been disabled due to low quality` });
-  const mismatch = paramMismatch(expectedParams(found.components), t.components);
+  if (found.status === 'PAUSED')
+    throw new GraphError(400, 132015, '(#132015) Template is paused', { details: `Template ${found.name} is paused due to low quality` });
+  if (found.status === 'DISABLED')
+    throw new GraphError(400, 132016, '(#132016) Template is disabled', { details: `Template ${found.name} has been disabled due to low quality` });
+  const mismatch = paramMismatch(expectedParams(found), t.components);
   if (mismatch) throw new GraphError(400, 132000, '(#132000) Number of parameters does not match the expected number of params', { details: mismatch });
+  // provider-2026.md §6.2: an authentication code is at most 15 characters
+  const body = (Array.isArray(t.components) ? (t.components as Json[]) : []).find((c) => c.type === 'body');
+  const code = (body?.parameters as Json[] | undefined)?.[0]?.text;
+  if (found.category === 'AUTHENTICATION' && typeof code === 'string' && [...code].length > 15)
+    throw new GraphError(400, 132008, '(#132008) Template parameter value invalid', { details: 'The verification code may be at most 15 characters' });
 }
 
 /** POST /{phone_number_id}/messages: sends (§1) and read receipts / typing indicators (§2). */
@@ -53,15 +60,18 @@ export function registerMessages(router: Router, d: MessagesDeps): void {
       if (b.messaging_product !== 'whatsapp') throw new GraphError(400, 100, '(#100) Invalid parameter', { details: 'messaging_product must be "whatsapp"' });
       oneOf(b.status, 'status', ['read']);
       const inbound = typeof b.message_id === 'string' ? d.state.inbound.get(b.message_id) : undefined;
-      if (!inbound || inbound.phoneId !== phone.id) throw parameterValueInvalid(`message_id ${String(b.message_id)} is not a message received by this phone number`);
+      if (!inbound || inbound.phoneId !== phone.id)
+        throw parameterValueInvalid(`message_id ${String(b.message_id)} is not a message received by this phone number`);
       if (b.typing_indicator !== undefined) {
         const t = b.typing_indicator as { type?: unknown };
-        if (!t || typeof t !== 'object' || t.type !== 'text') throw new GraphError(400, 100, '(#100) Invalid parameter', { details: 'typing_indicator.type must be "text"' });
+        if (!t || typeof t !== 'object' || t.type !== 'text')
+          throw new GraphError(400, 100, '(#100) Invalid parameter', { details: 'typing_indicator.type must be "text"' });
       }
       ctx.body = { success: true };
       return;
     }
-    if (!phone.registered) throw new GraphError(400, 133010, '(#133010) Account not registered', { details: 'The phone number is not registered on the Cloud API' });
+    if (!phone.registered)
+      throw new GraphError(400, 133010, '(#133010) Account not registered', { details: 'The phone number is not registered on the Cloud API' });
     const type = validateMessage(b, {
       catalogId: d.state.wabas.get(phone.wabaId)?.catalogId ?? null,
       flow: (id) => {
@@ -69,12 +79,14 @@ export function registerMessages(router: Router, d: MessagesDeps): void {
         return f && f.wabaId === phone.wabaId ? f : undefined;
       },
       // uploaded by a number of the account, or received by one
-      media: (id) => d.state.media.get(id)?.wabaId === phone.wabaId,
+      media: (id) => d.state.liveMedia(id)?.wabaId === phone.wabaId,
     });
     const to = String(b.to);
     const until = d.state.maintenance.get(phone.id);
-    if (until !== undefined && until > Date.now()) {
-      throw new GraphError(503, 131057, '(#131057) Business Account is in maintenance mode', { details: 'The business phone number is being upgraded; retry in about a minute' });
+    if (until !== undefined && until > d.state.now()) {
+      throw new GraphError(503, 131057, '(#131057) Business Account is in maintenance mode', {
+        details: 'The business phone number is being upgraded; retry in about a minute',
+      });
     }
     if (type === 'template' && d.templates.enforce) checkTemplate(d, phone.wabaId, b);
     // only templates may open a conversation: anything else needs the user to have written in the last 24 hours
@@ -84,7 +96,7 @@ export function registerMessages(router: Router, d: MessagesDeps): void {
     }
     d.limits.check(phone.id, to);
     const id = d.state.wamid();
-    d.state.sent.set(id, { id, phoneId: phone.id, to, type, at: Date.now() });
+    d.state.sent.set(id, { id, phoneId: phone.id, to, type, at: d.state.now(), voice: type === 'audio' && isVoice(d.state, b.audio) });
     ctx.body = {
       messaging_product: 'whatsapp',
       contacts: [{ input: to, wa_id: to.replace(/^\+/, '') }],
@@ -101,7 +113,7 @@ export function registerMessages(router: Router, d: MessagesDeps): void {
       return;
     }
     if (d.autoStatuses()) {
-      const statuses = type === 'reaction' ? ['sent'] : ['sent', 'delivered', 'read'];
+      const statuses = autoStatuses(d.state, { type, to, voice: d.state.sent.get(id)!.voice });
       void (async () => {
         for (const [i, s] of statuses.entries()) {
           await new Promise((r) => setTimeout(r, 150 * (i + 1)));
@@ -110,6 +122,31 @@ export function registerMessages(router: Router, d: MessagesDeps): void {
       })();
     }
   });
+}
+
+/** An OPUS audio (by the media's type, or a link's extension) is a voice message, which gets `played`. */
+function isVoice(state: SimState, audio: unknown): boolean {
+  const a = (audio ?? {}) as { id?: unknown; link?: unknown };
+  if (typeof a.id === 'string') return state.liveMedia(a.id)?.mimeType === 'audio/ogg';
+  return typeof a.link === 'string' && /\.(ogg|opus)$/i.test(a.link.split('?')[0]);
+}
+
+/**
+ * What auto-statuses report for a message: a script for its recipient first (once), else sent → delivered →
+ * read, with `delivered` skipped for every n-th message (delivered and read at once, reference §7.6) and
+ * `played` after `read` for a voice message; a reaction only `sent`.
+ */
+export function autoStatuses(state: SimState, m: { type: string; to: string; voice: boolean }): string[] {
+  const scripted = state.scriptedStatuses.get(normalize(m.to));
+  if (scripted) {
+    state.scriptedStatuses.delete(normalize(m.to));
+    return scripted;
+  }
+  if (m.type === 'reaction') return ['sent'];
+  state.autoStatusCount += 1;
+  const every = state.statusPlan.skipDeliveredEvery;
+  const skip = every > 0 && state.autoStatusCount % every === 0;
+  return ['sent', ...(skip ? [] : ['delivered']), 'read', ...(m.voice && state.statusPlan.playedForVoice ? ['played'] : [])];
 }
 
 const FAILURE_TITLES: Record<number, string> = {

@@ -34,7 +34,10 @@ function mp4(): Buffer {
 }
 
 export const SAMPLE_MEDIA: Record<string, { mimeType: string; bytes: Buffer }> = {
-  image: { mimeType: 'image/png', bytes: Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEElEQVR4nGP4z8AARAwQCgAf7gP9i18U1AAAAABJRU5ErkJggg==', 'base64') },
+  image: {
+    mimeType: 'image/png',
+    bytes: Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEElEQVR4nGP4z8AARAwQCgAf7gP9i18U1AAAAABJRU5ErkJggg==', 'base64'),
+  },
   sticker: { mimeType: 'image/webp', bytes: Buffer.from('UklGRhoAAABXRUJQVlA4TA0AAAAvAAAAEAcQERGIiP4HAA==', 'base64') },
   document: { mimeType: 'application/pdf', bytes: pdf },
   audio: { mimeType: 'audio/ogg', bytes: oggOpus() },

@@ -16,10 +16,38 @@ const present = (t: SimTemplate): Json => ({
   language: t.language,
   status: t.status,
   category: t.category,
-  components: t.components,
+  parameter_format: t.parameterFormat,
+  ...(t.messageSendTtlSeconds === null ? {} : { message_send_ttl_seconds: t.messageSendTtlSeconds }),
+  components: t.category === 'AUTHENTICATION' ? authenticationComponents(t.components) : t.components,
   quality_score: { score: t.quality },
   ...(t.rejectedReason ? { rejected_reason: t.rejectedReason } : { rejected_reason: 'NONE' }),
 });
+
+/**
+ * An authentication template as the provider shows it once created (provider-2026.md §6.2): its own body and
+ * footer texts, and the OTP button as a URL button ending in the code's variable, which sends fill.
+ */
+function authenticationComponents(components: Json[]): Json[] {
+  const minutes = components.find((c) => c.type === 'FOOTER')?.code_expiration_minutes;
+  return components.map((c) => {
+    if (c.type === 'BODY')
+      return {
+        type: 'BODY',
+        text: `*{{1}}* is your verification code.${c.add_security_recommendation === true ? ' For your security, do not share this code.' : ''}`,
+        ...(c.add_security_recommendation === undefined ? {} : { add_security_recommendation: c.add_security_recommendation }),
+      };
+    if (c.type === 'FOOTER') return { type: 'FOOTER', text: `This code expires in ${String(minutes)} minutes.`, code_expiration_minutes: minutes };
+    if (c.type !== 'BUTTONS') return c;
+    return {
+      type: 'BUTTONS',
+      buttons: (c.buttons as Json[]).map((b) => {
+        const otp = String(b.otp_type).toUpperCase();
+        const url = `https://www.whatsapp.com/otp/code/?otp_type=${otp}${minutes === undefined ? '' : `&code_expiration_minutes=${String(minutes)}`}&code=otp`;
+        return { type: 'URL', text: typeof b.text === 'string' ? b.text : 'Copy code', url: `${url}{{1}}`, example: [`${url}123456`] };
+      }),
+    };
+  });
+}
 
 /** The template management API of a business account (supplement §4). */
 export function registerTemplates(router: Router, control: Router, state: SimState, registry: TemplateRegistry): void {
@@ -27,6 +55,7 @@ export function registerTemplates(router: Router, control: Router, state: SimSta
     const waba = wabaFor(ctx, state, ctx.params.wabaId);
     const t = validateNewTemplate(jsonBody(ctx));
     if (registry.find(waba.id, t.name, t.language)) throw templateError(`Content in this language already exists: ${t.name} (${t.language})`, 2388024);
+    registry.countCreation(waba.id);
     const template: SimTemplate = { ...t, id: state.numericId(), wabaId: waba.id, status: 'PENDING', rejectedReason: null, quality: 'UNKNOWN' };
     registry.add(template);
     ctx.body = { id: template.id, status: template.status, category: template.category };
@@ -46,7 +75,10 @@ export function registerTemplates(router: Router, control: Router, state: SimSta
     const more = list.length > limit;
     ctx.body = {
       data: page.map(present),
-      paging: { cursors: { before: cursor(page[0]), after: cursor(page[page.length - 1]) }, ...(more ? { next: `${ctx.origin}${ctx.path}?after=${cursor(page[page.length - 1])}&limit=${limit}` } : {}) },
+      paging: {
+        cursors: { before: cursor(page[0]), after: cursor(page[page.length - 1]) },
+        ...(more ? { next: `${ctx.origin}${ctx.path}?after=${cursor(page[page.length - 1])}&limit=${limit}` } : {}),
+      },
     };
   });
 
@@ -56,7 +88,13 @@ export function registerTemplates(router: Router, control: Router, state: SimSta
     if (!name) throw templateError('name is required');
     const hsmId = typeof ctx.query.hsm_id === 'string' ? ctx.query.hsm_id : undefined;
     const matching = registry.ofWaba(waba.id).filter((t) => t.name === name && (!hsmId || t.id === hsmId));
-    if (!matching.length) throw new GraphError(400, 100, 'Invalid parameter', { subcode: 2593002, details: `Message template "${name}" can't be found`, userTitle: 'Message template not found', userMsg: `Message template "${name}" can't be found` });
+    if (!matching.length)
+      throw new GraphError(400, 100, 'Invalid parameter', {
+        subcode: 2593002,
+        details: `Message template "${name}" can't be found`,
+        userTitle: 'Message template not found',
+        userMsg: `Message template "${name}" can't be found`,
+      });
     for (const t of matching) await registry.setStatus(t, 'DELETED', null);
     ctx.body = { success: true };
   });
@@ -84,7 +122,8 @@ export function registerTemplates(router: Router, control: Router, state: SimSta
     if (b.mode === 'auto' || b.mode === 'manual') registry.review.mode = b.mode;
     if (typeof b.delay_ms === 'number') registry.review.delayMs = b.delay_ms;
     if (typeof b.enforce === 'boolean') registry.enforce = b.enforce;
-    ctx.body = { ...registry.review, enforce: registry.enforce };
+    if (typeof b.creations_per_hour === 'number' && b.creations_per_hour > 0) registry.creationsPerHour = b.creations_per_hour;
+    ctx.body = { ...registry.review, enforce: registry.enforce, creations_per_hour: registry.creationsPerHour };
   });
   control.post('/_sim/templates/:id/status', async (ctx) => {
     const t = registry.templates.get(ctx.params.id);
@@ -95,7 +134,12 @@ export function registerTemplates(router: Router, control: Router, state: SimSta
     }
     const b = jsonBody(ctx);
     const status = oneOf(String(b.status), 'status', TEMPLATE_STATUSES);
-    const res = await registry.setStatus(t, status, typeof b.reason === 'string' ? b.reason : null, b.other_info as { title: string; description: string } | undefined);
+    const res = await registry.setStatus(
+      t,
+      status,
+      typeof b.reason === 'string' ? b.reason : null,
+      b.other_info as { title: string; description: string } | undefined,
+    );
     ctx.body = { template: present(t), webhook_status: res.status };
   });
 }

@@ -1,3 +1,4 @@
+import { GraphError } from '../errors';
 import type { SimState } from '../state';
 import type { WebhookSender } from '../webhooks';
 import type { SimTemplate, TemplateReview, TemplateStatus } from './model';
@@ -11,10 +12,33 @@ export class TemplateRegistry {
   review: TemplateReview = { mode: 'auto', delayMs: 2000 };
   /** Whether sends of templates are checked against the registry (the provider always does). */
   enforce = true;
+  /** Templates a business account may create per hour (provider-2026.md §6.4: 100). */
+  creationsPerHour = 100;
+  /** When each account created its templates (simulator clock, ms), for the hourly limit. */
+  private readonly creations = new Map<string, number[]>();
   private readonly timers = new Set<NodeJS.Timeout>();
 
-  constructor(state: SimState, private readonly webhooks: WebhookSender) {
+  constructor(
+    private readonly state: SimState,
+    private readonly webhooks: WebhookSender,
+  ) {
     this.templates = state.templates;
+  }
+
+  /**
+   * Counts a creation against the account's hourly limit, or refuses it. The code the provider answers this limit
+   * with is not documented: the business account rate limit's, 80007 (provider-2026.md §11).
+   */
+  countCreation(wabaId: string): void {
+    const now = this.state.now();
+    const recent = (this.creations.get(wabaId) ?? []).filter((at) => at > now - 3_600_000);
+    if (recent.length >= this.creationsPerHour) {
+      throw new GraphError(400, 80007, '(#80007) Rate limit hit', {
+        details: `A business account can create at most ${this.creationsPerHour} message templates per hour`,
+      });
+    }
+    recent.push(now);
+    this.creations.set(wabaId, recent);
   }
 
   find(wabaId: string, name: string, language: string): SimTemplate | undefined {
@@ -39,7 +63,12 @@ export class TemplateRegistry {
   }
 
   /** Moves a template to a status and tells the business account's webhook, signed like every provider webhook. */
-  async setStatus(t: SimTemplate, status: TemplateStatus, reason: string | null, otherInfo?: { title: string; description: string }): Promise<{ status: number | null; body: string }> {
+  async setStatus(
+    t: SimTemplate,
+    status: TemplateStatus,
+    reason: string | null,
+    otherInfo?: { title: string; description: string },
+  ): Promise<{ status: number | null; body: string }> {
     t.status = status;
     t.rejectedReason = status === 'REJECTED' ? (reason ?? 'INVALID_FORMAT') : null;
     if (status === 'DELETED') this.templates.delete(t.id);
@@ -52,7 +81,7 @@ export class TemplateRegistry {
       message_template_category: t.category,
       ...(otherInfo ? { other_info: otherInfo } : {}),
     };
-    return this.webhooks.send(this.webhooks.envelope(t.wabaId, 'message_template_status_update', value, Math.floor(Date.now() / 1000)));
+    return this.webhooks.send(this.webhooks.envelope(t.wabaId, 'message_template_status_update', value, Math.floor(this.state.now() / 1000)));
   }
 
   stop(): void {

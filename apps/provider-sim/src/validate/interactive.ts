@@ -1,10 +1,11 @@
-import { invalidParameter } from '../errors';
+import { invalidParameter, parameterValueInvalid } from '../errors';
 import { arr, obj, oneOf, str, unique } from './checks';
 
 type Json = Record<string, unknown>;
 
 export interface InteractiveContext {
   catalogId: string | null;
+  /** A flow of the sender's business account; undefined for another account's or an unknown one. */
   flow(id: string): { status: string } | undefined;
   /** Whether a media id may be sent by this phone number (uploaded by it or received by it); unchecked when absent. */
   media?(id: string): boolean;
@@ -53,8 +54,14 @@ function buttons(i: Json): void {
     const title = str(reply.title, `interactive.action.buttons[${n}].reply.title`, { max: 20 })!;
     return { id, title };
   });
-  unique(list.map((b) => b.id), 'interactive.action.buttons[].reply.id');
-  unique(list.map((b) => b.title), 'interactive.action.buttons[].reply.title');
+  unique(
+    list.map((b) => b.id),
+    'interactive.action.buttons[].reply.id',
+  );
+  unique(
+    list.map((b) => b.title),
+    'interactive.action.buttons[].reply.title',
+  );
 }
 
 function list(i: Json): void {
@@ -94,7 +101,12 @@ function productList(i: Json, ctx: InteractiveContext): void {
     const section = obj(s, `interactive.action.sections[${n}]`);
     str(section.title, `interactive.action.sections[${n}].title`, { max: 24, required: sections.length > 1 });
     const p = arr(section.product_items, `interactive.action.sections[${n}].product_items`, { min: 1 });
-    p.forEach((it, k) => str(obj(it, `interactive.action.sections[${n}].product_items[${k}]`).product_retailer_id, `interactive.action.sections[${n}].product_items[${k}].product_retailer_id`));
+    p.forEach((it, k) =>
+      str(
+        obj(it, `interactive.action.sections[${n}].product_items[${k}]`).product_retailer_id,
+        `interactive.action.sections[${n}].product_items[${k}].product_retailer_id`,
+      ),
+    );
     items += p.length;
   });
   if (items > 30) throw invalidParameter('interactive.action.sections: at most 30 product items in total');
@@ -106,7 +118,8 @@ function catalog(i: Json, ctx: InteractiveContext): void {
   footer(i.footer, 'interactive.footer');
   const action = obj(i.action, 'interactive.action');
   oneOf(action.name, 'interactive.action.name', ['catalog_message']);
-  if (action.parameters !== undefined) str(obj(action.parameters, 'interactive.action.parameters').thumbnail_product_retailer_id, 'interactive.action.parameters.thumbnail_product_retailer_id');
+  if (action.parameters !== undefined)
+    str(obj(action.parameters, 'interactive.action.parameters').thumbnail_product_retailer_id, 'interactive.action.parameters.thumbnail_product_retailer_id');
   if (!ctx.catalogId) throw invalidParameter('No catalog is linked to this WhatsApp Business Account');
 }
 
@@ -132,8 +145,11 @@ function flow(i: Json, ctx: InteractiveContext): void {
     }
   }
   if (typeof p.flow_id === 'string') {
+    // the provider sends only a flow of the sender's business account: another account's and one that exists
+    // nowhere are refused alike
     const known = ctx.flow(p.flow_id);
-    if (known && (known.status === 'DRAFT') !== (mode === 'draft')) {
+    if (!known) throw parameterValueInvalid(`Flow with id ${p.flow_id} does not exist or does not belong to this WhatsApp Business Account`);
+    if ((known.status === 'DRAFT') !== (mode === 'draft')) {
       throw invalidParameter(`flow ${p.flow_id} is ${known.status}; send it with mode ${known.status === 'DRAFT' ? 'draft' : 'published'}`);
     }
   }
@@ -159,7 +175,16 @@ function locationRequest(i: Json): void {
 
 export function validateInteractive(v: unknown, ctx: InteractiveContext): string {
   const i = obj(v, 'interactive');
-  const type = oneOf(i.type, 'interactive.type', ['button', 'list', 'product_list', 'product', 'catalog_message', 'flow', 'cta_url', 'location_request_message'] as const);
+  const type = oneOf(i.type, 'interactive.type', [
+    'button',
+    'list',
+    'product_list',
+    'product',
+    'catalog_message',
+    'flow',
+    'cta_url',
+    'location_request_message',
+  ] as const);
   switch (type) {
     case 'button':
       buttons(i);

@@ -6,7 +6,9 @@ type Json = Record<string, unknown>;
 
 export const MESSAGE_TYPES = ['text', 'image', 'audio', 'video', 'document', 'sticker', 'location', 'contacts', 'reaction', 'interactive', 'template'] as const;
 
-const CONTACT_TYPES = ['HOME', 'WORK', 'CELL', 'MAIN', 'IPHONE'];
+/** Supplement §1 and the provider's pages: phones CELL, MAIN, IPHONE, HOME, WORK (its own example: MOBILE); the rest HOME or WORK. */
+const PHONE_TYPES = ['CELL', 'MAIN', 'IPHONE', 'HOME', 'WORK', 'MOBILE'];
+const CONTACT_TYPES = ['HOME', 'WORK'];
 
 /** Contact cards (supplement §1): `name.formatted_name` required, each list item with its key field, types from the provider's list. */
 function validateContacts(content: unknown): void {
@@ -22,7 +24,7 @@ function validateContacts(content: unknown): void {
       arr(card[key], `${path}.${key}`).forEach((item, k) => {
         const o = obj(item, `${path}.${key}[${k}]`);
         if (field) str(o[field], `${path}.${key}[${k}].${field}`);
-        if (o.type !== undefined) oneOf(o.type, `${path}.${key}[${k}].type`, CONTACT_TYPES);
+        if (o.type !== undefined) oneOf(o.type, `${path}.${key}[${k}].type`, key === 'phones' ? PHONE_TYPES : CONTACT_TYPES);
       });
     };
     items('phones', 'phone');
@@ -30,7 +32,8 @@ function validateContacts(content: unknown): void {
     items('urls', 'url');
     items('addresses', null);
     if (card.org !== undefined) obj(card.org, `${path}.org`);
-    if (card.birthday !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(String(str(card.birthday, `${path}.birthday`)))) throw invalidParameter(`${path}.birthday must be YYYY-MM-DD`);
+    if (card.birthday !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(String(str(card.birthday, `${path}.birthday`))))
+      throw invalidParameter(`${path}.birthday must be YYYY-MM-DD`);
   });
 }
 
@@ -102,7 +105,17 @@ export function validateMessage(b: Json, ctx: InteractiveContext): string {
           if (comp.parameters !== undefined) {
             arr(comp.parameters, `template.components[${n}].parameters`).forEach((p, k) =>
               oneOf(obj(p, `template.components[${n}].parameters[${k}]`).type, `template.components[${n}].parameters[${k}].type`, [
-                'text', 'currency', 'date_time', 'image', 'video', 'document', 'payload', 'action', 'location', 'coupon_code', 'product',
+                'text',
+                'currency',
+                'date_time',
+                'image',
+                'video',
+                'document',
+                'payload',
+                'action',
+                'location',
+                'coupon_code',
+                'product',
               ]),
             );
           }

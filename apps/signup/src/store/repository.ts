@@ -128,7 +128,9 @@ export class SqlSignupRepository implements SignupRepository {
   }
 
   async getPin(phoneNumberId: string) {
-    return (await this.q.query<{ client_id: string; pin_enc: string }>('SELECT client_id, pin_enc FROM phone_pins WHERE phone_number_id = $1', [phoneNumberId]))[0];
+    return (
+      await this.q.query<{ client_id: string; pin_enc: string }>('SELECT client_id, pin_enc FROM phone_pins WHERE phone_number_id = $1', [phoneNumberId])
+    )[0];
   }
 
   async savePin(phoneNumberId: string, clientId: string, pinEnc: string) {

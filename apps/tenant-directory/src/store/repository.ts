@@ -82,7 +82,10 @@ const TENANT_COLUMNS = `t.*, (SELECT count(DISTINCT c.business_account_id)::int 
   WHERE c.tenant_id = t.id AND c.is_active AND c.business_account_id IS NOT NULL) AS active_wabas`;
 
 export class SqlDirectoryRepository implements DirectoryRepository {
-  constructor(private readonly db: Db | null, private readonly q: Queryable) {}
+  constructor(
+    private readonly db: Db | null,
+    private readonly q: Queryable,
+  ) {}
 
   static open(db: Db): SqlDirectoryRepository {
     return new SqlDirectoryRepository(db, db);
@@ -128,11 +131,15 @@ export class SqlDirectoryRepository implements DirectoryRepository {
 
   async touchApiKey(prefix: string): Promise<void> {
     // coarse: at most one write a minute per key
-    await this.q.query("UPDATE api_keys SET last_used_at = now() WHERE prefix = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')", [prefix]);
+    await this.q.query("UPDATE api_keys SET last_used_at = now() WHERE prefix = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')", [
+      prefix,
+    ]);
   }
 
   async listApiKeys(tenantId: string): Promise<ApiKeyRow[]> {
-    return this.q.query<ApiKeyRow>('SELECT prefix, tenant_id, created_at, revoked_at, last_used_at FROM api_keys WHERE tenant_id = $1 ORDER BY created_at', [tenantId]);
+    return this.q.query<ApiKeyRow>('SELECT prefix, tenant_id, created_at, revoked_at, last_used_at FROM api_keys WHERE tenant_id = $1 ORDER BY created_at', [
+      tenantId,
+    ]);
   }
 
   async revokeApiKey(tenantId: string, prefix: string): Promise<boolean> {
@@ -151,8 +158,24 @@ export class SqlDirectoryRepository implements DirectoryRepository {
       `INSERT INTO clients (id, tenant_id, display_name, external_id, webhook_url, business_account_id, phone_number_id, access_token_enc,
          provider_business_id, catalog_id, success_redirect_url, failure_redirect_url, is_active, webhook_registered, signup_status, signup_failure_reason)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING *`,
-      [c.id, c.tenant_id, c.display_name, c.external_id, c.webhook_url, c.business_account_id, c.phone_number_id, c.access_token_enc,
-        c.provider_business_id, c.catalog_id, c.success_redirect_url, c.failure_redirect_url, c.is_active, c.webhook_registered, c.signup_status, c.signup_failure_reason],
+      [
+        c.id,
+        c.tenant_id,
+        c.display_name,
+        c.external_id,
+        c.webhook_url,
+        c.business_account_id,
+        c.phone_number_id,
+        c.access_token_enc,
+        c.provider_business_id,
+        c.catalog_id,
+        c.success_redirect_url,
+        c.failure_redirect_url,
+        c.is_active,
+        c.webhook_registered,
+        c.signup_status,
+        c.signup_failure_reason,
+      ],
     );
     return rows[0];
   }
@@ -170,10 +193,11 @@ export class SqlDirectoryRepository implements DirectoryRepository {
     const keys = Object.keys(changes) as Array<keyof ClientChanges>;
     if (!keys.length) return this.getClient(tenantId, id);
     const sets = keys.map((k, i) => (k === 'webhook_events' ? `${k} = $${i + 3}::jsonb` : `${k} = $${i + 3}`)).join(', ');
-    const rows = await this.q.query<ClientRow>(
-      `UPDATE clients SET ${sets}, updated_at = now() WHERE tenant_id = $1 AND id = $2 RETURNING *`,
-      [tenantId, id, ...keys.map((k) => (k === 'webhook_events' ? JSON.stringify(changes[k]) : changes[k]))],
-    );
+    const rows = await this.q.query<ClientRow>(`UPDATE clients SET ${sets}, updated_at = now() WHERE tenant_id = $1 AND id = $2 RETURNING *`, [
+      tenantId,
+      id,
+      ...keys.map((k) => (k === 'webhook_events' ? JSON.stringify(changes[k]) : changes[k])),
+    ]);
     return rows[0];
   }
 

@@ -238,7 +238,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Messages a consumer gave up on, oldest first */
+        /**
+         * Messages a consumer gave up on, oldest first, a page at a time
+         * @description Oldest first: in the order they were set aside (`seq`, their sequence in DEAD_LETTER). The next page continues after the last letter of this one: letters set aside meanwhile come on later pages, replayed ones leave without shifting the rest. A cursor of another `stream` filter, or one altered, is a 422 (`cursor_invalid`).
+         */
         get: operations["listDeadLetters"];
         put?: never;
         post?: never;
@@ -993,10 +996,16 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** A client's templates */
+        /**
+         * A client's templates
+         * @description Ordered by name, language, id. A cursor of another list, client or tenant, or one altered, is a 422 (`cursor_invalid`).
+         */
         get: operations["listTemplates"];
         put?: never;
-        /** Submit a template for review */
+        /**
+         * Submit a template for review
+         * @description The provider's create body (any category, `parameter_format` `POSITIONAL` or `NAMED`, AUTHENTICATION templates with their OTP button) with `client_id`, passed on unchanged. What the provider would refuse is a 422 naming the field first, with no provider call: variables not numbered 1 to n, named variables without `parameter_format: NAMED`, a missing example, an AUTHENTICATION template with texts of its own or without its OTP button, a time-to-live out of its category's range.
+         */
         post: operations["createTemplate"];
         /** Delete a template (by name: every language; or by id) */
         delete: operations["deleteTemplates"];
@@ -1332,6 +1341,7 @@ export type components = {
             rejected_reason: string | null;
             quality: string | null;
             updated_at: string;
+            parameter_format: string;
             components: {
                 [key: string]: unknown;
             }[];
@@ -1566,7 +1576,7 @@ export type components = {
              * @description Stable machine code.
              * @enum {string}
              */
-            code: "blocklist_concurrent_update" | "blocklist_full" | "business_account_locked" | "business_eligibility_payment_issue" | "call_already_ongoing" | "call_permission_missing" | "calling_cannot_be_enabled" | "calling_not_enabled" | "client_not_active" | "current_api_key" | "customer_service_window_closed" | "flow_blocked_by_integrity" | "flow_has_validation_errors" | "flow_name_taken" | "flow_not_draft" | "flow_not_publishable" | "flow_not_published" | "idempotency_in_progress" | "idempotency_key_reused" | "phone_number_in_use" | "phone_number_not_registered" | "recipient_in_experiment" | "recipient_opted_out_of_marketing" | "signup_already_completed" | "signup_in_progress" | "signup_not_completed" | "signup_session_expired" | "template_disabled" | "template_paused" | "temporarily_blocked_for_policy";
+            code: "blocklist_concurrent_update" | "blocklist_full" | "business_account_locked" | "business_calling_unavailable" | "business_eligibility_payment_issue" | "call_already_ongoing" | "call_permission_already_permanent" | "call_permission_missing" | "calling_cannot_be_enabled" | "calling_disabled_low_quality" | "calling_needs_messaging_limit" | "calling_not_enabled" | "client_not_active" | "current_api_key" | "customer_service_window_closed" | "display_name_not_approved" | "flow_blocked" | "flow_blocked_by_integrity" | "flow_has_validation_errors" | "flow_name_taken" | "flow_not_draft" | "flow_not_publishable" | "flow_not_published" | "idempotency_in_progress" | "idempotency_key_reused" | "marketing_disabled_on_cloud_api" | "marketing_messages_onboarding_already_requested" | "payment_method_missing" | "phone_number_in_use" | "phone_number_not_registered" | "phone_number_registration_error" | "phone_reverification_required" | "provider_method_not_allowed" | "recipient_country_not_allowed" | "recipient_identity_changed" | "recipient_in_experiment" | "recipient_not_in_allowed_list" | "recipient_opted_out_of_marketing" | "signup_already_completed" | "signup_in_progress" | "signup_not_completed" | "signup_session_expired" | "template_disabled" | "template_limit_reached" | "template_not_marketing" | "template_or_user_ineligible" | "template_paused" | "template_syncing" | "temporarily_blocked_for_policy" | "thread_control_not_allowed" | "two_step_pin_mismatch" | "username_messaging_limit_too_low" | "username_needs_facebook_page" | "username_needs_instagram_account" | "username_unavailable" | "username_used_by_other_number";
             /** @description The same request may succeed later (after `Retry-After` when given). */
             retryable?: boolean;
             provider_error?: components["schemas"]["ProviderError"];
@@ -1652,11 +1662,13 @@ export type components = {
                 [key: string]: unknown;
             }[];
         };
-        /** @description A request the gateway refused before acting (spec form: every problem at once in `detail`), or a provider refusal of an input (then with `code`, `retryable` and `provider_error`). */
+        /** @description A request the gateway refused before acting (spec form: every problem at once in `detail`, the first 100 of them, `more_issues` counting the others), or a provider refusal of an input (then with `code`, `retryable` and `provider_error`). */
         ValidationError: {
             detail: components["schemas"]["ValidationIssue"][];
+            /** @description Problems found beyond the 100 that `detail` lists. */
+            more_issues?: number;
             /** @enum {string} */
-            code?: "call_receiver_invalid" | "media_download_failed" | "media_upload_failed" | "provider_invalid_parameter" | "provider_parameter_invalid" | "provider_required_parameter_missing" | "recipient_is_sender" | "recipient_undeliverable" | "template_language_not_found" | "template_not_approved" | "template_not_found" | "template_param_count_mismatch" | "template_param_format_mismatch" | "template_policy_violation" | "template_text_too_long" | "unsupported_message_type" | "upload_aborted";
+            code?: "call_receiver_invalid" | "media_download_failed" | "media_upload_failed" | "provider_generic_user_error" | "provider_invalid_parameter" | "provider_parameter_invalid" | "provider_required_parameter_missing" | "recipient_is_sender" | "recipient_phone_required" | "recipient_undeliverable" | "template_field_too_long" | "template_footer_invalid" | "template_format_invalid" | "template_language_not_found" | "template_not_approved" | "template_not_found" | "template_param_config_invalid" | "template_param_count_mismatch" | "template_param_format_mismatch" | "template_param_name_mismatch" | "template_param_value_invalid" | "template_policy_violation" | "template_text_too_long" | "template_too_many_variables" | "template_variable_at_edge" | "unsupported_message_type" | "upload_aborted";
             /** @description The same request may succeed later (after `Retry-After` when given). */
             retryable?: boolean;
             provider_error?: components["schemas"]["ProviderError"];
@@ -1687,7 +1699,7 @@ export type components = {
              * @description Stable machine code.
              * @enum {string}
              */
-            code: "call_rate_limited" | "concurrent_call_limit" | "marketing_limit_reached" | "pair_rate_limited" | "provider_app_rate_limited" | "provider_throughput_limited" | "provider_waba_rate_limited" | "register_attempts_exceeded" | "spam_rate_limited";
+            code: "business_call_limit_reached" | "call_permission_lookup_rate_limited" | "call_permission_request_limit" | "call_rate_limited" | "concurrent_call_limit" | "flow_throttled" | "marketing_limit_reached" | "misclassification_limit_reached" | "pair_rate_limited" | "provider_app_rate_limited" | "provider_throughput_limited" | "provider_waba_rate_limited" | "register_attempts_exceeded" | "register_wait_required" | "spam_rate_limited" | "two_step_pin_guesses_exceeded" | "two_step_pin_too_fast";
             /** @description The same request may succeed later (after `Retry-After` when given). */
             retryable?: boolean;
             provider_error?: components["schemas"]["ProviderError"];
@@ -1780,7 +1792,7 @@ export type components = {
              * @description Stable machine code.
              * @enum {string}
              */
-            code: "block_users_failed" | "block_users_partial_failure" | "call_connection_error" | "provider_access_denied" | "provider_auth_failed" | "provider_error" | "provider_internal_error" | "provider_permission_denied" | "provider_token_expired" | "provider_token_invalid" | "provider_unknown_error";
+            code: "block_users_failed" | "block_users_partial_failure" | "call_accepted_without_media" | "call_connect_timeout" | "call_connection_error" | "call_media_receive_timeout" | "call_media_send_timeout" | "call_relay_failed" | "call_setup_failed" | "provider_access_denied" | "provider_auth_failed" | "provider_capability_missing" | "provider_error" | "provider_internal_error" | "provider_permission_denied" | "provider_token_expired" | "provider_token_invalid" | "provider_unknown_error";
             /** @description The same request may succeed later (after `Retry-After` when given). */
             retryable?: boolean;
             provider_error?: components["schemas"]["ProviderError"];
@@ -1811,7 +1823,7 @@ export type components = {
              * @description Stable machine code.
              * @enum {string}
              */
-            code: "bus_unavailable" | "media_host_not_allowed" | "media_redirect_refused" | "provider_bad_response" | "provider_maintenance" | "provider_service_unavailable" | "provider_unavailable" | "service_unavailable";
+            code: "bus_unavailable" | "media_download_refused" | "media_host_not_allowed" | "media_redirect_refused" | "message_kind_unknown" | "provider_bad_response" | "provider_maintenance" | "provider_service_unavailable" | "provider_unavailable" | "registration_incomplete" | "registration_temporarily_unavailable" | "service_unavailable";
             /** @description The same request may succeed later (after `Retry-After` when given). */
             retryable?: boolean;
             provider_error?: components["schemas"]["ProviderError"];
@@ -1919,7 +1931,7 @@ export type components = {
                             statuses?: {
                                 /** @description Provider message id of the sent message. */
                                 id?: string;
-                                /** @description `sent`, `delivered`, `read` or `failed`. */
+                                /** @description `sent`, `delivered`, `read`, `played` (a voice message) or `failed`. */
                                 status?: string;
                                 /** @description Epoch seconds, as a string. */
                                 timestamp?: string;
@@ -2232,6 +2244,8 @@ export type components = {
     headers: {
         /** @description The request id (yours, or one made by the gateway); in every log line of the request. */
         RequestId: string;
+        /** @description The answer holds a secret (or is otherwise private): no cache may keep it. */
+        NoStore: "no-store";
         /** @description The provider's message id of the send (`wamid.…`): its status is `GET /api/messages/{message_id}`. */
         MessageId: string;
     };
@@ -2415,6 +2429,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["NoStore"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2425,6 +2440,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["NoStore"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2436,6 +2452,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["NoStore"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2447,6 +2464,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["NoStore"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2484,6 +2502,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["NoStore"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2537,6 +2556,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["NoStore"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2580,6 +2600,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["NoStore"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2614,6 +2635,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["NoStore"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2645,6 +2667,7 @@ export interface operations {
             204: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["NoStore"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2860,6 +2883,8 @@ export interface operations {
                 stream?: "PROVIDER_INBOUND" | "EVENTS" | "WEBHOOK_RETRIES" | "DIRECTORY_CHANGES";
                 /** @description Page size. */
                 limit?: number;
+                /** @description `next_cursor` of the previous page (sealed: only for the same list and tenant). */
+                cursor?: string;
             };
             header?: {
                 /** @description Your id for this request (echoed; else one is made). */
@@ -2870,7 +2895,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The dead letters. */
+            /** @description A page of dead letters. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2879,6 +2904,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["DeadLetter"][];
+                        /** @description Pass as `cursor` to get the next page; null on the last page. */
+                        next_cursor: string | null;
                     };
                 };
             };
@@ -2961,6 +2988,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["NoStore"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2999,6 +3027,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["NoStore"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3065,6 +3094,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["NoStore"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3132,6 +3162,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["NoStore"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3168,6 +3199,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["NoStore"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3201,6 +3233,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["NoStore"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3741,6 +3774,7 @@ export interface operations {
                         parameters?: ({
                             /** @enum {string} */
                             type: "text" | "currency" | "date_time" | "image" | "video" | "document" | "location" | "payload" | "action" | "coupon_code" | "limited_time_offer" | "product";
+                            parameter_name?: string;
                         } & {
                             [key: string]: unknown;
                         })[];
@@ -4078,7 +4112,7 @@ export interface operations {
                         phones?: {
                             phone: string;
                             /** @enum {string} */
-                            type?: "HOME" | "WORK";
+                            type?: "CELL" | "MAIN" | "IPHONE" | "HOME" | "WORK" | "MOBILE";
                             wa_id?: string;
                         }[];
                         emails?: {
@@ -5098,6 +5132,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["NoStore"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5216,45 +5251,71 @@ export interface operations {
                     name: string;
                     language: string;
                     /** @enum {string} */
-                    category: "MARKETING" | "UTILITY" | "AUTHENTICATION";
+                    category: "MARKETING" | "UTILITY" | "AUTHENTICATION" | "marketing" | "utility" | "authentication";
+                    /** @enum {string} */
+                    parameter_format?: "POSITIONAL" | "NAMED" | "positional" | "named";
+                    message_send_ttl_seconds?: number;
                     components: ({
-                        /** @constant */
-                        type: "HEADER";
                         /** @enum {string} */
-                        format: "TEXT" | "IMAGE" | "VIDEO" | "DOCUMENT" | "LOCATION";
+                        type: "HEADER" | "header";
+                        /** @enum {string} */
+                        format: "TEXT" | "IMAGE" | "VIDEO" | "DOCUMENT" | "LOCATION" | "text" | "image" | "video" | "document" | "location";
                         text?: string;
                         example?: {
                             header_text?: string[];
+                            header_text_named_params?: {
+                                param_name: string;
+                                example: string;
+                            }[];
                             header_handle: string[] | boolean | number | Record<string, never> | string | null;
                         };
                     } | {
-                        /** @constant */
-                        type: "BODY";
-                        text: string;
+                        /** @enum {string} */
+                        type: "BODY" | "body";
+                        text?: string;
+                        add_security_recommendation?: boolean;
                         example?: {
                             body_text?: string[][];
-                            body_text_named_params?: unknown[];
+                            body_text_named_params?: {
+                                param_name: string;
+                                example: string;
+                            }[];
                         };
                     } | {
-                        /** @constant */
-                        type: "FOOTER";
-                        text: string;
+                        /** @enum {string} */
+                        type: "FOOTER" | "footer";
+                        text?: string;
+                        code_expiration_minutes?: number;
                     } | {
-                        /** @constant */
-                        type: "BUTTONS";
-                        buttons: ({
+                        /** @enum {string} */
+                        type: "BUTTONS" | "buttons";
+                        buttons: (({
                             /** @enum {string} */
-                            type: "QUICK_REPLY" | "URL" | "PHONE_NUMBER" | "COPY_CODE" | "OTP" | "FLOW";
+                            type: "QUICK_REPLY" | "URL" | "PHONE_NUMBER" | "COPY_CODE" | "OTP" | "FLOW" | "MPM" | "CATALOG" | "VOICE_CALL" | "REQUEST_CONTACT_INFO" | "quick_reply" | "url" | "phone_number" | "copy_code" | "otp" | "flow" | "mpm" | "catalog" | "voice_call" | "request_contact_info";
                             text?: string;
                             url?: string;
-                            example?: string[] | boolean | number | Record<string, never> | string | null;
+                            example?: string[] | string;
                             phone_number?: string;
+                            /** @enum {string} */
+                            otp_type?: "COPY_CODE" | "ONE_TAP" | "ZERO_TAP" | "copy_code" | "one_tap" | "zero_tap";
+                            autofill_text?: string;
+                            supported_apps?: {
+                                package_name: string;
+                                signature_hash: string;
+                            }[];
+                            package_name?: string;
+                            signature_hash?: string;
+                            /** @constant */
+                            zero_tap_terms_accepted?: true;
                         } & {
                             [key: string]: unknown;
-                        })[];
+                        }) | unknown | (unknown & unknown))[];
+                    } | {
+                        /** @enum {string} */
+                        type: "CALL_PERMISSION_REQUEST" | "call_permission_request";
                     } | ({
                         /** @enum {string} */
-                        type: "HEADER" | "BODY" | "FOOTER" | "BUTTONS";
+                        type: "HEADER" | "BODY" | "FOOTER" | "BUTTONS" | "CALL_PERMISSION_REQUEST" | "header" | "body" | "footer" | "buttons" | "call_permission_request";
                     } & {
                         [key: string]: unknown;
                     }))[];

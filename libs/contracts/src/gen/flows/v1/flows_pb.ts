@@ -540,8 +540,9 @@ export const FlowsService: GenService<{
     output: typeof DeleteFlowResponseSchema;
   },
   /**
-   * Whether the caller's client may send this flow: NOT_FOUND when the flow is known here under another
-   * business account only. From the records alone (no provider call); unknown flows pass.
+   * Whether the caller's client may send this flow: NOT_FOUND when it is not a flow of the client's business
+   * account, whether another tenant's or account's or one that exists nowhere (the same answer for both). A
+   * flow recorded for the client needs no provider call; any other is asked of the provider.
    *
    * @generated from rpc flows.v1.FlowsService.CheckFlowUse
    */

@@ -1,0 +1,142 @@
+import type { DeadLetter as BusDeadLetter } from '@gateway/bus';
+import { dispatcher as d, flows as fl, messaging as m, templates as tp, tenantDirectory as td } from '@gateway/contracts';
+import { DELIVERY_STATUSES, EVENT_TYPES } from '@gateway/events';
+import type { JsonSchema } from '../openapi/operation';
+import { field, shape, type AnyPresenter } from './presenter';
+import { nullable, record } from './proto-record';
+
+/*
+ * The records the API answers, each a component schema of the OpenAPI document under its name: what a record
+ * leaves out of, replaces in or adds to its proto message is said here once, schema and value together.
+ */
+
+const parsed = (text: string): unknown => JSON.parse(text) as unknown;
+const anyJson: JsonSchema = { description: 'Any JSON value.' };
+const anyObject: JsonSchema = { type: 'object', additionalProperties: true };
+
+/** Tenant record of spec 2.1. */
+export const Tenant = record(td.TenantSchema, {
+  name: 'Tenant',
+  secrets: ['webhook_secret'],
+  describe: { webhook_secret: 'Signs every webhook (`whsec_…`).', created_at: 'ISO 8601.' },
+});
+
+/** Client record of spec 2.2 (the contract never carries the access token; the failure reason stays internal). */
+export const Client = record(td.ClientSchema, {
+  name: 'Client',
+  omit: ['signup_failure_reason'],
+  describe: {
+    signup_status: '`pending`, `in_progress`, `completed` or `failed`.',
+    embed_signup_url: 'The hosted signup page of a pending client.',
+    webhook_events: "Event types delivered to this client's webhook; empty: every type.",
+    webhook_status: '`active` or `disabled`.',
+  },
+});
+
+/** Answer of POST /api/tenants/webhook-secret/rotate: `webhook_secret`, `previous_secret_expires_at`. */
+export const SecretRotation = record(td.RotateWebhookSecretResponseSchema, { name: 'SecretRotation', secrets: ['webhook_secret'] });
+
+/** A dashboard session as the page sees it: its CSRF token, never its session token (that lives only in the HttpOnly cookie). */
+export const Session = record(td.SessionSchema, { name: 'Session', secrets: ['csrf_token'] });
+
+/** A key of the caller's tenant, and the prefix of the key the request was made with. */
+interface CallersKey {
+  key: td.ApiKeyInfo;
+  currentPrefix: string | undefined;
+}
+
+/** An API key as its tenant sees it: never the key, only its prefix; `current` marks the caller's own. */
+export const ApiKey = record(td.ApiKeyInfoSchema, {
+  name: 'ApiKey',
+  of: (k: CallersKey) => k.key,
+  fields: {
+    current: field({ type: 'boolean', description: 'The key (or session key) of this request.' }, (k: CallersKey) => k.key.prefix === k.currentPrefix),
+  },
+});
+
+/** An API key as the operator sees it: its prefix and dates. */
+export const AdminApiKey = record(td.ApiKeyInfoSchema, { name: 'AdminApiKey' });
+
+/** Flow record of decisions.md (`POST /api/flows`, `GET /api/flows[/{flow_id}]`); JSON fields travel serialized. */
+export const Flow = record(fl.FlowSchema, {
+  name: 'Flow',
+  omit: ['tenant_id', 'validation_errors_json'],
+  fields: {
+    flow_json: field({ ...nullable(anyObject), description: "The flow's JSON, or null before it has one." }, (f: fl.Flow) =>
+      f.flowJson ? parsed(f.flowJson) : null,
+    ),
+    validation_errors: field({ type: 'array', items: anyObject, description: "The provider's validation errors of the flow JSON." }, (f: fl.Flow) =>
+      f.validationErrorsJson ? parsed(f.validationErrorsJson) : [],
+    ),
+  },
+});
+
+const statusChange: JsonSchema = {
+  type: 'object',
+  required: ['status', 'at'],
+  additionalProperties: false,
+  properties: {
+    status: { type: 'string' },
+    at: { type: 'string', format: 'date-time', description: 'When the provider reported it.' },
+    errors: anyJson,
+    conversation: anyJson,
+    pricing: anyJson,
+  },
+};
+
+/** Message record of decisions.md "Message status": errors, conversation and pricing of a status only where it has some. */
+export const Message = record(m.MessageRecordSchema, {
+  name: 'Message',
+  omit: ['tenant_id', 'errors_json', 'conversation_json', 'pricing_json'],
+  fields: {
+    status_history: field({ type: 'array', items: statusChange }, (r: m.MessageRecord) =>
+      r.statusHistory.map((h) => ({
+        status: h.status,
+        at: h.at,
+        ...(h.errorsJson ? { errors: parsed(h.errorsJson) } : {}),
+        ...(h.conversationJson ? { conversation: parsed(h.conversationJson) } : {}),
+        ...(h.pricingJson ? { pricing: parsed(h.pricingJson) } : {}),
+      })),
+    ),
+    // what the provider's status updates said: the errors of a failure, the latest conversation and pricing
+    errors: field(anyJson, (r: m.MessageRecord) => (r.errorsJson ? parsed(r.errorsJson) : null)),
+    conversation: field(anyJson, (r: m.MessageRecord) => (r.conversationJson ? parsed(r.conversationJson) : null)),
+    pricing: field(anyJson, (r: m.MessageRecord) => (r.pricingJson ? parsed(r.pricingJson) : null)),
+  },
+});
+
+/** The delivery record of decisions.md ("Events and delivery"), attempts included. */
+export const Delivery = record(d.DeliverySchema, {
+  name: 'Delivery',
+  fields: {
+    status: field({ type: 'string', enum: [...DELIVERY_STATUSES] }, (r: d.Delivery) => r.status),
+    event_type: field({ type: 'string', enum: [...EVENT_TYPES] }, (r: d.Delivery) => r.eventType),
+  },
+  describe: { body: 'The exact bytes signed (single delivery reads only; null in lists).' },
+});
+
+/** Template record (issue 12): the local copy of a provider template; its components travel serialized. */
+export const Template = record(tp.TemplateSchema, {
+  name: 'Template',
+  omit: ['components_json'],
+  fields: { components: field({ type: 'array', items: anyObject }, (t: tp.Template) => (t.componentsJson ? parsed(t.componentsJson) : [])) },
+});
+
+const DEAD_LETTER_PREVIEW_CHARS = 4096;
+
+/** A dead letter for the operator API: where it came from, why it failed, its headers and the start of its body. */
+export const DeadLetter = shape<BusDeadLetter>(
+  {
+    seq: field({ type: 'integer' }, (l) => l.seq),
+    source: field(anyObject, (l) => l.source),
+    error: field({ type: 'string' }, (l) => l.error),
+    dead_lettered_at: field({ type: 'string' }, (l) => l.at),
+    headers: field({ type: 'object', additionalProperties: { type: 'string' } }, (l) => l.headers),
+    size: field({ type: 'integer' }, (l) => Buffer.byteLength(l.data)),
+    data_preview: field({ type: 'string' }, (l) => (l.data.length > DEAD_LETTER_PREVIEW_CHARS ? `${l.data.slice(0, DEAD_LETTER_PREVIEW_CHARS)}…` : l.data)),
+  },
+  { name: 'DeadLetter' },
+);
+
+/** Every named record: the document's component schemas (components.ts). */
+export const RECORDS: AnyPresenter[] = [Tenant, Client, SecretRotation, Session, ApiKey, AdminApiKey, Flow, Message, Delivery, Template, DeadLetter];
