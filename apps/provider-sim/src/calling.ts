@@ -102,7 +102,7 @@ export class SimCalling {
     if (c.call_icons !== undefined) next.call_icons = obj(c.call_icons, 'calling.call_icons');
     if (c.audio !== undefined) next.audio = obj(c.audio, 'calling.audio');
     if (c.sip !== undefined) next.sip = { status: oneOf(obj(c.sip, 'calling.sip').status, 'calling.sip.status', ['ENABLED', 'DISABLED']) };
-    if (next.status === 'ENABLED' && !appSubscribed)
+    if (c.status === 'ENABLED' && !appSubscribed)
       throw new GraphError(400, 138018, '(#138018) Calling cannot be enabled', {
         details: 'No app is subscribed to the calls webhook field of this business account',
       });

@@ -44,9 +44,11 @@ export class CallWebhooks {
     const answered = call.acceptedAt !== undefined;
     const entry: Json = { ...this.ends(call, phone), event: 'terminate', timestamp: this.seconds(now), status: answered ? 'COMPLETED' : 'FAILED' };
     if (answered) {
-      entry.start_time = this.seconds(call.acceptedAt);
-      entry.end_time = this.seconds(now);
-      entry.duration = Math.floor(now / 1000) - Math.floor(call.acceptedAt! / 1000);
+      const start = Math.floor(call.acceptedAt! / 1000);
+      const duration = Math.round((now - call.acceptedAt!) / 1000);
+      entry.start_time = String(start);
+      entry.end_time = String(start + duration);
+      entry.duration = duration;
     }
     if (call.bizOpaque) entry.biz_opaque_callback_data = call.bizOpaque;
     return this.value(phone, { calls: [entry], ...(errors ? { errors } : {}) });
