@@ -182,7 +182,7 @@ export const Call = record(cl.CallSchema, {
     user: 'The user: the caller of a user-initiated call, the callee of a business-initiated one.',
     started_at: 'When the call was answered (ISO 8601); null when it was not.',
     ended_at: 'When it ended (ISO 8601); null while it goes on.',
-    duration_seconds: 'Seconds from answer to end, as the provider reported them; null when not answered.',
+    duration_seconds: "Seconds from answer to end, as the provider's terminate webhook reported them; null when not answered or before that webhook.",
   },
 });
 

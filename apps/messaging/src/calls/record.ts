@@ -42,7 +42,7 @@ const ms = (iso: string) => new Date(iso).getTime();
  * The timeline (each status once, at its first report, in the state machine's order), the current status (the
  * last), and when the call was answered and ended. An end is `rejected` when the call was rejected, `terminated`
  * when it was answered or the business hung up, otherwise `missed` (nobody answered). The terminate webhook's times
- * and duration win over the gateway's own clock.
+ * win over the gateway's own clock; the duration is the provider's only.
  */
 export function callView(events: CallEvent[]): CallView {
   const sorted = [...events].sort((a, b) => ms(a.at) - ms(b.at));
@@ -64,8 +64,8 @@ export function callView(events: CallEvent[]): CallView {
   const last = entries[entries.length - 1];
   const startedAt = webhookEnd?.start ?? first.get('accepted')?.at;
   const endedAt = webhookEnd?.end ?? (last && RANK[last.status] === 3 ? last.at : undefined);
-  const durationSeconds =
-    webhookEnd?.duration ?? (startedAt && endedAt && answered ? Math.max(0, Math.round((ms(endedAt) - ms(startedAt)) / 1000)) : undefined);
+  // the provider's own count: null until its terminate webhook (the gateway's clock would only guess it)
+  const durationSeconds = webhookEnd?.duration;
   return {
     status: last?.status ?? 'ringing',
     timeline: entries,

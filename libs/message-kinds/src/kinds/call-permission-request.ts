@@ -40,10 +40,12 @@ export const callPermissionRequestKind = defineKind({
         },
       },
       {
+        // another user: the provider takes one request a day per user (138009)
         name: 'without a body, quoting a message',
-        body: { to, reply_to: 'wamid.Q' },
+        body: { to: '+16505550188', reply_to: 'wamid.Q' },
         payload: {
           ...base,
+          to: '+16505550188',
           context: { message_id: 'wamid.Q' },
           type: 'interactive',
           interactive: { type: 'call_permission_request', action: { name: 'call_permission_request' } },
