@@ -54,19 +54,4 @@ export const callPermissionRequestKind = defineKind({
     ],
     invalid: [{ name: 'a 1025-character call permission request', body: { to, body: 'x'.repeat(1025) }, loc: ['body', 'body'], type: 'too_long' }],
   },
-  // provider-2026.md §7.4: the v23 file predates call permission requests (no enum value, no ActionObject branch)
-  providerFileGaps: [
-    {
-      instancePath: /^\/interactive\/type$/,
-      keyword: 'enum',
-      schemaPath: /^#\/properties\/type\/enum$/,
-      why: "provider-2026.md §7.4: interactive.type call_permission_request exists at the provider; the file's enum predates it",
-    },
-    ...(['required', 'enum', 'oneOf'] as const).map((keyword) => ({
-      instancePath: /^\/interactive\/action(\/.*)?$/,
-      keyword,
-      schemaPath: /^#\/oneOf(\/|$)/,
-      why: `provider-2026.md §7.4: action {name: call_permission_request} has no ActionObject branch in the file (reported as ${keyword})`,
-    })),
-  ],
 });
