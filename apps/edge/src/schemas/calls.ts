@@ -51,7 +51,7 @@ export const callHours = Joi.object({
       }),
     )
     .max(14)
-    .when('enabled', { is: true, then: Joi.array().min(1).required() }),
+    .when('enabled', { is: true, then: Joi.array().min(1).max(14).required() }),
   holiday_schedule: Joi.array()
     .items(
       Joi.object({
