@@ -139,6 +139,37 @@ describe('provider simulator: the Calling API (provider-2026.md §7)', () => {
     expect(callHooks(id)[3]).toMatchObject({ event: 'terminate', direction: 'BUSINESS_INITIATED', status: 'COMPLETED' });
   });
 
+  it('the user declines a business call (REJECTED, then terminate FAILED) or hangs up a user-initiated one before it is answered', async () => {
+    const to = '16505550004';
+    await control.inboundMessage(phone.phone_number_id, to, 'text');
+    const request = {
+      messaging_product: 'whatsapp',
+      to,
+      type: 'interactive',
+      interactive: { type: 'call_permission_request', action: { name: 'call_permission_request' } },
+    };
+    expect((await graph(`${phone.phone_number_id}/messages`, request)).status).toBe(200);
+    await control.callPermissionReply(phone.phone_number_id, to, 'accept', true);
+    const permanent = await graph(`${phone.phone_number_id}/messages`, request);
+    expect(permanent.json.error.code).toBe(138017);
+    const ok = await graph(`${phone.phone_number_id}/calls`, {
+      messaging_product: 'whatsapp',
+      to,
+      action: 'connect',
+      session: { sdp_type: 'offer', sdp: 'v=0' },
+    });
+    const id = ok.json.calls[0].id as string;
+    await waitFor(() => callHooks(id).length === 1);
+    await control.callUser(id, 'decline');
+    expect(callHooks(id).map((h: Loose) => h.status)).toEqual(['RINGING', 'REJECTED', 'FAILED']);
+    expect((await control.request('POST', `/_sim/calls/${id}/answer`)).status).toBe(409);
+
+    const { call_id } = await control.inboundCall(phone.phone_number_id, '16505550005');
+    await control.callUser(call_id, 'hangup');
+    expect(callHooks(call_id)[1]).toMatchObject({ event: 'terminate', status: 'FAILED' });
+    expect((await act(call_id, 'accept', 'v=0')).json.error.code).toBe(131009);
+  });
+
   it('keeps the calling settings; with calling disabled every call action is 138000 and customers cannot call', async () => {
     const p = await control.phoneNumber();
     const settings = (body?: unknown) =>
