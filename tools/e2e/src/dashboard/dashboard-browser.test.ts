@@ -854,6 +854,11 @@ describe('the tenant dashboard in Chromium against a real gateway', () => {
       components: [{ type: 'BODY', text: 'A private' }],
     });
     expect(template.status).toBe(200);
+    const { call_id: callId } = await sim.inboundCall(a.phone_number_id, '16505550778');
+    await waitFor(async () => (await tenantA.api.get(`/api/calls/${encodeURIComponent(callId)}?client_id=${a.id}`)).status === 200, {
+      timeoutMs: UI_TIMEOUT_MS,
+      what: "A's call record",
+    });
     const b = await stack.createTenant({ name: 'Tenant B' });
     await signIn(b.apiKey);
     await settled();
@@ -873,6 +878,8 @@ describe('the tenant dashboard in Chromium against a real gateway', () => {
       [`clients?client=${a.id}`, 'b-client'],
       [`templates?client=${a.id}`, 'b-templates'],
       [`templates?client=${a.id}&template=${template.json.id}`, 'b-template'],
+      [`calls?client=${a.id}`, 'b-calls'],
+      [`calls?client=${a.id}&call=${encodeURIComponent(callId)}`, 'b-call'],
     ] as const) {
       await page.goto(url(path));
       const alert = page.getByRole('alert');
