@@ -30,6 +30,7 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
   const metrics = new Metrics('messaging');
   const directory = createServiceClient(td.TenantDirectoryService, config.tenantDirectoryAddr, { defaultDeadlineMs: 10_000 });
   const provider = connectProvider(config, metrics.providerCall);
+  metrics.providerApiVersion(config.providerApiVersion, logger);
   const store = new MessageStore(db, logger);
   const messages = store.repository;
   // a claim outlives the longest a request can run (provider timeout, one retry) many times over
