@@ -80,7 +80,7 @@ export class Messaging {
         const { messageId } = await this.provider.sendMessage(credentials.accessToken, credentials.phoneNumberId, payload);
         return {
           response: { result: { messageId, replayed: false }, headers },
-          message: { id: messageId, tenantId: client.tenantId, clientId: client.id, to: body.to, kind: recordKind },
+          message: { id: messageId, tenantId: client.tenantId, clientId: client.id, to: body.to, recipient: body.recipient, kind: recordKind },
         };
       };
     });
@@ -156,7 +156,9 @@ function present(r: MessageRecord): MessageInitShape<typeof m.MessageRecordSchem
     id: r.id,
     clientId: r.client_id,
     tenantId: r.tenant_id,
-    to: r.to,
+    to: r.to ?? '',
+    ...(r.recipient ? { recipient: r.recipient } : {}),
+    api: r.api,
     kind: r.kind,
     status: r.status,
     statusHistory: r.status_history.map((h) => ({

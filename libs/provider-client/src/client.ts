@@ -116,7 +116,13 @@ export class ProviderClient {
       token,
       json: payload,
       idempotent: false,
-      pair: typeof payload.to === 'string' ? `${phoneNumberId}:${payload.to.replace(/^\+/, '')}` : undefined,
+      // the pair limit is per user: the phone number, else the BSUID (provider-2026.md §2.2)
+      pair:
+        typeof payload.to === 'string'
+          ? `${phoneNumberId}:${payload.to.replace(/^\+/, '')}`
+          : typeof payload.recipient === 'string'
+            ? `${phoneNumberId}:${payload.recipient}`
+            : undefined,
     });
     const messageId = res.messages?.[0]?.id;
     if (!messageId) throw new AppError('unavailable', 'provider_bad_response', 'The provider accepted the message but returned no message id');

@@ -204,6 +204,32 @@ export class SimControl {
     });
   }
 
+  /**
+   * A WhatsApp user of the number's portfolio (provider-2026.md §2): without `phone`, a username adopter whose
+   * number the business never sees; `parent` gives them a parent BSUID too.
+   */
+  createUser(
+    phoneNumberId: string,
+    opts: { phone?: string; username?: string; parent?: boolean } = {},
+  ): Promise<{ user_id: string; parent_user_id: string | null; username: string | null; wa_id: string | null }> {
+    return this.send('POST', '/_sim/users', { phone_number_id: phoneNumberId, ...opts });
+  }
+
+  /** A message from a user made by `createUser` (named by BSUID: no `from` when their number is withheld). */
+  inboundFromUser(
+    phoneNumberId: string,
+    userId: string,
+    type = 'text',
+    content?: Record<string, unknown>,
+  ): Promise<{ wamid: string; status: number; body: { entry: Array<{ changes: Array<{ value: Record<string, unknown> }> }> } }> {
+    return this.send('POST', '/_sim/inbound/message', {
+      phone_number_id: phoneNumberId,
+      user_id: userId,
+      type,
+      ...(content === undefined ? {} : { [type]: content }),
+    });
+  }
+
   /** Where the simulator's media URLs point from now on (a host the gateway must refuse, say); undefined restores its own. */
   setMediaBaseUrl(url: string | undefined): Promise<{ url: string }> {
     return this.send('PUT', '/_sim/media-base-url', { url: url ?? null });

@@ -88,7 +88,23 @@ const statusChange: JsonSchema = {
 export const Message = record(m.MessageRecordSchema, {
   name: 'Message',
   omit: ['tenant_id', 'errors_json', 'conversation_json', 'pricing_json'],
+  describe: {
+    recipient: "The user's business-scoped user id (BSUID or parent BSUID) the send named, or null.",
+  },
   fields: {
+    to: field(
+      { type: ['string', 'null'], description: 'The phone number the send named, or null when it named only `recipient`.' },
+      (r: m.MessageRecord) => r.to || null,
+    ),
+    api: field(
+      {
+        type: 'string',
+        enum: ['cloud_api', 'marketing_messages'],
+        description:
+          'The provider endpoint the send went to: `cloud_api` (`/messages`) or `marketing_messages` (`/marketing_messages`: a marketing template of a client onboarded to the Marketing Messages API).',
+      },
+      (r: m.MessageRecord) => r.api || 'cloud_api',
+    ),
     status_history: field({ type: 'array', items: statusChange }, (r: m.MessageRecord) =>
       r.statusHistory.map((h) => ({
         status: h.status,

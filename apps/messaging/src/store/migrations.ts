@@ -99,4 +99,16 @@ export const migrations: Migration[] = [
     // before are the provider's default, POSITIONAL, until a sync or status update brings the provider's value.
     sql: `ALTER TABLE templates ADD COLUMN parameter_format text NOT NULL DEFAULT 'POSITIONAL';`,
   },
+  {
+    version: 10,
+    name: 'message_recipient_and_api',
+    // Sends to a business-scoped user id (provider-2026.md §2.2) may have no phone number: `to_number` becomes
+    // optional and `recipient` keeps the BSUID. `api` is the endpoint used: the Cloud API's /messages or the
+    // Marketing Messages API's /marketing_messages (§3); rows of before went to /messages.
+    sql: `
+      ALTER TABLE messages ALTER COLUMN to_number DROP NOT NULL;
+      ALTER TABLE messages ADD COLUMN recipient text;
+      ALTER TABLE messages ADD COLUMN api text NOT NULL DEFAULT 'cloud_api';
+    `,
+  },
 ];

@@ -29,7 +29,7 @@ const windowClosed = (details: string) => ({
 const WINDOW_DETAILS = 'Message failed to send because more than 24 hours have passed since the customer last replied to this number.';
 
 /** A template send the registry refuses (132001, 132015, 132016, 132000), as the provider does. */
-function checkTemplate(d: MessagesDeps, wabaId: string, b: Json): void {
+function checkTemplate(d: MessagesDeps, wabaId: string, b: Json, toBsuid = false): void {
   const t = (b.template ?? {}) as { name?: string; language?: { code?: string }; components?: unknown };
   const found = d.templates.find(wabaId, String(t.name), String(t.language?.code));
   if (!found || !['APPROVED', 'PAUSED', 'DISABLED', 'FLAGGED', 'REINSTATED'].includes(found.status)) {
@@ -41,6 +41,11 @@ function checkTemplate(d: MessagesDeps, wabaId: string, b: Json): void {
     throw new GraphError(400, 132015, '(#132015) Template is paused', { details: `Template ${found.name} is paused due to low quality` });
   if (found.status === 'DISABLED')
     throw new GraphError(400, 132016, '(#132016) Template is disabled', { details: `Template ${found.name} has been disabled due to low quality` });
+  // provider-2026.md §2.2: an authentication code needs the user's phone number
+  if (toBsuid && found.category === 'AUTHENTICATION')
+    throw new GraphError(400, 131062, '(#131062) BSUID recipients are not supported for this message', {
+      details: 'Authentication templates cannot be sent to a business-scoped user id; send to the phone number',
+    });
   const mismatch = paramMismatch(expectedParams(found), t.components);
   if (mismatch) throw new GraphError(400, 132000, '(#132000) Number of parameters does not match the expected number of params', { details: mismatch });
   // provider-2026.md §6.2: an authentication code is at most 15 characters
@@ -81,14 +86,20 @@ export function registerMessages(router: Router, d: MessagesDeps): void {
       // uploaded by a number of the account, or received by one
       media: (id) => d.state.liveMedia(id)?.wabaId === phone.wabaId,
     });
-    const to = String(b.to);
+    // the user: by phone (`to` wins when both are given), else by BSUID of this portfolio (provider-2026.md §2.2)
+    const businessId = d.state.wabas.get(phone.wabaId)?.businessId ?? '';
+    const toBsuid = b.to === undefined;
+    const user = toBsuid ? d.state.users.ofId(businessId, String(b.recipient)) : d.state.users.ofPhone(businessId, String(b.to));
+    if (!user) throw parameterValueInvalid(`recipient ${String(b.recipient)} is no user of this business portfolio`);
+    // the user as the window and limits know them: the phone number, or the BSUID of a user whose number is withheld
+    const to = toBsuid ? (user.phone ?? user.userId) : String(b.to);
     const until = d.state.maintenance.get(phone.id);
     if (until !== undefined && until > d.state.now()) {
       throw new GraphError(503, 131057, '(#131057) Business Account is in maintenance mode', {
         details: 'The business phone number is being upgraded; retry in about a minute',
       });
     }
-    if (type === 'template' && d.templates.enforce) checkTemplate(d, phone.wabaId, b);
+    if (type === 'template' && d.templates.enforce) checkTemplate(d, phone.wabaId, b, toBsuid);
     // only templates may open a conversation: anything else needs the user to have written in the last 24 hours
     const outsideWindow = type !== 'template' && d.state.window !== 'off' && !d.state.messagedWithin24h(phone.id, to);
     if (outsideWindow && d.state.window === 'sync') {
@@ -96,10 +107,20 @@ export function registerMessages(router: Router, d: MessagesDeps): void {
     }
     d.limits.check(phone.id, to);
     const id = d.state.wamid();
-    d.state.sent.set(id, { id, phoneId: phone.id, to, type, at: d.state.now(), voice: type === 'audio' && isVoice(d.state, b.audio) });
+    d.state.sent.set(id, {
+      id,
+      phoneId: phone.id,
+      to: toBsuid ? (user.phone ?? '') : to,
+      userId: user.userId,
+      toBsuid,
+      type,
+      at: d.state.now(),
+      voice: type === 'audio' && isVoice(d.state, b.audio),
+    });
     ctx.body = {
       messaging_product: 'whatsapp',
-      contacts: [{ input: to, wa_id: to.replace(/^\+/, '') }],
+      // to a BSUID: the user id and no wa_id; to a phone (or both): the wa_id and no user id
+      contacts: [toBsuid ? { input: String(b.recipient), user_id: user.userId } : { input: to, wa_id: to.replace(/^\+/, '') }],
       messages: [{ id, ...(type === 'template' ? { message_status: 'accepted' } : {}) }],
     };
     const failCode = d.state.undeliverable.get(normalize(to));
@@ -108,7 +129,7 @@ export function registerMessages(router: Router, d: MessagesDeps): void {
       // accepted, then reported failed (reference §1.2): the failure arrives only as a status webhook
       void (async () => {
         await new Promise((r) => setTimeout(r, 100));
-        await d.webhooks.send(d.webhooks.statusBody(phone, id, to, 'failed', failure));
+        await d.webhooks.send(d.webhooks.statusBody(phone, id, to, 'failed', failure, 'both', d.state.sent.get(id)));
       })();
       return;
     }
@@ -117,7 +138,7 @@ export function registerMessages(router: Router, d: MessagesDeps): void {
       void (async () => {
         for (const [i, s] of statuses.entries()) {
           await new Promise((r) => setTimeout(r, 150 * (i + 1)));
-          await d.webhooks.send(d.webhooks.statusBody(phone, id, to, s));
+          await d.webhooks.send(d.webhooks.statusBody(phone, id, to, s, undefined, 'both', d.state.sent.get(id)));
         }
       })();
     }

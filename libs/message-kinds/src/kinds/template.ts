@@ -17,7 +17,8 @@ export interface TemplateComponent {
 
 export interface TemplateBody {
   client_id: string;
-  to: string;
+  to?: string;
+  recipient?: string;
   reply_to?: string;
   template_name: string;
   lang: string;
@@ -108,7 +109,7 @@ export const templateKind = defineKind({
   }).required(),
   template: (b) => ({ name: b.template_name, language: b.lang, components: b.components }),
   build: (b) =>
-    message(b.to, b.reply_to, 'template', {
+    message(b, b.reply_to, 'template', {
       name: b.template_name,
       language: { code: b.lang },
       ...(b.components === undefined ? {} : { components: b.components }),

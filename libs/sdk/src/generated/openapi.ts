@@ -1281,7 +1281,8 @@ export type components = {
         Message: {
             id: string;
             client_id: string;
-            to: string;
+            /** @description The phone number the send named, or null when it named only `recipient`. */
+            to: string | null;
             kind: string;
             status: string;
             status_history: {
@@ -1300,6 +1301,13 @@ export type components = {
             }[];
             created_at: string;
             updated_at: string;
+            /** @description The user's business-scoped user id (BSUID or parent BSUID) the send named, or null. */
+            recipient: string | null;
+            /**
+             * @description The provider endpoint the send went to: `cloud_api` (`/messages`) or `marketing_messages` (`/marketing_messages`: a marketing template of a client onboarded to the Marketing Messages API).
+             * @enum {string}
+             */
+            api: "cloud_api" | "marketing_messages";
             /** @description Any JSON value. */
             errors: unknown;
             /** @description Any JSON value. */
@@ -3440,7 +3448,10 @@ export interface operations {
                 "application/json": {
                     /** Format: uuid */
                     client_id: string;
-                    to: string;
+                    /** @description The user's business-scoped user id (BSUID, `US.13491208655302741918`) or parent BSUID (`US.ENT.…`), as the provider's webhooks give it. */
+                    recipient?: string;
+                    /** @description The user's phone number. At least one of `to` and `recipient` is required; given both, the provider delivers to `to`. */
+                    to?: string;
                     reply_to?: string;
                     header?: {
                         /** @enum {string} */
@@ -3460,7 +3471,7 @@ export interface operations {
                         id: string;
                         title: string;
                     }[];
-                };
+                } | unknown | unknown;
             };
         };
         responses: {
@@ -3508,7 +3519,10 @@ export interface operations {
                 "application/json": {
                     /** Format: uuid */
                     client_id: string;
-                    to: string;
+                    /** @description The user's business-scoped user id (BSUID, `US.13491208655302741918`) or parent BSUID (`US.ENT.…`), as the provider's webhooks give it. */
+                    recipient?: string;
+                    /** @description The user's phone number. At least one of `to` and `recipient` is required; given both, the provider delivers to `to`. */
+                    to?: string;
                     reply_to?: string;
                     body: string;
                     /** @default Options */
@@ -3523,7 +3537,7 @@ export interface operations {
                             description?: string;
                         }[];
                     }[];
-                };
+                } | unknown | unknown;
             };
         };
         responses: {
@@ -3571,7 +3585,10 @@ export interface operations {
                 "application/json": {
                     /** Format: uuid */
                     client_id: string;
-                    to: string;
+                    /** @description The user's business-scoped user id (BSUID, `US.13491208655302741918`) or parent BSUID (`US.ENT.…`), as the provider's webhooks give it. */
+                    recipient?: string;
+                    /** @description The user's phone number. At least one of `to` and `recipient` is required; given both, the provider delivers to `to`. */
+                    to?: string;
                     reply_to?: string;
                     title: string;
                     body: string;
@@ -3581,7 +3598,7 @@ export interface operations {
                         title?: unknown[] | boolean | number | Record<string, never> | string | null;
                         skus: string[];
                     }[];
-                };
+                } | unknown | unknown;
             };
         };
         responses: {
@@ -3629,7 +3646,10 @@ export interface operations {
                 "application/json": {
                     /** Format: uuid */
                     client_id: string;
-                    to: string;
+                    /** @description The user's business-scoped user id (BSUID, `US.13491208655302741918`) or parent BSUID (`US.ENT.…`), as the provider's webhooks give it. */
+                    recipient?: string;
+                    /** @description The user's phone number. At least one of `to` and `recipient` is required; given both, the provider delivers to `to`. */
+                    to?: string;
                     reply_to?: string;
                     body: string;
                     button_text: string;
@@ -3660,7 +3680,7 @@ export interface operations {
                         filename?: string;
                     };
                     footer?: string;
-                };
+                } | unknown | unknown;
             };
         };
         responses: {
@@ -3710,11 +3730,14 @@ export interface operations {
                 "application/json": {
                     /** Format: uuid */
                     client_id: string;
-                    to: string;
+                    /** @description The user's business-scoped user id (BSUID, `US.13491208655302741918`) or parent BSUID (`US.ENT.…`), as the provider's webhooks give it. */
+                    recipient?: string;
+                    /** @description The user's phone number. At least one of `to` and `recipient` is required; given both, the provider delivers to `to`. */
+                    to?: string;
                     reply_to?: string;
                     message_id: string;
                     emoji: string;
-                };
+                } | unknown | unknown;
             };
         };
         responses: {
@@ -3762,7 +3785,10 @@ export interface operations {
                 "application/json": {
                     /** Format: uuid */
                     client_id: string;
-                    to: string;
+                    /** @description The user's business-scoped user id (BSUID, `US.13491208655302741918`) or parent BSUID (`US.ENT.…`), as the provider's webhooks give it. */
+                    recipient?: string;
+                    /** @description The user's phone number. At least one of `to` and `recipient` is required; given both, the provider delivers to `to`. */
+                    to?: string;
                     reply_to?: string;
                     template_name: string;
                     lang: string;
@@ -3781,7 +3807,7 @@ export interface operations {
                     } & {
                         [key: string]: unknown;
                     })[];
-                };
+                } | unknown | unknown;
             };
         };
         responses: {
@@ -3829,13 +3855,16 @@ export interface operations {
                 "application/json": {
                     /** Format: uuid */
                     client_id: string;
-                    to: string;
+                    /** @description The user's business-scoped user id (BSUID, `US.13491208655302741918`) or parent BSUID (`US.ENT.…`), as the provider's webhooks give it. */
+                    recipient?: string;
+                    /** @description The user's phone number. At least one of `to` and `recipient` is required; given both, the provider delivers to `to`. */
+                    to?: string;
                     reply_to?: string;
                     latitude: number;
                     longitude: number;
                     name?: string;
                     address?: string;
-                };
+                } | unknown | unknown;
             };
         };
         responses: {
@@ -3883,11 +3912,14 @@ export interface operations {
                 "application/json": {
                     /** Format: uuid */
                     client_id: string;
-                    to: string;
+                    /** @description The user's business-scoped user id (BSUID, `US.13491208655302741918`) or parent BSUID (`US.ENT.…`), as the provider's webhooks give it. */
+                    recipient?: string;
+                    /** @description The user's phone number. At least one of `to` and `recipient` is required; given both, the provider delivers to `to`. */
+                    to?: string;
                     reply_to?: string;
                     /** Format: uri */
                     url: string;
-                };
+                } | unknown | unknown;
             };
         };
         responses: {
@@ -3935,12 +3967,15 @@ export interface operations {
                 "application/json": {
                     /** Format: uuid */
                     client_id: string;
-                    to: string;
+                    /** @description The user's business-scoped user id (BSUID, `US.13491208655302741918`) or parent BSUID (`US.ENT.…`), as the provider's webhooks give it. */
+                    recipient?: string;
+                    /** @description The user's phone number. At least one of `to` and `recipient` is required; given both, the provider delivers to `to`. */
+                    to?: string;
                     reply_to?: string;
                     body: string;
                     footer?: string;
                     thumbnail_product_retailer_id?: string;
-                };
+                } | unknown | unknown;
             };
         };
         responses: {
@@ -3988,12 +4023,15 @@ export interface operations {
                 "application/json": {
                     /** Format: uuid */
                     client_id: string;
-                    to: string;
+                    /** @description The user's business-scoped user id (BSUID, `US.13491208655302741918`) or parent BSUID (`US.ENT.…`), as the provider's webhooks give it. */
+                    recipient?: string;
+                    /** @description The user's phone number. At least one of `to` and `recipient` is required; given both, the provider delivers to `to`. */
+                    to?: string;
                     reply_to?: string;
                     text: string;
                     /** @default false */
                     preview_url?: boolean;
-                };
+                } | unknown | unknown;
             };
         };
         responses: {
@@ -4041,7 +4079,10 @@ export interface operations {
                 "application/json": {
                     /** Format: uuid */
                     client_id: string;
-                    to: string;
+                    /** @description The user's business-scoped user id (BSUID, `US.13491208655302741918`) or parent BSUID (`US.ENT.…`), as the provider's webhooks give it. */
+                    recipient?: string;
+                    /** @description The user's phone number. At least one of `to` and `recipient` is required; given both, the provider delivers to `to`. */
+                    to?: string;
                     reply_to?: string;
                     /** @enum {string} */
                     type: "image" | "video" | "audio" | "document" | "sticker";
@@ -4050,7 +4091,7 @@ export interface operations {
                     url?: string;
                     caption?: string;
                     filename?: string;
-                };
+                } | unknown | unknown;
             };
         };
         responses: {
@@ -4098,7 +4139,10 @@ export interface operations {
                 "application/json": {
                     /** Format: uuid */
                     client_id: string;
-                    to: string;
+                    /** @description The user's business-scoped user id (BSUID, `US.13491208655302741918`) or parent BSUID (`US.ENT.…`), as the provider's webhooks give it. */
+                    recipient?: string;
+                    /** @description The user's phone number. At least one of `to` and `recipient` is required; given both, the provider delivers to `to`. */
+                    to?: string;
                     reply_to?: string;
                     contacts: {
                         name: {
@@ -4144,7 +4188,7 @@ export interface operations {
                         };
                         birthday?: string;
                     }[];
-                };
+                } | unknown | unknown;
             };
         };
         responses: {
@@ -4192,7 +4236,10 @@ export interface operations {
                 "application/json": {
                     /** Format: uuid */
                     client_id: string;
-                    to: string;
+                    /** @description The user's business-scoped user id (BSUID, `US.13491208655302741918`) or parent BSUID (`US.ENT.…`), as the provider's webhooks give it. */
+                    recipient?: string;
+                    /** @description The user's phone number. At least one of `to` and `recipient` is required; given both, the provider delivers to `to`. */
+                    to?: string;
                     reply_to?: string;
                     body: string;
                     button_text: string;
@@ -4207,7 +4254,7 @@ export interface operations {
                         filename?: string;
                     };
                     footer?: string;
-                };
+                } | unknown | unknown;
             };
         };
         responses: {
@@ -4255,10 +4302,13 @@ export interface operations {
                 "application/json": {
                     /** Format: uuid */
                     client_id: string;
-                    to: string;
+                    /** @description The user's business-scoped user id (BSUID, `US.13491208655302741918`) or parent BSUID (`US.ENT.…`), as the provider's webhooks give it. */
+                    recipient?: string;
+                    /** @description The user's phone number. At least one of `to` and `recipient` is required; given both, the provider delivers to `to`. */
+                    to?: string;
                     reply_to?: string;
                     body: string;
-                };
+                } | unknown | unknown;
             };
         };
         responses: {
