@@ -77,7 +77,18 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
       routes.clear();
     },
   });
-  const inbound = await startInboundConsumer({ bus, lookup: routes, messages, templates, logger, metrics });
+  const inbound = await startInboundConsumer({
+    bus,
+    lookup: routes,
+    messages,
+    templates,
+    // the tenant directory owns the client: it changes it and publishes the change notice the caches follow
+    applyAccountUpdate: async (client, u) => {
+      await directory.applyProviderAccountUpdate({ tenantId: client.tenantId, clientId: client.id, ...u });
+    },
+    logger,
+    metrics,
+  });
 
   const grpc = await startGrpcServer({
     host: config.grpcHost,

@@ -42,6 +42,8 @@ export interface SentMessage {
   /** The user's BSUID (provider-2026.md §2.2), and whether the send named it (`recipient`) rather than a phone. */
   userId?: string;
   toBsuid?: boolean;
+  /** The status pricing's category when not the default (the Marketing Messages API: `marketing_lite`). */
+  pricingCategory?: string;
   type: string;
   at: number;
   /** A voice message (OPUS audio): its statuses end with `played` once listened to. */
@@ -136,6 +138,8 @@ export class SimState {
   /** access token → the WABAs it may act on */
   readonly tokens = new Map<string, Set<string>>();
   readonly sent = new Map<string, SentMessage>();
+  /** Business accounts that accepted the Marketing Messages API terms (provider-2026.md §3.2). */
+  readonly mmOnboarded = new Set<string>();
   /** Users by BSUID and phone, per portfolio (provider-2026.md §2). */
   readonly users = new SimUsers();
   /** inbound wamid → phone and sender */

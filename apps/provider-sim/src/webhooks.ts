@@ -32,7 +32,7 @@ export class WebhookSender {
     status: string,
     errors?: unknown[],
     errorLevel: 'status' | 'value' | 'both' = 'both',
-    sent?: Pick<SentMessage, 'userId' | 'toBsuid'>,
+    sent?: Pick<SentMessage, 'userId' | 'toBsuid' | 'pricingCategory'>,
   ): Json {
     const ts = String(Math.floor(this.state.now() / 1000));
     // provider-2026.md §2.3: `recipient_user_id` always (but not on a failure of a send to a phone), the phone
@@ -46,7 +46,7 @@ export class WebhookSender {
     }
     const contacts = user && status !== 'failed' ? { contacts: [contactOf(user, 'Test User')] } : {};
     if (status !== 'failed') {
-      s.pricing = { billable: true, pricing_model: 'PMP', category: 'utility', type: 'regular' };
+      s.pricing = { billable: true, pricing_model: 'PMP', category: sent?.pricingCategory ?? 'utility', type: 'regular' };
       if (status === 'sent')
         s.conversation = { id: `conv${messageId.slice(-12)}`, expiration_timestamp: String(Number(ts) + 86400), origin: { type: 'utility' } };
     }

@@ -230,6 +230,28 @@ export class SimControl {
     });
   }
 
+  /**
+   * One change of a webhook field of 2026 (`account_update`, `standby`, `messaging_handovers`...) for the number:
+   * the provider's example value, `value` instead, or with `merge`'s top-level keys. Answers the exact body sent.
+   */
+  webhookField(
+    field: string,
+    phoneNumberId: string,
+    opts: { value?: unknown; merge?: Record<string, unknown>; userId?: string } = {},
+  ): Promise<{ status: number | null; body: string }> {
+    return this.send('POST', `/_sim/webhooks/${field}`, {
+      phone_number_id: phoneNumberId,
+      ...(opts.value === undefined ? {} : { value: opts.value }),
+      ...(opts.merge ? { merge: opts.merge } : {}),
+      ...(opts.userId ? { user_id: opts.userId } : {}),
+    });
+  }
+
+  /** The business account accepts the Marketing Messages API terms: the provider's account_update MM_LITE_TERMS_SIGNED follows. */
+  onboardMarketingMessages(wabaId: string): Promise<{ status: number | null; body: string }> {
+    return this.send('POST', '/_sim/marketing-messages/onboard', { waba_id: wabaId });
+  }
+
   /** Where the simulator's media URLs point from now on (a host the gateway must refuse, say); undefined restores its own. */
   setMediaBaseUrl(url: string | undefined): Promise<{ url: string }> {
     return this.send('PUT', '/_sim/media-base-url', { url: url ?? null });

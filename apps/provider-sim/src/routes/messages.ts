@@ -1,7 +1,8 @@
+import type { Context } from 'koa';
 import type Router from '@koa/router';
 import { GraphError, parameterValueInvalid } from '../errors';
 import type { RateLimiter } from '../rate-limits';
-import { normalize, type SimState } from '../state';
+import { normalize, type PhoneNumber, type SimState } from '../state';
 import { expectedParams, paramMismatch } from '../templates/model';
 import type { TemplateRegistry } from '../templates/registry';
 import { validateMessage } from '../validate/message';
@@ -57,6 +58,34 @@ function checkTemplate(d: MessagesDeps, wabaId: string, b: Json, toBsuid = false
 
 /** POST /{phone_number_id}/messages: sends (§1) and read receipts / typing indicators (§2). */
 export function registerMessages(router: Router, d: MessagesDeps): void {
+  /**
+   * POST /{phone_number_id}/marketing_messages (provider-2026.md §3.1): a MARKETING template only (else 134100),
+   * with `product_policy` and `message_activity_sharing`. Not onboarded: `STRICT` fails, `CLOUD_API_FALLBACK` (the
+   * default) is delivered through the Cloud API (then priced `marketing`, not `marketing_lite`).
+   */
+  router.post('/:phoneId/marketing_messages', async (ctx) => {
+    const phone = phoneFor(ctx, d.state, ctx.params.phoneId);
+    const b = jsonBody(ctx);
+    if (b.product_policy !== undefined) oneOf(b.product_policy, 'product_policy', ['CLOUD_API_FALLBACK', 'STRICT']);
+    if (b.message_activity_sharing !== undefined && typeof b.message_activity_sharing !== 'boolean')
+      throw new GraphError(400, 100, '(#100) Invalid parameter', { details: 'message_activity_sharing must be a boolean' });
+    if (b.type !== 'template')
+      throw new GraphError(400, 131055, '(#131055) Method not allowed', { details: 'Only template messages can be sent through this endpoint' });
+    const t = (b.template ?? {}) as { name?: string; language?: { code?: string } };
+    const found = d.templates.find(phone.wabaId, String(t.name), String(t.language?.code));
+    if (found && found.category !== 'MARKETING')
+      throw new GraphError(400, 134100, '(#134100) Template is not a marketing template', {
+        details: `Template ${found.name} is ${found.category}; send it through /messages`,
+      });
+    const onboarded = d.state.mmOnboarded.has(phone.wabaId);
+    if (!onboarded && b.product_policy === 'STRICT')
+      throw new GraphError(400, 100, '(#100) Unsupported post request: the business account is not onboarded to the Marketing Messages API', {
+        details: 'Accept the Marketing Messages API terms first',
+      });
+    const { product_policy: _policy, message_activity_sharing: _sharing, ...message } = b;
+    await sendMessage(ctx, d, phone, message, { pricingCategory: onboarded ? 'marketing_lite' : 'marketing' });
+  });
+
   router.post('/:phoneId/messages', async (ctx) => {
     const phone = phoneFor(ctx, d.state, ctx.params.phoneId);
     const b = jsonBody(ctx);
@@ -75,6 +104,13 @@ export function registerMessages(router: Router, d: MessagesDeps): void {
       ctx.body = { success: true };
       return;
     }
+    await sendMessage(ctx, d, phone, b, {});
+  });
+}
+
+/** A message send (§1), to a phone number or a BSUID; `pricingCategory` set by the Marketing Messages API. */
+async function sendMessage(ctx: Context, d: MessagesDeps, phone: PhoneNumber, b: Json, opts: { pricingCategory?: string }): Promise<void> {
+  {
     if (!phone.registered)
       throw new GraphError(400, 133010, '(#133010) Account not registered', { details: 'The phone number is not registered on the Cloud API' });
     const type = validateMessage(b, {
@@ -116,6 +152,7 @@ export function registerMessages(router: Router, d: MessagesDeps): void {
       type,
       at: d.state.now(),
       voice: type === 'audio' && isVoice(d.state, b.audio),
+      ...(opts.pricingCategory ? { pricingCategory: opts.pricingCategory } : {}),
     });
     ctx.body = {
       messaging_product: 'whatsapp',
@@ -142,7 +179,7 @@ export function registerMessages(router: Router, d: MessagesDeps): void {
         }
       })();
     }
-  });
+  }
 }
 
 /** An OPUS audio (by the media's type, or a link's extension) is a voice message, which gets `played`. */

@@ -428,7 +428,7 @@ export type paths = {
         head?: never;
         /**
          * Update a client
-         * @description `null` clears `external_id`, `webhook_url` and `webhook_events`; `webhook_status: "active"` enables a disabled webhook again.
+         * @description `null` clears `external_id`, `webhook_url` and `webhook_events`; `webhook_status: "active"` enables a disabled webhook again; `marketing_messages` chooses where marketing templates go (`auto`: the Marketing Messages API once the client is onboarded to it, `cloud_api`: always `/messages`).
          */
         patch: operations["updateClient"];
         trace?: never;
@@ -1234,6 +1234,18 @@ export type components = {
             webhook_status: string;
             webhook_disabled_reason: string | null;
             webhook_disabled_at: string | null;
+            /** @description Where `send-template` sends MARKETING templates: `auto` (default) to the Marketing Messages API (`/marketing_messages`) once `marketing_messages_onboarded`, else `/messages`; `cloud_api` always `/messages`. */
+            marketing_messages: string;
+            /** @description Whether the client's business account accepted the Marketing Messages API terms (the provider's `account_update` `MM_LITE_TERMS_SIGNED`). */
+            marketing_messages_onboarded: boolean;
+            /** @description The number's quality as the provider's `phone_number_quality_update` reported it (`GREEN`, `YELLOW`, `RED`, `UNKNOWN`), or null. */
+            quality_rating: string | null;
+            /** @description The messaging limit the provider last reported (`TIER_250`, `TIER_2K`, `TIER_10K`, `TIER_100K`, `TIER_UNLIMITED`), or null. */
+            messaging_limit: string | null;
+            /** @description Messages per second the number may send (80; 1000 after a throughput upgrade), once the provider reported it; else null. */
+            throughput: number | null;
+            /** @description Why the provider's `account_update` deactivated the client (`ACCOUNT_RESTRICTION`, `DISABLED_UPDATE`, `ACCOUNT_OFFBOARDED`...), or null; sends are then `409 client_inactive`. */
+            status_reason: string | null;
         };
         SecretRotation: {
             webhook_secret: string;
@@ -1584,7 +1596,7 @@ export type components = {
              * @description Stable machine code.
              * @enum {string}
              */
-            code: "blocklist_concurrent_update" | "blocklist_full" | "business_account_locked" | "business_calling_unavailable" | "business_eligibility_payment_issue" | "call_already_ongoing" | "call_permission_already_permanent" | "call_permission_missing" | "calling_cannot_be_enabled" | "calling_disabled_low_quality" | "calling_needs_messaging_limit" | "calling_not_enabled" | "client_not_active" | "current_api_key" | "customer_service_window_closed" | "display_name_not_approved" | "flow_blocked" | "flow_blocked_by_integrity" | "flow_has_validation_errors" | "flow_name_taken" | "flow_not_draft" | "flow_not_publishable" | "flow_not_published" | "idempotency_in_progress" | "idempotency_key_reused" | "marketing_disabled_on_cloud_api" | "marketing_messages_onboarding_already_requested" | "payment_method_missing" | "phone_number_in_use" | "phone_number_not_registered" | "phone_number_registration_error" | "phone_reverification_required" | "provider_method_not_allowed" | "recipient_country_not_allowed" | "recipient_identity_changed" | "recipient_in_experiment" | "recipient_not_in_allowed_list" | "recipient_opted_out_of_marketing" | "signup_already_completed" | "signup_in_progress" | "signup_not_completed" | "signup_session_expired" | "template_disabled" | "template_limit_reached" | "template_not_marketing" | "template_or_user_ineligible" | "template_paused" | "template_syncing" | "temporarily_blocked_for_policy" | "thread_control_not_allowed" | "two_step_pin_mismatch" | "username_messaging_limit_too_low" | "username_needs_facebook_page" | "username_needs_instagram_account" | "username_unavailable" | "username_used_by_other_number";
+            code: "blocklist_concurrent_update" | "blocklist_full" | "business_account_locked" | "business_calling_unavailable" | "business_eligibility_payment_issue" | "call_already_ongoing" | "call_permission_already_permanent" | "call_permission_missing" | "calling_cannot_be_enabled" | "calling_disabled_low_quality" | "calling_needs_messaging_limit" | "calling_not_enabled" | "client_inactive" | "client_not_active" | "current_api_key" | "customer_service_window_closed" | "display_name_not_approved" | "flow_blocked" | "flow_blocked_by_integrity" | "flow_has_validation_errors" | "flow_name_taken" | "flow_not_draft" | "flow_not_publishable" | "flow_not_published" | "idempotency_in_progress" | "idempotency_key_reused" | "marketing_disabled_on_cloud_api" | "marketing_messages_onboarding_already_requested" | "payment_method_missing" | "phone_number_in_use" | "phone_number_not_registered" | "phone_number_registration_error" | "phone_reverification_required" | "provider_method_not_allowed" | "recipient_country_not_allowed" | "recipient_identity_changed" | "recipient_in_experiment" | "recipient_not_in_allowed_list" | "recipient_opted_out_of_marketing" | "signup_already_completed" | "signup_in_progress" | "signup_not_completed" | "signup_session_expired" | "template_disabled" | "template_limit_reached" | "template_not_marketing" | "template_or_user_ineligible" | "template_paused" | "template_syncing" | "temporarily_blocked_for_policy" | "thread_control_not_allowed" | "two_step_pin_mismatch" | "username_messaging_limit_too_low" | "username_needs_facebook_page" | "username_needs_instagram_account" | "username_unavailable" | "username_used_by_other_number";
             /** @description The same request may succeed later (after `Retry-After` when given). */
             retryable?: boolean;
             provider_error?: components["schemas"]["ProviderError"];
@@ -3404,6 +3416,8 @@ export interface operations {
                     /** @enum {string} */
                     webhook_status?: "active" | "disabled";
                     is_active?: boolean;
+                    /** @enum {string} */
+                    marketing_messages?: "auto" | "cloud_api";
                 };
             };
         };
@@ -3807,6 +3821,8 @@ export interface operations {
                     } & {
                         [key: string]: unknown;
                     })[];
+                    /** @enum {string} */
+                    product_policy?: "CLOUD_API_FALLBACK" | "STRICT";
                 } | unknown | unknown;
             };
         };
