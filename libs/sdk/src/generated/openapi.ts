@@ -1429,6 +1429,8 @@ export type components = {
             status?: string;
             /** @description A client's signup state, when the conflict is about it (`client_not_active`). */
             signup_status?: string;
+            /** @description Why the provider's account updates deactivated the client (`client_inactive`: `ACCOUNT_RESTRICTION`...). */
+            status_reason?: string;
             /** @description The provider's validation errors of a flow JSON. */
             validation_errors?: {
                 [key: string]: unknown;
@@ -1460,6 +1462,8 @@ export type components = {
             status?: string;
             /** @description A client's signup state, when the conflict is about it (`client_not_active`). */
             signup_status?: string;
+            /** @description Why the provider's account updates deactivated the client (`client_inactive`: `ACCOUNT_RESTRICTION`...). */
+            status_reason?: string;
             /** @description The provider's validation errors of a flow JSON. */
             validation_errors?: {
                 [key: string]: unknown;
@@ -1491,6 +1495,8 @@ export type components = {
             status?: string;
             /** @description A client's signup state, when the conflict is about it (`client_not_active`). */
             signup_status?: string;
+            /** @description Why the provider's account updates deactivated the client (`client_inactive`: `ACCOUNT_RESTRICTION`...). */
+            status_reason?: string;
             /** @description The provider's validation errors of a flow JSON. */
             validation_errors?: {
                 [key: string]: unknown;
@@ -1522,6 +1528,8 @@ export type components = {
             status?: string;
             /** @description A client's signup state, when the conflict is about it (`client_not_active`). */
             signup_status?: string;
+            /** @description Why the provider's account updates deactivated the client (`client_inactive`: `ACCOUNT_RESTRICTION`...). */
+            status_reason?: string;
             /** @description The provider's validation errors of a flow JSON. */
             validation_errors?: {
                 [key: string]: unknown;
@@ -1553,6 +1561,8 @@ export type components = {
             status?: string;
             /** @description A client's signup state, when the conflict is about it (`client_not_active`). */
             signup_status?: string;
+            /** @description Why the provider's account updates deactivated the client (`client_inactive`: `ACCOUNT_RESTRICTION`...). */
+            status_reason?: string;
             /** @description The provider's validation errors of a flow JSON. */
             validation_errors?: {
                 [key: string]: unknown;
@@ -1584,6 +1594,8 @@ export type components = {
             status?: string;
             /** @description A client's signup state, when the conflict is about it (`client_not_active`). */
             signup_status?: string;
+            /** @description Why the provider's account updates deactivated the client (`client_inactive`: `ACCOUNT_RESTRICTION`...). */
+            status_reason?: string;
             /** @description The provider's validation errors of a flow JSON. */
             validation_errors?: {
                 [key: string]: unknown;
@@ -1615,6 +1627,8 @@ export type components = {
             status?: string;
             /** @description A client's signup state, when the conflict is about it (`client_not_active`). */
             signup_status?: string;
+            /** @description Why the provider's account updates deactivated the client (`client_inactive`: `ACCOUNT_RESTRICTION`...). */
+            status_reason?: string;
             /** @description The provider's validation errors of a flow JSON. */
             validation_errors?: {
                 [key: string]: unknown;
@@ -1646,6 +1660,8 @@ export type components = {
             status?: string;
             /** @description A client's signup state, when the conflict is about it (`client_not_active`). */
             signup_status?: string;
+            /** @description Why the provider's account updates deactivated the client (`client_inactive`: `ACCOUNT_RESTRICTION`...). */
+            status_reason?: string;
             /** @description The provider's validation errors of a flow JSON. */
             validation_errors?: {
                 [key: string]: unknown;
@@ -1677,6 +1693,8 @@ export type components = {
             status?: string;
             /** @description A client's signup state, when the conflict is about it (`client_not_active`). */
             signup_status?: string;
+            /** @description Why the provider's account updates deactivated the client (`client_inactive`: `ACCOUNT_RESTRICTION`...). */
+            status_reason?: string;
             /** @description The provider's validation errors of a flow JSON. */
             validation_errors?: {
                 [key: string]: unknown;
@@ -1707,6 +1725,8 @@ export type components = {
             status?: string;
             /** @description A client's signup state, when the conflict is about it (`client_not_active`). */
             signup_status?: string;
+            /** @description Why the provider's account updates deactivated the client (`client_inactive`: `ACCOUNT_RESTRICTION`...). */
+            status_reason?: string;
             /** @description The provider's validation errors of a flow JSON. */
             validation_errors?: {
                 [key: string]: unknown;
@@ -1738,6 +1758,8 @@ export type components = {
             status?: string;
             /** @description A client's signup state, when the conflict is about it (`client_not_active`). */
             signup_status?: string;
+            /** @description Why the provider's account updates deactivated the client (`client_inactive`: `ACCOUNT_RESTRICTION`...). */
+            status_reason?: string;
             /** @description The provider's validation errors of a flow JSON. */
             validation_errors?: {
                 [key: string]: unknown;
@@ -1769,6 +1791,8 @@ export type components = {
             status?: string;
             /** @description A client's signup state, when the conflict is about it (`client_not_active`). */
             signup_status?: string;
+            /** @description Why the provider's account updates deactivated the client (`client_inactive`: `ACCOUNT_RESTRICTION`...). */
+            status_reason?: string;
             /** @description The provider's validation errors of a flow JSON. */
             validation_errors?: {
                 [key: string]: unknown;
@@ -1800,6 +1824,8 @@ export type components = {
             status?: string;
             /** @description A client's signup state, when the conflict is about it (`client_not_active`). */
             signup_status?: string;
+            /** @description Why the provider's account updates deactivated the client (`client_inactive`: `ACCOUNT_RESTRICTION`...). */
+            status_reason?: string;
             /** @description The provider's validation errors of a flow JSON. */
             validation_errors?: {
                 [key: string]: unknown;
@@ -1831,6 +1857,8 @@ export type components = {
             status?: string;
             /** @description A client's signup state, when the conflict is about it (`client_not_active`). */
             signup_status?: string;
+            /** @description Why the provider's account updates deactivated the client (`client_inactive`: `ACCOUNT_RESTRICTION`...). */
+            status_reason?: string;
             /** @description The provider's validation errors of a flow JSON. */
             validation_errors?: {
                 [key: string]: unknown;
@@ -1862,6 +1890,8 @@ export type components = {
             status?: string;
             /** @description A client's signup state, when the conflict is about it (`client_not_active`). */
             signup_status?: string;
+            /** @description Why the provider's account updates deactivated the client (`client_inactive`: `ACCOUNT_RESTRICTION`...). */
+            status_reason?: string;
             /** @description The provider's validation errors of a flow JSON. */
             validation_errors?: {
                 [key: string]: unknown;
@@ -1893,6 +1923,8 @@ export type components = {
             status?: string;
             /** @description A client's signup state, when the conflict is about it (`client_not_active`). */
             signup_status?: string;
+            /** @description Why the provider's account updates deactivated the client (`client_inactive`: `ACCOUNT_RESTRICTION`...). */
+            status_reason?: string;
             /** @description The provider's validation errors of a flow JSON. */
             validation_errors?: {
                 [key: string]: unknown;
