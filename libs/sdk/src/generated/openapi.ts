@@ -1953,10 +1953,10 @@ export type components = {
                 object?: string;
                 /** @description One entry per business account. */
                 entry: {
-                    /** @description Business account id. */
+                    /** @description Business account id (the values of account and template fields, which carry no `metadata`, belong to it). */
                     id?: string;
                     changes?: {
-                        /** @description What changed: `messages` (inbound messages and statuses), `message_template_status_update`, ... */
+                        /** @description What changed (provider-2026.md §8; every field is forwarded, unknown ones too): `messages` (inbound messages, statuses, system messages `user_changed_user_id`/`user_changed_number`), `message_template_status_update`, `message_template_quality_update`, `template_category_update`, `account_update`, `account_alerts`, `phone_number_quality_update`, `business_capability_update`, `user_preferences`, `standby`, `messaging_handovers` (the number in `value.recipient`), `smb_message_echoes`, `history`, `calls`... */
                         field?: string;
                         /** @description The change; its shape depends on `field`. */
                         value?: {
@@ -1968,10 +1968,21 @@ export type components = {
                                 /** @description That number, as displayed. */
                                 display_phone_number?: string;
                             };
-                            /** @description Inbound messages: `from`, `id`, `timestamp` (epoch seconds as a string), `type`, and a content object named after the type (e.g. `text` with `body`). */
+                            /** @description The users the change concerns: `profile` (`name`, `username` of a username adopter), `wa_id` (only when the phone may be shared), `user_id` (the business-scoped user id, BSUID), `parent_user_id`. */
+                            contacts?: {
+                                /** @description The user's phone identifier, when the provider may share it. */
+                                wa_id?: string;
+                                /** @description The user's business-scoped user id (BSUID, `US.…`): send to it with `recipient`. */
+                                user_id?: string;
+                                /** @description The parent BSUID (`US.ENT.…`) of portfolios enrolled in a parent account. */
+                                parent_user_id?: string;
+                            }[];
+                            /** @description Inbound messages: `from` (when the phone may be shared), `from_user_id` (BSUID), `id`, `timestamp` (epoch seconds as a string), `type`, and a content object named after the type (e.g. `text` with `body`). */
                             messages?: {
-                                /** @description The sender's phone identifier. */
+                                /** @description The sender's phone identifier (absent for a username adopter whose number is withheld). */
                                 from?: string;
+                                /** @description The sender's business-scoped user id (BSUID). */
+                                from_user_id?: string;
                                 /** @description Provider message id (`wamid.`...). */
                                 id?: string;
                                 /** @description Epoch seconds, as a string. */
@@ -1987,8 +1998,12 @@ export type components = {
                                 status?: string;
                                 /** @description Epoch seconds, as a string. */
                                 timestamp?: string;
-                                /** @description The recipient's phone identifier. */
+                                /** @description The recipient's phone identifier (absent for a send to a BSUID whose phone is withheld). */
                                 recipient_id?: string;
+                                /** @description The recipient's business-scoped user id (BSUID). */
+                                recipient_user_id?: string;
+                                /** @description Per-message pricing: `billable`, `pricing_model` (`PMP`), `category` (`marketing`, `marketing_lite`, `utility`, `authentication`, `service`...), `type` (`regular`, `free_customer_service`, `free_entry_point`). */
+                                pricing?: Record<string, never>;
                             }[];
                         };
                     }[];
