@@ -46,9 +46,17 @@ export class WebhookSender {
     }
     const contacts = user && status !== 'failed' ? { contacts: [contactOf(user, 'Test User')] } : {};
     if (status !== 'failed') {
-      s.pricing = { billable: true, pricing_model: 'PMP', category: sent?.pricingCategory ?? 'utility', type: 'regular' };
+      // provider-2026.md §4.1: `service` (a free-form reply inside the customer-service window) is free, the template
+      // categories (utility, marketing, marketing_lite, authentication) billable
+      const category = sent?.pricingCategory ?? 'utility';
+      const free = category === 'service';
+      s.pricing = { billable: !free, pricing_model: 'PMP', category, type: free ? 'free_customer_service' : 'regular' };
       if (status === 'sent')
-        s.conversation = { id: `conv${messageId.slice(-12)}`, expiration_timestamp: String(Number(ts) + 86400), origin: { type: 'utility' } };
+        s.conversation = {
+          id: `conv${messageId.slice(-12)}`,
+          expiration_timestamp: String(Number(ts) + 86400),
+          origin: { type: category === 'marketing_lite' ? 'marketing' : category },
+        };
     }
     if (errors && errorLevel !== 'value') s.errors = errors;
     const valueErrors = errors && errorLevel !== 'status' ? { errors } : {};

@@ -152,7 +152,8 @@ async function sendMessage(ctx: Context, d: MessagesDeps, phone: PhoneNumber, b:
       type,
       at: d.state.now(),
       voice: type === 'audio' && isVoice(d.state, b.audio),
-      ...(opts.pricingCategory ? { pricingCategory: opts.pricingCategory } : {}),
+      // per-message pricing (provider-2026.md §4.1): a template by its category, a free-form reply as `service`
+      pricingCategory: opts.pricingCategory ?? pricingCategoryOf(d, phone.wabaId, type, b),
     });
     ctx.body = {
       messaging_product: 'whatsapp',
@@ -180,6 +181,13 @@ async function sendMessage(ctx: Context, d: MessagesDeps, phone: PhoneNumber, b:
       })();
     }
   }
+}
+
+/** The pricing category of a send through /messages: the template's category (lower case), else `service`. */
+function pricingCategoryOf(d: MessagesDeps, wabaId: string, type: string, b: Json): string {
+  if (type !== 'template') return 'service';
+  const t = (b.template ?? {}) as { name?: string; language?: { code?: string } };
+  return d.templates.find(wabaId, String(t.name), String(t.language?.code))?.category.toLowerCase() ?? 'utility';
 }
 
 /** An OPUS audio (by the media's type, or a link's extension) is a voice message, which gets `played`. */

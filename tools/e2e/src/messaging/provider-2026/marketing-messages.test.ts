@@ -105,7 +105,12 @@ describe.each(['pglite', 'postgres'] as const)('Marketing Messages API routing, 
     const calls = await callsTo(phone.phone_number_id);
     expect(calls.map((c) => c.path)).toEqual([`/v25.0/${phone.phone_number_id}/messages`]);
     expect(calls[0].body).not.toHaveProperty('product_policy');
-    expect(await record(id, res.headers.get('x-message-id')!)).toMatchObject({ api: 'cloud_api' });
+    const messageId = res.headers.get('x-message-id')!;
+    expect(await record(id, messageId)).toMatchObject({ api: 'cloud_api' });
+    // priced per message by its category: a utility template is billable
+    await control.sendStatuses(messageId, ['sent']);
+    await waitFor(async () => (await record(id, messageId)).pricing?.category === 'utility', { what: 'utility pricing stored' });
+    expect((await record(id, messageId)).pricing).toEqual({ category: 'utility', billable: true, pricing_model: 'PMP', type: 'regular' });
   });
 
   it('a marketing template to a client that is not onboarded goes to /messages, product_policy or not', async () => {
@@ -115,7 +120,11 @@ describe.each(['pglite', 'postgres'] as const)('Marketing Messages API routing, 
     const calls = await callsTo(phone.phone_number_id);
     expect(calls.map((c) => c.path)).toEqual([`/v25.0/${phone.phone_number_id}/messages`]);
     expect(calls[0].body).not.toHaveProperty('product_policy');
-    expect(await record(id, res.headers.get('x-message-id')!)).toMatchObject({ api: 'cloud_api' });
+    const messageId = res.headers.get('x-message-id')!;
+    expect(await record(id, messageId)).toMatchObject({ api: 'cloud_api' });
+    await control.sendStatuses(messageId, ['sent', 'delivered']);
+    await waitFor(async () => (await record(id, messageId)).status === 'delivered', { what: 'delivered' });
+    expect((await record(id, messageId)).pricing).toEqual({ category: 'marketing', billable: true, pricing_model: 'PMP', type: 'regular' });
   });
 
   it('PATCH marketing_messages: "cloud_api" keeps marketing on /messages, "auto" brings it back; another tenant cannot; a bad value is a 422', async () => {
