@@ -67,6 +67,15 @@ describe.each(['pglite', 'postgres'] as const)('webhook fields of 2026, storage 
     await waitFor(() => receiver.byType('chat').some((r) => r.raw.toString('utf8') === chatEnvelope(raw)), { what: 'the username message' });
     const system = await deliver('messages', { userId: user.user_id });
     expect(system.entry[0].changes[0].value.messages[0]).toMatchObject({ type: 'system', system: { type: 'user_changed_user_id' } });
+    const changedNumber = {
+      from: '16505551234',
+      id: 'wamid.changed-number',
+      timestamp: '1753851315',
+      type: 'system',
+      system: { body: 'User A changed from 16505551234 to 16505559999', wa_id: '16505559999', user_id: 'US.222', type: 'user_changed_number' },
+    };
+    const numbered = await deliver('messages', { merge: { messages: [changedNumber] } });
+    expect(numbered.entry[0].changes[0].value.messages).toEqual([changedNumber]);
   });
 
   it('template status, quality and category updates: chat events, template_status still fires, and the template record follows', async () => {
