@@ -59,6 +59,7 @@ export async function startEdge(config: EdgeConfig, logger: Logger): Promise<Run
   );
   const keys = new ApiKeyCache(services, config.authCacheTtlMs);
   const media = connectProvider(config, metrics.providerCall, logger);
+  metrics.providerApiVersion(config.providerApiVersion, logger);
   const changes = await followDirectoryChanges({
     bus,
     logger,

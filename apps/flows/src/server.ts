@@ -21,6 +21,7 @@ export async function startFlows(config: FlowsConfig, logger: Logger): Promise<R
   const metrics = new Metrics('flows');
   const directory = createServiceClient(td.TenantDirectoryService, config.tenantDirectoryAddr, { defaultDeadlineMs: 10_000 });
   const provider = connectProvider(config, metrics.providerCall);
+  metrics.providerApiVersion(config.providerApiVersion, logger);
   const repo = new SqlFlowRepository(db);
   const svc = new Flows(directory, provider, repo, new FlowSync(provider, repo, logger), logger);
 

@@ -6,11 +6,22 @@ import type { ServiceClient } from '@gateway/rpc';
 import type { Executed, IdempotentRunner } from './idempotency';
 import { ClientCredentialsCache } from './client-cache';
 import type { Credentials, MessagingProvider } from './provider';
-import type { MessageRepository, MessageRecord } from './store/messages';
+import type { MessageRepository, MessageRecord, SendApi } from './store/messages';
 
 /** The send-template check against the local template copy (templates/templates.ts). */
 export interface TemplateSendCheck {
-  checkSend(k: { tenantId: string; clientId: string }, name: string, language: string, components: unknown): Promise<void>;
+  /** Refuses a send the local copy shows the provider would refuse; answers the template's category when it is known. */
+  checkSend(k: { tenantId: string; clientId: string }, name: string, language: string, components: unknown): Promise<string | undefined>;
+}
+
+/**
+ * Where a send goes (provider-2026.md §3.3): a MARKETING template (by the local copy's latest category) of a client
+ * onboarded to the Marketing Messages API goes to `/marketing_messages`, unless the tenant chose `cloud_api`;
+ * everything else to `/messages`.
+ */
+export function sendApi(client: Pick<td.Client, 'marketingMessages' | 'marketingMessagesOnboarded'>, templateCategory: string | undefined): SendApi {
+  if (templateCategory?.toUpperCase() !== 'MARKETING') return 'cloud_api';
+  return client.marketingMessages !== 'cloud_api' && client.marketingMessagesOnboarded ? 'marketing_messages' : 'cloud_api';
 }
 
 /** A send's answer (`messaging.v1.SendResponse`), as stored with its idempotency key and replayed. */
@@ -53,6 +64,10 @@ export class Messaging {
     if (!caller?.tenantId || !caller.clientId) throw new AppError('internal', 'caller_missing', 'tenant_id and client_id are required');
     const { client, accessToken } = await this.credentials.get(caller.tenantId, caller.clientId);
     if (!client) throw AppError.notFound('client_not_found', 'Client not found');
+    // deactivated by the provider's account updates (restricted, banned, disconnected): no provider call
+    if (!client.isActive && client.statusReason) {
+      throw AppError.conflict('client_inactive', `Client is inactive: the provider reported ${client.statusReason}`, { status_reason: client.statusReason });
+    }
     if (!client.isActive || client.signupStatus !== 'completed' || !client.phoneNumberId || !accessToken) {
       throw AppError.conflict('client_not_active', `Client is not active (signup_status: ${client.signupStatus}); finish its signup before sending`, {
         signup_status: client.signupStatus,
@@ -75,12 +90,22 @@ export class Messaging {
       const { client, credentials } = await this.resolve(r.caller);
       const payload = kind.build(body, { catalogId: client.catalogId || undefined });
       const template = kind.template?.(body);
-      if (template) await this.templates?.checkSend({ tenantId: client.tenantId, clientId: client.id }, template.name, template.language, template.components);
+      const category = template
+        ? await this.templates?.checkSend({ tenantId: client.tenantId, clientId: client.id }, template.name, template.language, template.components)
+        : undefined;
+      const api = sendApi(client, category);
+      const policy = (body as { product_policy?: string }).product_policy;
       return async (): Promise<Executed<SendResponse>> => {
-        const { messageId } = await this.provider.sendMessage(credentials.accessToken, credentials.phoneNumberId, payload);
+        const { messageId } =
+          api === 'marketing_messages'
+            ? await this.provider.sendMarketingMessage(credentials.accessToken, credentials.phoneNumberId, {
+                ...payload,
+                ...(policy ? { product_policy: policy } : {}),
+              })
+            : await this.provider.sendMessage(credentials.accessToken, credentials.phoneNumberId, payload);
         return {
           response: { result: { messageId, replayed: false }, headers },
-          message: { id: messageId, tenantId: client.tenantId, clientId: client.id, to: body.to, kind: recordKind },
+          message: { id: messageId, tenantId: client.tenantId, clientId: client.id, to: body.to, recipient: body.recipient, api, kind: recordKind },
         };
       };
     });
@@ -145,7 +170,9 @@ function present(r: MessageRecord): MessageInitShape<typeof m.MessageRecordSchem
     id: r.id,
     clientId: r.client_id,
     tenantId: r.tenant_id,
-    to: r.to,
+    to: r.to ?? '',
+    ...(r.recipient ? { recipient: r.recipient } : {}),
+    api: r.api,
     kind: r.kind,
     status: r.status,
     statusHistory: r.status_history.map((h) => ({

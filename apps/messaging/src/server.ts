@@ -34,6 +34,7 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
   const metrics = new Metrics('messaging');
   const directory = createServiceClient(td.TenantDirectoryService, config.tenantDirectoryAddr, { defaultDeadlineMs: 10_000 });
   const provider = connectProvider(config, metrics.providerCall);
+  metrics.providerApiVersion(config.providerApiVersion, logger);
   const store = new MessageStore(db, logger);
   const messages = store.repository;
   // a claim outlives the longest a request can run (provider timeout, one retry) many times over
@@ -86,7 +87,19 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
       routes.clear();
     },
   });
-  const inbound = await startInboundConsumer({ bus, lookup: routes, messages, templates, calls: callRecords, logger, metrics });
+  const inbound = await startInboundConsumer({
+    bus,
+    lookup: routes,
+    messages,
+    templates,
+    calls: callRecords,
+    // the tenant directory owns the client: it changes it and publishes the change notice the caches follow
+    applyAccountUpdate: async (client, u) => {
+      await directory.applyProviderAccountUpdate({ tenantId: client.tenantId, clientId: client.id, ...u });
+    },
+    logger,
+    metrics,
+  });
 
   const grpc = await startGrpcServer({
     host: config.grpcHost,

@@ -153,6 +153,11 @@ describe('provider simulator: embedded signup', () => {
     expect((await dialog(good.replace('client_id=app', 'client_id=x'))).text).toContain('Invalid App ID');
     expect((await dialog(good.replace('response_type=code', 'response_type=token'))).text).toContain('response_type');
     expect((await dialog(good.replace('origin=http%3A%2F%2F127.0.0.1%3A8080', 'origin=javascript%3Aalert(1)'))).text).toContain('without a valid origin');
+    // Embedded Signup v4 (provider-2026.md §10): extras {} only; v2's sessionInfoVersion and v3's version are retired
+    const extras = (e: unknown) => `${good}&extras=${encodeURIComponent(JSON.stringify(e))}`;
+    expect((await dialog(extras({}))).text).toContain('id="finish"');
+    expect((await dialog(extras({ setup: {}, sessionInfoVersion: '3' }))).text).toContain('v2 was deprecated on 2026-10-15');
+    expect((await dialog(extras({ setup: {}, featureType: '', version: 'v3' }))).text).toContain('Embedded Signup v3 is no longer available');
     // the dialog's Finish: a business account and a code for the configured app only
     expect((await call('POST', '/dialog/oauth/confirm', { body: { client_id: 'app', config_id: 'other' } })).status).toBe(400);
     const confirmed = (await call('POST', '/dialog/oauth/confirm', { body: { client_id: 'app', config_id: 'cfg', with_catalog: true } })).json;

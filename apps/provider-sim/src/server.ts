@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa, { type Context, type Next } from 'koa';
 import Router from '@koa/router';
+import { PROVIDER_API_VERSIONS, providerApiVersionInfo } from '@gateway/config';
 import type { Logger } from '@gateway/logger';
 import { listen } from '@gateway/runtime';
 import { GraphError } from './errors';
@@ -18,6 +19,7 @@ import { registerMedia } from './routes/media';
 import { registerMessages } from './routes/messages';
 import { registerOnboarding } from './routes/onboarding';
 import { registerTemplates } from './routes/templates';
+import { registerWebhookFields } from './routes/webhook-fields';
 import { registerWindowControl } from './routes/window-control';
 import { TemplateRegistry } from './templates/registry';
 import { SimState, type RecordedRequest } from './state';
@@ -69,6 +71,16 @@ declare module 'koa' {
 }
 
 const VERSION = /^\/v\d+\.\d+(?=\/)/;
+
+/** The version the provider serves a call to `asked` with at `now`: itself while available, else the oldest available. */
+export function servedVersion(asked: string, now: number): string {
+  const info = /^v\d+\.0$/.test(asked) ? providerApiVersionInfo(asked, now) : undefined;
+  if (!info?.expired) return asked;
+  const available = Object.keys(PROVIDER_API_VERSIONS)
+    .filter((v) => !providerApiVersionInfo(v, now).expired)
+    .sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));
+  return available[0] ?? asked;
+}
 
 /** A file part of a multipart body: its bytes are kept beside the parsed body (`ctx.state.files`). */
 interface FilePart {
@@ -135,6 +147,7 @@ export async function startProviderSim(opts: ProviderSimOptions): Promise<Runnin
   registerFlowControl(control, state);
   registerWindowControl(control, state);
   registerCallControl(control, state, webhooks);
+  registerWebhookFields(control, state, webhooks);
   // the provider's web side (SDK, signup dialog): outside the Graph API, so neither recorded nor faulted
   registerEmbeddedSignup(control, { state, appId: opts.appId, configId: opts.configId });
   control.put('/_sim/auto-statuses', (ctx) => {
@@ -177,6 +190,10 @@ export async function startProviderSim(opts: ProviderSimOptions): Promise<Runnin
     if (ctx.path.startsWith('/_sim/')) return next();
     const original = ctx.path;
     ctx.path = ctx.path.replace(VERSION, '');
+    // the version that serves the call, in `facebook-api-version` as the Graph API says it: a version past its
+    // expiry is served as the oldest one still available (provider-2026.md §1 lists the dates)
+    const asked = VERSION.exec(original)?.[0].slice(1);
+    if (asked) ctx.set('facebook-api-version', servedVersion(asked, state.now()));
     const auth = ctx.get('authorization');
     const rec: RecordedRequest = {
       id: state.nextRequestId(),

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { FlowValidationError } from './flows/validate-flow-json';
 import type { SimTemplate } from './templates/model';
 import { SimCalling } from './calling';
+import { BSUID, SimUsers } from './users';
 
 export interface PhoneNumber {
   id: string;
@@ -37,7 +38,13 @@ export interface Waba {
 export interface SentMessage {
   id: string;
   phoneId: string;
+  /** The phone number it went to, or '' when it went to a BSUID of a user whose number is withheld. */
   to: string;
+  /** The user's BSUID (provider-2026.md §2.2), and whether the send named it (`recipient`) rather than a phone. */
+  userId?: string;
+  toBsuid?: boolean;
+  /** The status pricing's category when not the default (the Marketing Messages API: `marketing_lite`). */
+  pricingCategory?: string;
   type: string;
   at: number;
   /** A voice message (OPUS audio): its statuses end with `played` once listened to. */
@@ -140,6 +147,10 @@ export class SimState {
   /** access token → the WABAs it may act on */
   readonly tokens = new Map<string, Set<string>>();
   readonly sent = new Map<string, SentMessage>();
+  /** Business accounts that accepted the Marketing Messages API terms (provider-2026.md §3.2). */
+  readonly mmOnboarded = new Set<string>();
+  /** Users by BSUID and phone, per portfolio (provider-2026.md §2). */
+  readonly users = new SimUsers();
   /** inbound wamid → phone and sender */
   readonly inbound = new Map<string, { phoneId: string; from: string }>();
   /** `${phoneId}:${user}` → last inbound time (ms) */
@@ -280,14 +291,22 @@ export class SimState {
 
   recordInbound(phoneId: string, from: string, wamid: string, at = this.now()): void {
     this.inbound.set(wamid, { phoneId, from });
-    this.lastInbound.set(`${phoneId}:${normalize(from)}`, at);
+    this.lastInbound.set(`${phoneId}:${userKey(from)}`, at);
+  }
+
+  /** A user wrote in from a phone number that is also known by a BSUID: the window is open for both. */
+  recordInboundUser(phoneId: string, userId: string, at = this.now()): void {
+    this.lastInbound.set(`${phoneId}:${userId}`, at);
   }
 
   messagedWithin24h(phoneId: string, user: string): boolean {
-    const at = this.lastInbound.get(`${phoneId}:${normalize(user)}`);
+    const at = this.lastInbound.get(`${phoneId}:${userKey(user)}`);
     return at !== undefined && this.now() - at < 24 * 3600_000;
   }
 }
+
+/** A user as the 24-hour window knows them: a BSUID as it is, a phone number by its digits. */
+const userKey = (user: string) => (BSUID.test(user) ? user : normalize(user));
 
 export function normalize(phone: string): string {
   return phone.replace(/[^\d]/g, '');

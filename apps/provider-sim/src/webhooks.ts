@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type { Logger } from '@gateway/logger';
-import type { PhoneNumber, SimState } from './state';
+import type { PhoneNumber, SentMessage, SimState } from './state';
+import { contactOf } from './users';
 
 type Json = Record<string, unknown>;
 
@@ -31,17 +32,35 @@ export class WebhookSender {
     status: string,
     errors?: unknown[],
     errorLevel: 'status' | 'value' | 'both' = 'both',
+    sent?: Pick<SentMessage, 'userId' | 'toBsuid' | 'pricingCategory'>,
   ): Json {
     const ts = String(Math.floor(this.state.now() / 1000));
-    const s: Json = { id: messageId, status, timestamp: ts, recipient_id: recipient.replace(/^\+/, '') };
+    // provider-2026.md §2.3: `recipient_user_id` always (but not on a failure of a send to a phone), the phone
+    // only when it may be shared; a status other than failed names the user in `contacts` too
+    const user = sent?.userId ? this.state.users.ofId(this.state.wabas.get(phone.wabaId)?.businessId ?? '', sent.userId) : undefined;
+    const phoneShown = !sent?.toBsuid || !!user?.phone;
+    const s: Json = { id: messageId, status, timestamp: ts, ...(phoneShown ? { recipient_id: (user?.phone ?? recipient).replace(/^\+/, '') } : {}) };
+    if (user && !(status === 'failed' && !sent?.toBsuid)) {
+      s.recipient_user_id = user.userId;
+      if (user.parentUserId) s.recipient_parent_user_id = user.parentUserId;
+    }
+    const contacts = user && status !== 'failed' ? { contacts: [contactOf(user, 'Test User')] } : {};
     if (status !== 'failed') {
-      s.pricing = { billable: true, pricing_model: 'PMP', category: 'utility', type: 'regular' };
+      // provider-2026.md §4.1: `service` (a free-form reply inside the customer-service window) is free, the template
+      // categories (utility, marketing, marketing_lite, authentication) billable
+      const category = sent?.pricingCategory ?? 'utility';
+      const free = category === 'service';
+      s.pricing = { billable: !free, pricing_model: 'PMP', category, type: free ? 'free_customer_service' : 'regular' };
       if (status === 'sent')
-        s.conversation = { id: `conv${messageId.slice(-12)}`, expiration_timestamp: String(Number(ts) + 86400), origin: { type: 'utility' } };
+        s.conversation = {
+          id: `conv${messageId.slice(-12)}`,
+          expiration_timestamp: String(Number(ts) + 86400),
+          origin: { type: category === 'marketing_lite' ? 'marketing' : category },
+        };
     }
     if (errors && errorLevel !== 'value') s.errors = errors;
     const valueErrors = errors && errorLevel !== 'status' ? { errors } : {};
-    return this.envelope(phone.wabaId, 'messages', this.messagesValue(phone, { statuses: [s], ...valueErrors }));
+    return this.envelope(phone.wabaId, 'messages', this.messagesValue(phone, { ...contacts, statuses: [s], ...valueErrors }));
   }
 
   /** Sends a body (serialized exactly once; the signature covers those bytes). Retries briefly, like the provider. */

@@ -25,6 +25,7 @@ export async function startSignup(config: SignupConfig, logger: Logger): Promise
   const directory = createServiceClient(td.TenantDirectoryService, config.tenantDirectoryAddr, { defaultDeadlineMs: 10_000 });
   const metrics = new Metrics('signup');
   const provider = connectProvider(config, metrics.providerCall, logger);
+  metrics.providerApiVersion(config.providerApiVersion, logger);
   const outcomes = metrics.counter('signup_completions_total', 'Signup completions by outcome and failure reason', ['outcome', 'reason']);
   const signup = new Signup({
     repo,

@@ -72,6 +72,20 @@ export class Clients {
     if (req.externalId !== undefined) changes.external_id = req.externalId;
     if (req.webhookUrl !== undefined) changes.webhook_url = req.webhookUrl;
     if (req.setWebhookEvents) changes.webhook_events = [...new Set(req.webhookEvents)];
+    if (req.marketingMessages !== undefined) {
+      if (req.marketingMessages !== 'auto' && req.marketingMessages !== 'cloud_api') {
+        throw AppError.validation([
+          {
+            loc: ['body', 'marketing_messages'],
+            msg: 'must be one of auto, cloud_api',
+            type: 'enum',
+            input: req.marketingMessages,
+            ctx: { expected: 'auto, cloud_api' },
+          },
+        ]);
+      }
+      changes.marketing_messages = req.marketingMessages;
+    }
     for (const f of req.clearFields) {
       if (f === 'external_id') changes.external_id = null;
       else if (f === 'webhook_url') changes.webhook_url = null;
@@ -87,6 +101,8 @@ export class Clients {
           });
         }
         changes.is_active = req.isActive;
+        // the tenant turning the client on again takes back a deactivation by the provider's updates
+        if (req.isActive) changes.status_reason = null;
       }
       Object.assign(changes, webhookStatusChange(before, req, changes));
       const after = (await repo.updateClient(req.tenantId, req.clientId, changes))!;
@@ -250,7 +266,40 @@ export class Clients {
       webhookStatus: r.webhook_status,
       webhookDisabledReason: r.webhook_disabled_reason ?? undefined,
       webhookDisabledAt: r.webhook_disabled_at?.toISOString(),
+      marketingMessages: r.marketing_messages,
+      marketingMessagesOnboarded: r.marketing_messages_onboarded,
+      qualityRating: r.quality_rating ?? undefined,
+      messagingLimit: r.messaging_limit ?? undefined,
+      throughput: r.throughput ?? undefined,
+      statusReason: r.status_reason ?? undefined,
     };
+  }
+
+  /**
+   * What the provider's account webhooks say of a client's number (the messaging service reads them): only the
+   * fields given change; a deactivation keeps its reason. Nothing changed: no write and no change notice.
+   */
+  async applyProviderAccountUpdate(req: td.ApplyProviderAccountUpdateRequest): Promise<{ client: ClientInit; changed: boolean }> {
+    const result = await this.repo.tx(async (repo, q) => {
+      const before = await repo.getClient(req.tenantId, req.clientId, true);
+      if (!before) throw notFound();
+      const changes: ClientChanges = {};
+      if (req.marketingMessagesOnboarded !== undefined && req.marketingMessagesOnboarded !== before.marketing_messages_onboarded)
+        changes.marketing_messages_onboarded = req.marketingMessagesOnboarded;
+      if (req.qualityRating !== undefined && req.qualityRating !== before.quality_rating) changes.quality_rating = req.qualityRating;
+      if (req.messagingLimit !== undefined && req.messagingLimit !== before.messaging_limit) changes.messaging_limit = req.messagingLimit;
+      if (req.throughput !== undefined && req.throughput !== before.throughput) changes.throughput = req.throughput;
+      if (req.deactivateReason !== undefined && (before.is_active || before.status_reason !== req.deactivateReason)) {
+        changes.is_active = false;
+        changes.status_reason = req.deactivateReason;
+      }
+      if (!Object.keys(changes).length) return { row: before, changed: false };
+      const after = (await repo.updateClient(req.tenantId, req.clientId, changes))!;
+      await notifyClientChange(q, before, after);
+      return { row: after, changed: true };
+    });
+    if (result.changed) await this.published();
+    return { client: this.present(result.row), changed: result.changed };
   }
 }
 

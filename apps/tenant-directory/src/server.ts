@@ -67,6 +67,7 @@ export async function startTenantDirectory(config: TenantDirectoryConfig, logger
     registerClient: async (r) => ({ client: await clients.register(r) }),
     updateClient: async (r) => ({ client: await clients.update(r) }),
     getClient: async (r) => ({ client: await clients.get(r.tenantId, r.clientId) }),
+    applyProviderAccountUpdate: (r) => clients.applyProviderAccountUpdate(r),
     listClients: async (r) => clients.list(r.tenantId, r.limit, r.cursor),
     getClientCredentials: async (r) => clients.credentials(r.tenantId, r.clientId),
     findClientsByPhoneNumberId: async (r) => ({ clients: await clients.byPhoneNumberId(r.phoneNumberId) }),

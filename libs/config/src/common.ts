@@ -1,4 +1,5 @@
 import { bool, int, oneOf, optStr, str, url, type Field } from './config';
+import { providerApiVersion } from './provider-versions';
 import { grpcService, NATS, PROVIDER_SIM } from './services';
 
 /** Fields every service process shares. Service configs spread these into their own spec. */
@@ -13,7 +14,7 @@ export const metricsPort = (fallback: number) => int('METRICS_PORT', fallback, {
 export const grpcPort = (fallback: number) => int('GRPC_PORT', fallback, { min: 0, max: 65535 });
 export const grpcHost = str('GRPC_HOST', '0.0.0.0');
 export const providerBaseUrl = url('PROVIDER_BASE_URL', `http://127.0.0.1:${PROVIDER_SIM.port}`);
-export const providerApiVersion = str('PROVIDER_API_VERSION', 'v21.0');
+export { providerApiVersion };
 export const providerTimeoutMs = int('PROVIDER_TIMEOUT_MS', 10_000, { min: 100 });
 
 /** The gateway's version: the repository's `package.json` version (a test holds the two equal). */

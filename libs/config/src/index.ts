@@ -3,3 +3,5 @@ export type { Env, Field } from './config';
 export * as common from './common';
 export { APP_NAMES, EDGE, GRPC_SERVICES, NATS, PROVIDER_SIM, grpcService, natsServerConf } from './services';
 export type { GrpcServiceEntry, HttpEntry } from './services';
+export { PROVIDER_API_VERSIONS, DEFAULT_PROVIDER_API_VERSION, providerApiVersionInfo } from './provider-versions';
+export type { ProviderApiVersionInfo } from './provider-versions';

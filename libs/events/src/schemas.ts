@@ -43,13 +43,15 @@ const chatPayload: JsonSchema = {
       items: {
         type: 'object',
         properties: {
-          id: string('Business account id.'),
+          id: string('Business account id (the values of account and template fields, which carry no `metadata`, belong to it).'),
           changes: {
             type: 'array',
             items: {
               type: 'object',
               properties: {
-                field: string('What changed: `messages` (inbound messages and statuses), `message_template_status_update`, ...'),
+                field: string(
+                  'What changed (provider-2026.md §8; every field is forwarded, unknown ones too): `messages` (inbound messages, statuses, system messages `user_changed_user_id`/`user_changed_number`), `message_template_status_update`, `message_template_quality_update`, `template_category_update`, `account_update`, `account_alerts`, `phone_number_quality_update`, `business_capability_update`, `user_preferences`, `standby`, `messaging_handovers` (the number in `value.recipient`), `smb_message_echoes`, `history`, `calls`...',
+                ),
                 value: {
                   type: 'object',
                   description: 'The change; its shape depends on `field`.',
@@ -62,14 +64,28 @@ const chatPayload: JsonSchema = {
                         display_phone_number: string('That number, as displayed.'),
                       },
                     },
-                    messages: {
+                    contacts: {
                       type: 'array',
                       description:
-                        'Inbound messages: `from`, `id`, `timestamp` (epoch seconds as a string), `type`, and a content object named after the type (e.g. `text` with `body`).',
+                        'The users the change concerns: `profile` (`name`, `username` of a username adopter), `wa_id` (only when the phone may be shared), `user_id` (the business-scoped user id, BSUID), `parent_user_id`.',
                       items: {
                         type: 'object',
                         properties: {
-                          from: string("The sender's phone identifier."),
+                          wa_id: string("The user's phone identifier, when the provider may share it."),
+                          user_id: string("The user's business-scoped user id (BSUID, `US.…`): send to it with `recipient`."),
+                          parent_user_id: string('The parent BSUID (`US.ENT.…`) of portfolios enrolled in a parent account.'),
+                        },
+                      },
+                    },
+                    messages: {
+                      type: 'array',
+                      description:
+                        'Inbound messages: `from` (when the phone may be shared), `from_user_id` (BSUID), `id`, `timestamp` (epoch seconds as a string), `type`, and a content object named after the type (e.g. `text` with `body`).',
+                      items: {
+                        type: 'object',
+                        properties: {
+                          from: string("The sender's phone identifier (absent for a username adopter whose number is withheld)."),
+                          from_user_id: string("The sender's business-scoped user id (BSUID)."),
                           id: string('Provider message id (`wamid.`...).'),
                           timestamp: string('Epoch seconds, as a string.'),
                           type: string('`text`, `image`, `interactive`, ...; the content object has this name.'),
@@ -85,7 +101,13 @@ const chatPayload: JsonSchema = {
                           id: string('Provider message id of the sent message.'),
                           status: string('`sent`, `delivered`, `read`, `played` (a voice message) or `failed`.'),
                           timestamp: string('Epoch seconds, as a string.'),
-                          recipient_id: string("The recipient's phone identifier."),
+                          recipient_id: string("The recipient's phone identifier (absent for a send to a BSUID whose phone is withheld)."),
+                          recipient_user_id: string("The recipient's business-scoped user id (BSUID)."),
+                          pricing: {
+                            type: 'object',
+                            description:
+                              'Per-message pricing: `billable`, `pricing_model` (`PMP`), `category` (`marketing`, `marketing_lite`, `utility`, `authentication`, `service`...), `type` (`regular`, `free_customer_service`, `free_entry_point`).',
+                          },
                         },
                       },
                     },

@@ -76,9 +76,20 @@ export const mediaHeader = Joi.object({
 
 export const footer = text(60);
 
-/** Fields every send has: the client that sends, the recipient, and the message it quotes. */
+/**
+ * A business-scoped user id (BSUID, `US.13491208655302741918`) or parent BSUID (`US.ENT.…`), as the provider's
+ * webhooks give it (provider-2026.md §2.1): sent exactly as received.
+ */
+export const bsuid = Joi.string().pattern(/^[A-Z]{2}\.(ENT\.)?[A-Za-z0-9]{1,128}$/, 'business-scoped user id');
+
+/**
+ * Fields every send has: the client that sends, the recipient, and the message it quotes. The recipient is a phone
+ * number (`to`), a BSUID (`recipient`), or both (the provider then delivers to `to`); without either, `to` is
+ * missing.
+ */
 export const sendFields = {
   client_id: clientId,
-  to: phone.required(),
+  to: phone.when('recipient', { not: Joi.exist(), then: Joi.required() }),
+  recipient: bsuid,
   reply_to: opaqueId,
 };

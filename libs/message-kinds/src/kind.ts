@@ -5,7 +5,10 @@ import type { ProviderMessage } from './provider-message';
 /** The fields every send's body has (`sendFields`). */
 export interface SendBody {
   client_id: string;
-  to: string;
+  /** The user's phone number; when `recipient` is given too, the provider delivers to this one. */
+  to?: string;
+  /** The user's business-scoped user id (BSUID) or parent BSUID (provider-2026.md §2.2). */
+  recipient?: string;
   reply_to?: string;
 }
 

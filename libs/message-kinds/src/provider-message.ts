@@ -10,12 +10,19 @@ export type Json = { [key: string]: unknown };
 /** A message send's body: `POST /{phone-number-id}/messages`. */
 export type ProviderMessage = Json;
 
+/** Who a send goes to: a phone number, a BSUID (`recipient`, provider-2026.md §2.2), or both (the provider takes `to`). */
+export interface Addressee {
+  to?: string;
+  recipient?: string;
+}
+
 /** Fields of every message send (§1.1); `context.message_id` quotes an earlier message. */
-export function message(to: string, replyTo: string | undefined, type: string, body: Json | Json[]): ProviderMessage {
+export function message(a: Addressee, replyTo: string | undefined, type: string, body: Json | Json[]): ProviderMessage {
   return {
     messaging_product: 'whatsapp',
     recipient_type: 'individual',
-    to,
+    ...(a.to === undefined ? {} : { to: a.to }),
+    ...(a.recipient === undefined ? {} : { recipient: a.recipient }),
     ...(replyTo ? { context: { message_id: replyTo } } : {}),
     type,
     [type]: body,
@@ -23,7 +30,7 @@ export function message(to: string, replyTo: string | undefined, type: string, b
 }
 
 /** An interactive message (§1.3): `body` is the `interactive` object. */
-export const interactive = (to: string, replyTo: string | undefined, body: Json) => message(to, replyTo, 'interactive', body);
+export const interactive = (a: Addressee, replyTo: string | undefined, body: Json) => message(a, replyTo, 'interactive', body);
 
 export const footerOf = (footer: string | undefined): Json => (footer === undefined ? {} : { footer: { text: footer } });
 

@@ -120,7 +120,30 @@ export class ProviderClient {
       token,
       json: payload,
       idempotent: false,
-      pair: typeof payload.to === 'string' ? `${phoneNumberId}:${payload.to.replace(/^\+/, '')}` : undefined,
+      // the pair limit is per user: the phone number, else the BSUID (provider-2026.md §2.2)
+      pair:
+        typeof payload.to === 'string'
+          ? `${phoneNumberId}:${payload.to.replace(/^\+/, '')}`
+          : typeof payload.recipient === 'string'
+            ? `${phoneNumberId}:${payload.recipient}`
+            : undefined,
+    });
+    const messageId = res.messages?.[0]?.id;
+    if (!messageId) throw new AppError('unavailable', 'provider_bad_response', 'The provider accepted the message but returned no message id');
+    return { messageId, waId: res.contacts?.[0]?.wa_id };
+  }
+
+  /**
+   * A marketing template through the Marketing Messages API (provider-2026.md §3.1): `POST /{pnid}/marketing_messages`,
+   * the Cloud API's template send plus the optional `product_policy`; answered like `/messages`. Never retried.
+   */
+  async sendMarketingMessage(token: string, phoneNumberId: string, payload: Json): Promise<SendResult> {
+    const res = await this.http.call<{ messages?: Array<{ id?: string }>; contacts?: Array<{ wa_id?: string }> }>({
+      method: 'POST',
+      path: `${phoneNumberId}/marketing_messages`,
+      token,
+      json: payload,
+      idempotent: false,
     });
     const messageId = res.messages?.[0]?.id;
     if (!messageId) throw new AppError('unavailable', 'provider_bad_response', 'The provider accepted the message but returned no message id');

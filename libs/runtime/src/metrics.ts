@@ -1,5 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { providerApiVersionInfo } from '@gateway/config';
+import type { Logger } from '@gateway/logger';
 import type { CallObserver } from '@gateway/rpc';
 import { listen } from './listen';
 
@@ -92,6 +94,28 @@ export class Metrics {
     ]);
     this.deadLetters.inc({ stream, consumer });
   };
+
+  /**
+   * The provider API version this process calls (PROVIDER_API_VERSION), logged at start with its expiry, and
+   * `provider_api_version_expiry_days{version}`: the days left until the provider stops serving it, computed at
+   * each scrape (the alert rules fire under 60). A version without an announced expiry exports no sample.
+   */
+  providerApiVersion(version: string, logger?: Logger): void {
+    const info = providerApiVersionInfo(version);
+    if (info.daysLeft !== null && info.daysLeft < 60)
+      logger?.warn({ version, expires: info.expires, days_left: info.daysLeft }, 'provider API version expires soon');
+    else logger?.info({ version, expires: info.expires, days_left: info.daysLeft }, 'provider API version');
+    new Gauge({
+      name: 'provider_api_version_expiry_days',
+      help: 'Days until the provider stops serving the configured API version (PROVIDER_API_VERSION)',
+      labelNames: ['version'],
+      registers: [this.registry],
+      collect() {
+        const days = providerApiVersionInfo(version).daysLeft;
+        if (days !== null) this.set({ version }, days);
+      },
+    });
+  }
 
   readonly grpcObserver: CallObserver = (method, code, durationMs) => {
     this.rpcRequests.inc({ method, code: String(code) });

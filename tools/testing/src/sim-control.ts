@@ -204,6 +204,54 @@ export class SimControl {
     });
   }
 
+  /**
+   * A WhatsApp user of the number's portfolio (provider-2026.md §2): without `phone`, a username adopter whose
+   * number the business never sees; `parent` gives them a parent BSUID too.
+   */
+  createUser(
+    phoneNumberId: string,
+    opts: { phone?: string; username?: string; parent?: boolean } = {},
+  ): Promise<{ user_id: string; parent_user_id: string | null; username: string | null; wa_id: string | null }> {
+    return this.send('POST', '/_sim/users', { phone_number_id: phoneNumberId, ...opts });
+  }
+
+  /** A message from a user made by `createUser` (named by BSUID: no `from` when their number is withheld). */
+  inboundFromUser(
+    phoneNumberId: string,
+    userId: string,
+    type = 'text',
+    content?: Record<string, unknown>,
+  ): Promise<{ wamid: string; status: number; body: { entry: Array<{ changes: Array<{ value: Record<string, unknown> }> }> } }> {
+    return this.send('POST', '/_sim/inbound/message', {
+      phone_number_id: phoneNumberId,
+      user_id: userId,
+      type,
+      ...(content === undefined ? {} : { [type]: content }),
+    });
+  }
+
+  /**
+   * One change of a webhook field of 2026 (`account_update`, `standby`, `messaging_handovers`...) for the number:
+   * the provider's example value, `value` instead, or with `merge`'s top-level keys. Answers the exact body sent.
+   */
+  webhookField(
+    field: string,
+    phoneNumberId: string,
+    opts: { value?: unknown; merge?: Record<string, unknown>; userId?: string } = {},
+  ): Promise<{ status: number | null; body: string }> {
+    return this.send('POST', `/_sim/webhooks/${field}`, {
+      phone_number_id: phoneNumberId,
+      ...(opts.value === undefined ? {} : { value: opts.value }),
+      ...(opts.merge ? { merge: opts.merge } : {}),
+      ...(opts.userId ? { user_id: opts.userId } : {}),
+    });
+  }
+
+  /** The business account accepts the Marketing Messages API terms: the provider's account_update MM_LITE_TERMS_SIGNED follows. */
+  onboardMarketingMessages(wabaId: string): Promise<{ status: number | null; body: string }> {
+    return this.send('POST', '/_sim/marketing-messages/onboard', { waba_id: wabaId });
+  }
+
   /** Where the simulator's media URLs point from now on (a host the gateway must refuse, say); undefined restores its own. */
   /** A customer calls the business number: the `connect` webhook with the user's SDP offer; answers the call id. */
   inboundCall(phoneNumberId: string, from: string): Promise<{ call_id: string; status: number | null }> {

@@ -51,6 +51,7 @@ const errorExtras: Record<string, JsonSchema> = {
   removed_users: { type: 'array', items: { type: 'string' } },
   status: { type: 'string', description: "The object's current state (e.g. a flow's status), when the conflict is about it." },
   signup_status: { type: 'string', description: "A client's signup state, when the conflict is about it (`client_not_active`)." },
+  status_reason: { type: 'string', description: "Why the provider's account updates deactivated the client (`client_inactive`: `ACCOUNT_RESTRICTION`...)." },
   validation_errors: { type: 'array', items: anyObject, description: "The provider's validation errors of a flow JSON." },
 };
 

@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import type Joi from 'joi';
 import parseJoi from 'joi-to-json';
+import { phone } from '@gateway/message-kinds';
 import { EVENT_TYPES, eventSchema, type EventType } from '@gateway/events';
 import { componentSchemas, ERROR_CODES, errorSchemaName } from './components';
 import { layerSpec, noStoreOf, type JsonSchema, type OperationSpec } from './operation';
@@ -61,7 +62,27 @@ function loosen(node: unknown): unknown {
 
 /** joi → JSON Schema 2020-12 (joi-to-json's `open-api-3.1` mode, which reads joi 18's `describe()`). */
 export function joiSchema(schema: Joi.Schema): JsonSchema {
-  return loosen(parseJoi(schema as never, 'open-api-3.1')) as JsonSchema;
+  return recipientRule(loosen(parseJoi(schema as never, 'open-api-3.1')) as JsonSchema);
+}
+
+/**
+ * A send's recipient (`sendFields` of @gateway/message-kinds): `to` is required unless `recipient` is given, a joi
+ * `when` the converter cannot write (it loses `to`'s type). The document says it as JSON Schema does: `to` a
+ * phone number, and at least one of `to` and `recipient`.
+ */
+function recipientRule(schema: JsonSchema): JsonSchema {
+  const s = schema as { properties?: Record<string, JsonSchema>; required?: string[]; anyOf?: unknown[] };
+  if (!s.properties?.to || !s.properties.recipient || s.required?.includes('to')) return schema;
+  s.properties.to = {
+    ...(parseJoi(phone as never, 'open-api-3.1') as JsonSchema),
+    description: "The user's phone number. At least one of `to` and `recipient` is required; given both, the provider delivers to `to`.",
+  };
+  s.properties.recipient = {
+    ...s.properties.recipient,
+    description: "The user's business-scoped user id (BSUID, `US.13491208655302741918`) or parent BSUID (`US.ENT.…`), as the provider's webhooks give it.",
+  };
+  s.anyOf = [{ required: ['to'] }, { required: ['recipient'] }];
+  return schema;
 }
 
 const PARAM_TEXT: Record<string, string> = {

@@ -30,6 +30,15 @@ export const Client = record(td.ClientSchema, {
     embed_signup_url: 'The hosted signup page of a pending client.',
     webhook_events: "Event types delivered to this client's webhook; empty: every type.",
     webhook_status: '`active` or `disabled`.',
+    marketing_messages:
+      'Where `send-template` sends MARKETING templates: `auto` (default) to the Marketing Messages API (`/marketing_messages`) once `marketing_messages_onboarded`, else `/messages`; `cloud_api` always `/messages`.',
+    marketing_messages_onboarded:
+      "Whether the client's business account accepted the Marketing Messages API terms (the provider's `account_update` `MM_LITE_TERMS_SIGNED`).",
+    quality_rating: "The number's quality as the provider's `phone_number_quality_update` reported it (`GREEN`, `YELLOW`, `RED`, `UNKNOWN`), or null.",
+    messaging_limit: 'The messaging limit the provider last reported (`TIER_250`, `TIER_2K`, `TIER_10K`, `TIER_100K`, `TIER_UNLIMITED`), or null.',
+    throughput: 'Messages per second the number may send (80; 1000 after a throughput upgrade), once the provider reported it; else null.',
+    status_reason:
+      "Why the provider's `account_update` deactivated the client (`ACCOUNT_RESTRICTION`, `DISABLED_UPDATE`, `ACCOUNT_OFFBOARDED`...), or null; sends are then `409 client_inactive`.",
   },
 });
 
@@ -88,7 +97,23 @@ const statusChange: JsonSchema = {
 export const Message = record(m.MessageRecordSchema, {
   name: 'Message',
   omit: ['tenant_id', 'errors_json', 'conversation_json', 'pricing_json'],
+  describe: {
+    recipient: "The user's business-scoped user id (BSUID or parent BSUID) the send named, or null.",
+  },
   fields: {
+    to: field(
+      { type: ['string', 'null'], description: 'The phone number the send named, or null when it named only `recipient`.' },
+      (r: m.MessageRecord) => r.to || null,
+    ),
+    api: field(
+      {
+        type: 'string',
+        enum: ['cloud_api', 'marketing_messages'],
+        description:
+          'The provider endpoint the send went to: `cloud_api` (`/messages`) or `marketing_messages` (`/marketing_messages`: a marketing template of a client onboarded to the Marketing Messages API).',
+      },
+      (r: m.MessageRecord) => r.api || 'cloud_api',
+    ),
     status_history: field({ type: 'array', items: statusChange }, (r: m.MessageRecord) =>
       r.statusHistory.map((h) => ({
         status: h.status,

@@ -27,6 +27,7 @@ interface PatchBody {
   webhook_events?: string[] | null;
   webhook_status?: string;
   is_active?: boolean;
+  marketing_messages?: 'auto' | 'cloud_api';
 }
 
 const Clients = pageOf(Client);
@@ -102,7 +103,8 @@ export const registerClientRoutes: RegisterRoutes = (router, { services, config 
     operation({
       operationId: 'updateClient',
       summary: 'Update a client',
-      description: '`null` clears `external_id`, `webhook_url` and `webhook_events`; `webhook_status: "active"` enables a disabled webhook again.',
+      description:
+        '`null` clears `external_id`, `webhook_url` and `webhook_events`; `webhook_status: "active"` enables a disabled webhook again; `marketing_messages` chooses where marketing templates go (`auto`: the Marketing Messages API once the client is onboarded to it, `cloud_api`: always `/messages`).',
       tags: ['Clients'],
       request: { path: idPath, body: patchBody },
       responses: { 200: json('The client.', Client) },
@@ -125,6 +127,7 @@ export const registerClientRoutes: RegisterRoutes = (router, { services, config 
         setWebhookEvents: body.webhook_events !== undefined,
         webhookEvents: body.webhook_events ?? [],
         webhookStatus: body.webhook_status,
+        marketingMessages: body.marketing_messages,
       });
       respond(ctx, Client, res.client);
     },

@@ -33,6 +33,8 @@ export const patchBody = Joi.object({
   // "active" enables a disabled webhook again; "disabled" stops deliveries on purpose
   webhook_status: Joi.string().valid('active', 'disabled'),
   is_active: Joi.boolean(),
+  // marketing templates: "auto" goes to the Marketing Messages API once onboarded, "cloud_api" always to /messages
+  marketing_messages: Joi.string().valid('auto', 'cloud_api'),
 }).required();
 
 export const idPath = Joi.object({ id: uuid.required() });

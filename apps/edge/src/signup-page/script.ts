@@ -147,7 +147,8 @@ export const PAGE_SCRIPT = String.raw`(function () {
     if (!data || typeof data !== 'object' || data.type !== 'WA_EMBEDDED_SIGNUP') return;
     if (phase !== 'connecting' && phase !== 'waiting') return;
     var d = data.data || {};
-    if (data.event === 'FINISH') {
+    // v4 finishes as FINISH, or FINISH_WHATSAPP_BUSINESS_APP_ONBOARDING for a Business app number (coexistence)
+    if (data.event === 'FINISH' || data.event === 'FINISH_WHATSAPP_BUSINESS_APP_ONBOARDING') {
       if (!d.waba_id || !d.phone_number_id) return;
       sessionInfo = { waba_id: String(d.waba_id), phone_number_id: String(d.phone_number_id), business_id: d.business_id ? String(d.business_id) : '' };
       setStep('details', 'done');
@@ -188,7 +189,8 @@ export const PAGE_SCRIPT = String.raw`(function () {
         config_id: cfg.config_id,
         response_type: 'code',
         override_default_response_type: true,
-        extras: { setup: {}, sessionInfoVersion: '3' }
+        // Embedded Signup v4: the version and products come from the Login for Business configuration (config_id)
+        extras: {}
       });
     } catch (e) {
       backToStart('The provider window could not be opened. Allow pop-ups for this page and try again.');

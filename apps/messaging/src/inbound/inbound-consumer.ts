@@ -4,7 +4,8 @@ import type { Metrics } from '@gateway/runtime';
 import type { SqlCallRepository } from '../calls/store';
 import type { MessageRepository } from '../store/messages';
 import type { Templates } from '../templates/templates';
-import type { ClientLookup } from './client-lookup';
+import type { AccountUpdate } from './account-updates';
+import type { ClientLookup, RoutedClient } from './client-lookup';
 import { routeInbound } from './inbound-router';
 
 export const INBOUND_DURABLE = 'messaging-inbound-router';
@@ -21,13 +22,15 @@ export async function startInboundConsumer(deps: {
   bus: Bus;
   lookup: ClientLookup;
   messages: MessageRepository;
-  templates?: Pick<Templates, 'applyStatus'>;
+  templates?: Pick<Templates, 'applyStatus' | 'applyUpdate'>;
   /** The call records (calls/store.ts): absent in tests of the routing alone. */
   calls?: Pick<SqlCallRepository, 'append'>;
+  /** Applies what an account webhook says of a client (the tenant directory's ApplyProviderAccountUpdate). */
+  applyAccountUpdate?: (client: RoutedClient, update: AccountUpdate) => Promise<void>;
   logger: Logger;
   metrics: Metrics;
 }): Promise<RunningConsumer> {
-  const { bus, lookup, messages, templates, calls, logger, metrics } = deps;
+  const { bus, lookup, messages, templates, calls, applyAccountUpdate, logger, metrics } = deps;
   const updates = metrics.counter('inbound_updates_total', 'Provider webhook changes by outcome', ['outcome']);
   const emitted = metrics.counter('events_emitted_total', 'Events published from provider webhooks, by type', ['type']);
   return runConsumer({
@@ -54,6 +57,9 @@ export async function startInboundConsumer(deps: {
       for (const t of routed.templateStatuses) await templates?.applyStatus(t.businessAccountId, t.template_id, t.status, t.reason);
       // the call records too: a tenant told of a call by its chat event finds the record, and may act on it at once
       for (const c of routed.calls) await calls?.append(c);
+      // so are template quality and category, and what account webhooks say of the clients (quality, limits, onboarding, deactivation)
+      for (const t of routed.templateUpdates) await templates?.applyUpdate(t.businessAccountId, t);
+      for (const a of routed.accountUpdates) await applyAccountUpdate?.(a.client, a.update);
       for (const e of routed.events) {
         await bus.publish(e.subject, e.body, { msgId: e.id, headers: e.headers });
         emitted.inc({ type: e.type });

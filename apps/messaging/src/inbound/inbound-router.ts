@@ -1,6 +1,7 @@
 import { deterministicUuid, sha256Hex } from '@gateway/crypto';
 import { buildEvent, type EventInput, type GatewayEvent } from '@gateway/events';
 import { callUpdates, type CallUpdate } from '../calls/derive';
+import { accountUpdate, templateUpdate, type AccountUpdate, type TemplateUpdate } from './account-updates';
 import { ClientLookup, type RoutedClient } from './client-lookup';
 import { flowCompletions, statusUpdates, templateStatus, type StatusUpdate, type TemplateStatus } from './derive';
 import { splitByClient, targetOf, type ChangeTarget } from './split';
@@ -13,6 +14,10 @@ export interface RoutedUpdate {
   calls: Array<CallUpdate & { tenantId: string; clientId: string }>;
   /** Template status changes, with the business account they belong to (the local template copy follows them). */
   templateStatuses: Array<TemplateStatus & { businessAccountId: string }>;
+  /** What account webhooks say of each client concerned (tenant directory fields: issue 24, item 5). */
+  accountUpdates: Array<{ client: RoutedClient; update: AccountUpdate }>;
+  /** Template quality and category changes, with the business account they belong to. */
+  templateUpdates: Array<TemplateUpdate & { businessAccountId: string }>;
   /** Changes whose phone number or business account belongs to no client. */
   unrouted: number;
   /** Why the body cannot be used at all (not a webhook envelope): it is dead-lettered. */
@@ -38,7 +43,18 @@ export function derivedEventId(bodyDigest: string, ...parts: string[]): string {
  */
 export async function routeInbound(raw: string, lookup: ClientLookup): Promise<RoutedUpdate> {
   const parsed = parseWebhookBody(raw);
-  if ('unusable' in parsed) return { events: [], statuses: [], calls: [], templateStatuses: [], unrouted: 0, malformed: 0, unusable: parsed.unusable };
+  if ('unusable' in parsed)
+    return {
+      events: [],
+      statuses: [],
+      calls: [],
+      templateStatuses: [],
+      accountUpdates: [],
+      templateUpdates: [],
+      unrouted: 0,
+      malformed: 0,
+      unusable: parsed.unusable,
+    };
   const { body, skipped } = parsed;
   const digest = sha256Hex(raw);
 
@@ -66,8 +82,13 @@ export async function routeInbound(raw: string, lookup: ClientLookup): Promise<R
       }),
     );
 
+  const accountUpdates: RoutedUpdate['accountUpdates'] = [];
   for (const share of shares) {
     emit(share.client, 'chat', { raw: share.body });
+    for (const { change } of share.changes) {
+      const update = accountUpdate(change);
+      if (update) accountUpdates.push({ client: share.client, update });
+    }
     share.changes.forEach(({ change }, i) => {
       flowCompletions(change).forEach((fc, j) => emit(share.client, 'flow_completion', { ...fc }, String(i), String(j)));
       const ts = templateStatus(change);
@@ -78,11 +99,14 @@ export async function routeInbound(raw: string, lookup: ClientLookup): Promise<R
   // status updates concern message records, once per change whoever else receives it
   for (const entry of body.entry) for (const change of entry.changes!) statuses.push(...statusUpdates(change));
   const templateStatuses: RoutedUpdate['templateStatuses'] = [];
+  const templateUpdates: RoutedUpdate['templateUpdates'] = [];
   for (const entry of body.entry) {
     for (const change of entry.changes!) {
       const ts = templateStatus(change);
       if (ts && typeof entry.id === 'string' && ts.template_id) templateStatuses.push({ ...ts, businessAccountId: entry.id });
+      const tu = templateUpdate(change);
+      if (tu && typeof entry.id === 'string') templateUpdates.push({ ...tu, businessAccountId: entry.id });
     }
   }
-  return { events, statuses, calls, templateStatuses, unrouted: unrouted.length, malformed: skipped };
+  return { events, statuses, calls, templateStatuses, accountUpdates, templateUpdates, unrouted: unrouted.length, malformed: skipped };
 }

@@ -10,6 +10,12 @@ export function targetOf(entryId: string | undefined, change: WebhookChange): Ch
   const metadata = change.value?.metadata;
   const phoneNumberId = isObj(metadata) ? metadata.phone_number_id : undefined;
   if (phoneNumberId !== undefined && phoneNumberId !== null && phoneNumberId !== '') return isProviderId(phoneNumberId) ? { phoneNumberId } : undefined;
+  // values without metadata (provider-2026.md §8): `messaging_handovers` name the number in `recipient`, a partner's
+  // `account_update` the business account in `waba_info`; the rest route by the entry's business account
+  const recipient = change.value?.recipient;
+  if (isObj(recipient) && isProviderId(recipient.phone_number_id)) return { phoneNumberId: recipient.phone_number_id };
+  const waba = change.value?.waba_info;
+  if (isObj(waba) && isProviderId(waba.waba_id)) return { businessAccountId: waba.waba_id };
   if (isProviderId(entryId)) return { businessAccountId: entryId };
   return undefined;
 }

@@ -35,11 +35,18 @@ export interface StatusChange extends StatusInfo {
   at: string;
 }
 
+/** The provider endpoint a send went to (provider-2026.md §3): the Cloud API's /messages or /marketing_messages. */
+export type SendApi = 'cloud_api' | 'marketing_messages';
+
 export interface MessageRecord {
   id: string;
   tenant_id: string;
   client_id: string;
-  to: string;
+  /** The phone number the send named, or null when it named only a BSUID. */
+  to: string | null;
+  /** The business-scoped user id (or parent BSUID) the send named, if any. */
+  recipient: string | null;
+  api: SendApi;
   kind: string;
   status: MessageStatus;
   status_history: StatusChange[];
@@ -57,7 +64,10 @@ export interface NewMessage {
   id: string;
   tenantId: string;
   clientId: string;
-  to: string;
+  to?: string;
+  recipient?: string;
+  /** Default `cloud_api`. */
+  api?: SendApi;
   kind: string;
   at?: Date;
 }
@@ -112,18 +122,18 @@ export async function insertAccepted(q: Queryable, batch: NewMessage[]): Promise
   const rows = batch.map((m, i) => {
     const at = m.at ?? new Date();
     const history: StatusChange[] = [{ status: 'accepted', at: at.toISOString() }];
-    params.push(m.id, m.tenantId, m.clientId, m.to, m.kind, JSON.stringify(history), at);
-    const b = i * 7;
-    return `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, 'accepted', $${b + 6}::jsonb, $${b + 7}::timestamptz, $${b + 7}::timestamptz)`;
+    params.push(m.id, m.tenantId, m.clientId, m.to ?? null, m.kind, JSON.stringify(history), at, m.recipient ?? null, m.api ?? 'cloud_api');
+    const b = i * 9;
+    return `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, 'accepted', $${b + 6}::jsonb, $${b + 7}::timestamptz, $${b + 7}::timestamptz, $${b + 8}, $${b + 9})`;
   });
   await q.query(
-    `INSERT INTO messages (id, tenant_id, client_id, to_number, kind, status, status_history, created_at, updated_at) VALUES ${rows.join(', ')} ON CONFLICT (id) DO NOTHING`,
+    `INSERT INTO messages (id, tenant_id, client_id, to_number, kind, status, status_history, created_at, updated_at, recipient, api) VALUES ${rows.join(', ')} ON CONFLICT (id) DO NOTHING`,
     params,
   );
 }
 
 interface MessageRow extends Omit<MessageRecord, 'to'> {
-  to_number: string;
+  to_number: string | null;
 }
 
 export class SqlMessageRepository implements MessageRepository {

@@ -100,6 +100,18 @@ export const migrations: Migration[] = [
     sql: `ALTER TABLE templates ADD COLUMN parameter_format text NOT NULL DEFAULT 'POSITIONAL';`,
   },
   {
+    version: 10,
+    name: 'message_recipient_and_api',
+    // Sends to a business-scoped user id (provider-2026.md §2.2) may have no phone number: `to_number` becomes
+    // optional and `recipient` keeps the BSUID. `api` is the endpoint used: the Cloud API's /messages or the
+    // Marketing Messages API's /marketing_messages (§3); rows of before went to /messages.
+    sql: `
+      ALTER TABLE messages ALTER COLUMN to_number DROP NOT NULL;
+      ALTER TABLE messages ADD COLUMN recipient text;
+      ALTER TABLE messages ADD COLUMN api text NOT NULL DEFAULT 'cloud_api';
+    `,
+  },
+  {
     version: 20,
     name: 'calls',
     // The record of each call (provider-2026.md §7): what the provider's calls webhooks and the tenant's actions

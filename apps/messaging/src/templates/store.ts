@@ -101,6 +101,16 @@ export class SqlTemplateRepository {
     return rows.length;
   }
 
+  /** A quality score or a completed recategorisation from the provider's webhooks (provider-2026.md §6.3). */
+  async applyUpdate(businessAccountId: string, templateId: string, u: { quality?: string; category?: string }): Promise<number> {
+    const rows = await this.q.query(
+      `UPDATE templates SET quality = COALESCE($3, quality), category = COALESCE($4, category), updated_at = now()
+       WHERE business_account_id = $1 AND template_id = $2 RETURNING client_id`,
+      [businessAccountId, templateId, u.quality ?? null, u.category ?? null],
+    );
+    return rows.length;
+  }
+
   /** Removes templates the provider no longer has: by account (a delete through the gateway) or a client's rows outside a list (sync). */
   async deleteByName(businessAccountId: string, name: string, templateId?: string): Promise<number> {
     const rows = await this.q.query(

@@ -157,9 +157,14 @@ export class Templates {
    * number, or in name (a NAMED template's `parameter_name`s) are a 422 naming the field. A name the copy does
    * not know is left to the provider.
    */
-  async checkSend(k: TemplateKey, name: string, language: string, components: unknown): Promise<void> {
+  /** A template's quality or category as the provider's webhooks changed it, for every client of the account. */
+  applyUpdate(businessAccountId: string, u: { templateId: string; quality?: string; category?: string }): Promise<number> {
+    return this.repo.applyUpdate(businessAccountId, u.templateId, u);
+  }
+
+  async checkSend(k: TemplateKey, name: string, language: string, components: unknown): Promise<string | undefined> {
     const known = await this.repo.byName(k, name);
-    if (!known.length) return;
+    if (!known.length) return undefined;
     const t = known.find((x) => x.language === language);
     if (!t) {
       throw templateIssue(
@@ -193,6 +198,7 @@ export class Templates {
     if (names.length) throw new AppError('validation', 'template_param_name_mismatch', names[0].msg, { details: { detail: names } });
     const code = authenticationCodeIssues(t, components);
     if (code.length) throw new AppError('validation', 'template_param_value_invalid', code[0].msg, { details: { detail: code } });
+    return t.category;
   }
 }
 

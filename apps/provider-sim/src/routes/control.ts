@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import type Router from '@koa/router';
 import type { RateLimiter } from '../rate-limits';
 import { normalize, type Fault, type SimState } from '../state';
+import { contactOf } from '../users';
 import type { WebhookSender } from '../webhooks';
 import { jsonBody } from './graph';
 import { isAnimatedWebp, storeMedia } from './media';
@@ -82,6 +83,7 @@ export function registerControl(router: Router, state: SimState, webhooks: Webho
             ])
           : undefined,
         level,
+        sent,
       );
       const res = await webhooks.send(body);
       bodies.push({ status: res.status, body: JSON.parse(res.body) as Json });
@@ -124,22 +126,61 @@ export function registerControl(router: Router, state: SimState, webhooks: Webho
     return { phone, from: String(b.from ?? '16505551234').replace(/^\+/, '') };
   };
 
+  /**
+   * The user an inbound message comes from (provider-2026.md §2.3): `user_id` names one made by `POST /_sim/users`
+   * (a username adopter has no `from`), else the user of the `from` phone number. The message and its contact
+   * carry the BSUID (and the parent BSUID, username) as the provider's do since April 2026.
+   */
+  const inboundUser = (ctx: Context, b: Json) => {
+    const sender = inboundSender(ctx, b);
+    if (!sender) return undefined;
+    const businessId = state.wabas.get(sender.phone.wabaId)?.businessId ?? '';
+    const user = typeof b.user_id === 'string' ? state.users.ofId(businessId, b.user_id) : state.users.ofPhone(businessId, sender.from);
+    if (!user) {
+      ctx.status = 404;
+      ctx.body = { error: 'unknown user_id' };
+      return undefined;
+    }
+    const from = typeof b.user_id === 'string' ? user.phone : sender.from;
+    const ids: Json = { ...(from ? { from } : {}), from_user_id: user.userId, ...(user.parentUserId ? { from_parent_user_id: user.parentUserId } : {}) };
+    const record = (wamid: string) => {
+      state.recordInbound(sender.phone.id, from ?? user.userId, wamid);
+      state.recordInboundUser(sender.phone.id, user.userId);
+    };
+    return { phone: sender.phone, user, ids, contact: contactOf(user, String(b.name ?? 'Test User')), record };
+  };
+
+  /** A WhatsApp user of a number's portfolio (provider-2026.md §2): `phone` null (or absent) makes a username-only user. */
+  router.post('/_sim/users', (ctx) => {
+    const b = jsonBody(ctx);
+    const phone = state.phones.get(String(b.phone_number_id));
+    if (!phone) {
+      ctx.status = 404;
+      ctx.body = { error: 'unknown phone_number_id' };
+      return;
+    }
+    const businessId = state.wabas.get(phone.wabaId)?.businessId ?? '';
+    const u = state.users.create(businessId, {
+      phone: typeof b.phone === 'string' ? b.phone : null,
+      username: typeof b.username === 'string' ? b.username : null,
+      parent: b.parent === true,
+    });
+    ctx.status = 201;
+    ctx.body = { user_id: u.userId, parent_user_id: u.parentUserId, username: u.username, wa_id: u.phone };
+  });
+
   router.post('/_sim/inbound/message', async (ctx) => {
     const b = jsonBody(ctx);
-    const sender = inboundSender(ctx, b);
+    const sender = inboundUser(ctx, b);
     if (!sender) return;
-    const { phone, from } = sender;
+    const { phone, ids, contact } = sender;
     const type = String(b.type ?? 'text');
     const wamid = state.wamid();
     const content = (b[type] as Json | undefined) ?? (type === 'text' ? { body: String(b.text ?? 'Hello') } : {});
-    const message: Json = { from, id: wamid, timestamp: String(Math.floor(state.now() / 1000)), type, [type]: content };
+    const message: Json = { ...ids, id: wamid, timestamp: String(Math.floor(state.now() / 1000)), type, [type]: content };
     if (b.context) message.context = b.context;
-    state.recordInbound(phone.id, from, wamid);
-    const body = webhooks.envelope(
-      phone.wabaId,
-      'messages',
-      webhooks.messagesValue(phone, { contacts: [{ profile: { name: String(b.name ?? 'Test User') }, wa_id: from }], messages: [message] }),
-    );
+    sender.record(wamid);
+    const body = webhooks.envelope(phone.wabaId, 'messages', webhooks.messagesValue(phone, { contacts: [contact], messages: [message] }));
     const res = await webhooks.send(body);
     ctx.body = { wamid, status: res.status, body: JSON.parse(res.body) as Json };
   });
@@ -151,9 +192,9 @@ export function registerControl(router: Router, state: SimState, webhooks: Webho
    */
   router.post('/_sim/inbound/media', async (ctx) => {
     const b = jsonBody(ctx);
-    const sender = inboundSender(ctx, b);
+    const sender = inboundUser(ctx, b);
     if (!sender) return;
-    const { phone, from } = sender;
+    const { phone, ids, contact } = sender;
     const type = String(b.type ?? 'image');
     const sample = SAMPLE_MEDIA[type];
     if (!sample) {
@@ -170,13 +211,9 @@ export function registerControl(router: Router, state: SimState, webhooks: Webho
     if (type === 'audio') content.voice = b.voice === true;
     if (type === 'sticker') content.animated = isAnimatedWebp(bytes);
     const wamid = state.wamid();
-    const message: Json = { from, id: wamid, timestamp: String(Math.floor(state.now() / 1000)), type, [type]: content };
-    state.recordInbound(phone.id, from, wamid);
-    const body = webhooks.envelope(
-      phone.wabaId,
-      'messages',
-      webhooks.messagesValue(phone, { contacts: [{ profile: { name: String(b.name ?? 'Test User') }, wa_id: from }], messages: [message] }),
-    );
+    const message: Json = { ...ids, id: wamid, timestamp: String(Math.floor(state.now() / 1000)), type, [type]: content };
+    sender.record(wamid);
+    const body = webhooks.envelope(phone.wabaId, 'messages', webhooks.messagesValue(phone, { contacts: [contact], messages: [message] }));
     const res = await webhooks.send(body);
     ctx.body = { wamid, media_id: media.id, sha256: media.sha256, status: res.status, body: JSON.parse(res.body) as Json };
   });

@@ -27,6 +27,28 @@ function dialogError(q: Record<string, unknown>, d: EmbeddedSignupDeps): string 
   if (q.config_id !== d.configId) return 'Invalid configuration: config_id does not belong to this app.';
   if (q.response_type !== 'code' || q.override_default_response_type !== 'true')
     return 'Embedded signup needs response_type "code" with override_default_response_type.';
+  return extrasError(q.extras);
+}
+
+/**
+ * Embedded signup versions (provider-2026.md §10): v4 takes `extras: {}` (its version and products come from
+ * the Login for Business configuration). v2's `{setup, featureType, sessionInfoVersion}` was deprecated on
+ * 2026-10-15 and v3's `{setup, features, featureType, version}` (and the previews) ended in October 2026: both
+ * are refused, as the dialog of the provider does for a retired version.
+ */
+export function extrasError(raw: unknown): string | null {
+  let extras: unknown = {};
+  try {
+    extras = typeof raw === 'string' && raw ? JSON.parse(raw) : {};
+  } catch {
+    return 'Invalid extras: not JSON.';
+  }
+  if (!extras || typeof extras !== 'object' || Array.isArray(extras)) return 'Invalid extras: not an object.';
+  const e = extras as Record<string, unknown>;
+  if (e.version !== undefined)
+    return `Embedded Signup ${String(e.version)} is no longer available: use a Login for Business configuration of version 4 (extras: {}).`;
+  if (e.sessionInfoVersion !== undefined || e.featureType !== undefined || e.setup !== undefined || e.features !== undefined)
+    return 'Embedded Signup v2 was deprecated on 2026-10-15: use a Login for Business configuration of version 4 (extras: {}).';
   return null;
 }
 

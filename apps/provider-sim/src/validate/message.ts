@@ -1,5 +1,6 @@
 import { invalidParameter, parameterValueInvalid } from '../errors';
 import { arr, num, obj, oneOf, str } from './checks';
+import { BSUID } from '../users';
 import { validateInteractive, type InteractiveContext } from './interactive';
 
 type Json = Record<string, unknown>;
@@ -41,8 +42,11 @@ function validateContacts(content: unknown): void {
 export function validateMessage(b: Json, ctx: InteractiveContext): string {
   if (b.messaging_product !== 'whatsapp') throw invalidParameter('messaging_product must be "whatsapp"');
   if (b.recipient_type !== undefined) oneOf(b.recipient_type, 'recipient_type', ['individual', 'group']);
-  const to = str(b.to, 'to')!;
-  if (!/^\+?\d{5,20}$/.test(to)) throw invalidParameter('to must be a phone number or WhatsApp id');
+  // provider-2026.md §2.2: a phone number (`to`), a BSUID (`recipient`), or both (the provider takes `to`)
+  const to = str(b.to, 'to', { required: b.recipient === undefined });
+  if (to !== undefined && !/^\+?\d{5,20}$/.test(to)) throw invalidParameter('to must be a phone number or WhatsApp id');
+  const recipient = str(b.recipient, 'recipient', { required: false });
+  if (recipient !== undefined && !BSUID.test(recipient)) throw invalidParameter('recipient must be a business-scoped user id (BSUID) or parent BSUID');
   if (b.context !== undefined) str(obj(b.context, 'context').message_id, 'context.message_id');
   const type = oneOf(b.type, 'type', MESSAGE_TYPES);
   const content = b[type];

@@ -84,4 +84,19 @@ export const migrations: Migration[] = [
       CREATE INDEX dashboard_sessions_expiry ON dashboard_sessions (expires_at);
     `,
   },
+  {
+    version: 10,
+    name: 'client_provider_state',
+    // What the provider's 2026 account webhooks say of a client's number (provider-2026.md §3, §5, §8): the
+    // Marketing Messages API routing choice and onboarding, quality, messaging limit, throughput, and why the
+    // provider's updates deactivated it.
+    sql: `
+      ALTER TABLE clients ADD COLUMN marketing_messages text NOT NULL DEFAULT 'auto';
+      ALTER TABLE clients ADD COLUMN marketing_messages_onboarded boolean NOT NULL DEFAULT false;
+      ALTER TABLE clients ADD COLUMN quality_rating text;
+      ALTER TABLE clients ADD COLUMN messaging_limit text;
+      ALTER TABLE clients ADD COLUMN throughput integer;
+      ALTER TABLE clients ADD COLUMN status_reason text;
+    `,
+  },
 ];

@@ -36,6 +36,13 @@ export interface ClientRow {
   webhook_status: 'active' | 'disabled';
   webhook_disabled_reason: string | null;
   webhook_disabled_at: Date | null;
+  /** `auto` or `cloud_api` (migration 10). */
+  marketing_messages: string;
+  marketing_messages_onboarded: boolean;
+  quality_rating: string | null;
+  messaging_limit: string | null;
+  throughput: number | null;
+  status_reason: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -49,7 +56,21 @@ export interface ApiKeyRow {
 }
 
 export type NewTenant = Omit<TenantRow, 'created_at' | 'active_wabas' | 'previous_webhook_secret_enc' | 'previous_secret_expires_at'>;
-export type NewClient = Omit<ClientRow, 'created_at' | 'updated_at' | 'webhook_events' | 'webhook_status' | 'webhook_disabled_reason' | 'webhook_disabled_at'>;
+export type NewClient = Omit<
+  ClientRow,
+  | 'created_at'
+  | 'updated_at'
+  | 'webhook_events'
+  | 'webhook_status'
+  | 'webhook_disabled_reason'
+  | 'webhook_disabled_at'
+  | 'marketing_messages'
+  | 'marketing_messages_onboarded'
+  | 'quality_rating'
+  | 'messaging_limit'
+  | 'throughput'
+  | 'status_reason'
+>;
 export type ClientChanges = Partial<Omit<ClientRow, 'id' | 'tenant_id' | 'created_at' | 'updated_at'>>;
 
 /**

@@ -6,7 +6,8 @@ import { footerOf, headerOf, interactive, type HeaderInput } from '../provider-m
 
 export interface ButtonsBody {
   client_id: string;
-  to: string;
+  to?: string;
+  recipient?: string;
   reply_to?: string;
   header?: HeaderInput;
   body: { type: 'text'; text: string };
@@ -37,7 +38,7 @@ export const buttonsKind = defineKind({
       .messages(duplicateMessage),
   }).required(),
   build: (b) =>
-    interactive(b.to, b.reply_to, {
+    interactive(b, b.reply_to, {
       type: 'button',
       ...headerOf(b.header),
       body: { text: b.body.text },

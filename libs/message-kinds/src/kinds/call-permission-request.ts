@@ -6,7 +6,8 @@ import { interactive } from '../provider-message';
 
 export interface CallPermissionRequestBody {
   client_id: string;
-  to: string;
+  to?: string;
+  recipient?: string;
   reply_to?: string;
   body?: string;
 }
@@ -23,7 +24,7 @@ export const callPermissionRequestKind = defineKind({
     body: text(1024),
   }).required(),
   build: (b) =>
-    interactive(b.to, b.reply_to, {
+    interactive(b, b.reply_to, {
       type: 'call_permission_request',
       ...(b.body === undefined ? {} : { body: { text: b.body } }),
       action: { name: 'call_permission_request' },

@@ -6,7 +6,8 @@ import { footerOf, interactive } from '../provider-message';
 
 export interface CatalogBody {
   client_id: string;
-  to: string;
+  to?: string;
+  recipient?: string;
   reply_to?: string;
   body: string;
   footer?: string;
@@ -24,7 +25,7 @@ export const catalogKind = defineKind({
     thumbnail_product_retailer_id: trimmed(256),
   }).required(),
   build: (b) =>
-    interactive(b.to, b.reply_to, {
+    interactive(b, b.reply_to, {
       type: 'catalog_message',
       body: { text: b.body },
       ...footerOf(b.footer),

@@ -24,7 +24,8 @@ export interface ContactCard {
 
 export interface ContactsBody {
   client_id: string;
-  to: string;
+  to?: string;
+  recipient?: string;
   reply_to?: string;
   contacts: ContactCard[];
 }
@@ -117,7 +118,7 @@ export const contactsKind = defineKind({
     ...sendFields,
     contacts: Joi.array().items(contactCard).min(1).max(5).required(),
   }).required(),
-  build: (b) => message(b.to, b.reply_to, 'contacts', b.contacts.map(card)),
+  build: (b) => message(b, b.reply_to, 'contacts', b.contacts.map(card)),
   examples: {
     valid: [
       {

@@ -6,7 +6,8 @@ import { footerOf, headerOf, interactive, type HeaderInput } from '../provider-m
 
 export interface CtaUrlBody {
   client_id: string;
-  to: string;
+  to?: string;
+  recipient?: string;
   reply_to?: string;
   body: string;
   button_text: string;
@@ -50,7 +51,7 @@ export const ctaUrlKind = defineKind({
     footer,
   }).required(),
   build: (b) =>
-    interactive(b.to, b.reply_to, {
+    interactive(b, b.reply_to, {
       type: 'cta_url',
       ...headerOf(b.header),
       body: { text: b.body },

@@ -7,7 +7,8 @@ import { footerOf, headerOf, interactive, type HeaderInput, type Json } from '..
 
 export interface FlowBody {
   client_id: string;
-  to: string;
+  to?: string;
+  recipient?: string;
   reply_to?: string;
   body: string;
   button_text: string;
@@ -65,7 +66,7 @@ export const flowKind = defineKind({
       navigate && b.flow_action_payload
         ? { screen: b.flow_action_payload.screen, ...(b.flow_action_payload.data ? { data: b.flow_action_payload.data } : {}) }
         : undefined;
-    return interactive(b.to, b.reply_to, {
+    return interactive(b, b.reply_to, {
       type: 'flow',
       ...headerOf(b.header),
       body: { text: b.body },

@@ -6,7 +6,8 @@ import { footerOf, interactive } from '../provider-message';
 
 export interface ListBody {
   client_id: string;
-  to: string;
+  to?: string;
+  recipient?: string;
   reply_to?: string;
   body: string;
   /** Defaults to `Options`. */
@@ -54,7 +55,7 @@ export const listKind = defineKind({
   }).required(),
   build: (b) => {
     const headerText = typeof b.header === 'string' ? b.header : b.header?.text;
-    return interactive(b.to, b.reply_to, {
+    return interactive(b, b.reply_to, {
       type: 'list',
       ...(headerText === undefined ? {} : { header: { type: 'text', text: headerText } }),
       body: { text: b.body },

@@ -6,7 +6,8 @@ import { interactive } from '../provider-message';
 
 export interface LocationRequestBody {
   client_id: string;
-  to: string;
+  to?: string;
+  recipient?: string;
   reply_to?: string;
   body: string;
 }
@@ -19,7 +20,7 @@ export const locationRequestKind = defineKind({
     ...sendFields,
     body: text(1024).required(),
   }).required(),
-  build: (b) => interactive(b.to, b.reply_to, { type: 'location_request_message', body: { text: b.body }, action: { name: 'send_location' } }),
+  build: (b) => interactive(b, b.reply_to, { type: 'location_request_message', body: { text: b.body }, action: { name: 'send_location' } }),
   examples: {
     valid: [
       {

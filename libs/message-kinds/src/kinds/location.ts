@@ -6,7 +6,8 @@ import { message } from '../provider-message';
 
 export interface LocationBody {
   client_id: string;
-  to: string;
+  to?: string;
+  recipient?: string;
   reply_to?: string;
   latitude: number;
   longitude: number;
@@ -26,7 +27,7 @@ export const locationKind = defineKind({
     address: text(1000),
   }).required(),
   build: (b) =>
-    message(b.to, b.reply_to, 'location', {
+    message(b, b.reply_to, 'location', {
       // The provider's docs and OpenAPI description give coordinates as decimal strings; String() keeps every digit.
       latitude: String(b.latitude),
       longitude: String(b.longitude),

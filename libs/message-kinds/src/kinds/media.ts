@@ -8,7 +8,8 @@ const MEDIA_TYPES = ['image', 'video', 'audio', 'document', 'sticker'] as const;
 
 export interface MediaBody {
   client_id: string;
-  to: string;
+  to?: string;
+  recipient?: string;
   reply_to?: string;
   type: (typeof MEDIA_TYPES)[number];
   /** Exactly one of url and media_id. */
@@ -60,7 +61,7 @@ export const mediaKind = defineKind({
     const media: Json = b.media_id ? { id: b.media_id } : { link: b.url };
     if (b.caption !== undefined && b.type !== 'audio' && b.type !== 'sticker') media.caption = b.caption;
     if (b.filename !== undefined && b.type === 'document') media.filename = b.filename;
-    return message(b.to, b.reply_to, b.type, media);
+    return message(b, b.reply_to, b.type, media);
   },
   examples: {
     valid: [

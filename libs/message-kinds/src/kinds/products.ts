@@ -7,7 +7,8 @@ import { footerOf, interactive } from '../provider-message';
 
 export interface ProductsBody {
   client_id: string;
-  to: string;
+  to?: string;
+  recipient?: string;
   reply_to?: string;
   /** Becomes the required text header. */
   title: string;
@@ -50,7 +51,7 @@ export const productsKind = defineKind({
         { loc: ['body', 'catalog_id'], msg: 'catalog_id is required: this client has no linked catalog', type: 'missing', input: null, ctx: {} },
       ]);
     }
-    return interactive(b.to, b.reply_to, {
+    return interactive(b, b.reply_to, {
       type: 'product_list',
       header: { type: 'text', text: b.title },
       body: { text: b.body },

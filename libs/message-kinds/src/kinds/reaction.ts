@@ -6,7 +6,8 @@ import { message } from '../provider-message';
 
 export interface ReactionBody {
   client_id: string;
-  to: string;
+  to?: string;
+  recipient?: string;
   reply_to?: string;
   message_id: string;
   /** `""` removes the reaction. */
@@ -23,7 +24,7 @@ export const reactionKind = defineKind({
     // "" removes the reaction
     emoji: Joi.string().max(32).allow('').required(),
   }).required(),
-  build: (b) => message(b.to, b.reply_to, 'reaction', { message_id: b.message_id, emoji: b.emoji }),
+  build: (b) => message(b, b.reply_to, 'reaction', { message_id: b.message_id, emoji: b.emoji }),
   examples: {
     valid: [
       {

@@ -6,7 +6,8 @@ import { message } from '../provider-message';
 
 export interface StickerBody {
   client_id: string;
-  to: string;
+  to?: string;
+  recipient?: string;
   reply_to?: string;
   url: string;
 }
@@ -19,7 +20,7 @@ export const stickerKind = defineKind({
     ...sendFields,
     url: webpUrl.required(),
   }).required(),
-  build: (b) => message(b.to, b.reply_to, 'sticker', { link: b.url }),
+  build: (b) => message(b, b.reply_to, 'sticker', { link: b.url }),
   examples: {
     valid: [
       {

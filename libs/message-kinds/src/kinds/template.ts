@@ -17,11 +17,18 @@ export interface TemplateComponent {
 
 export interface TemplateBody {
   client_id: string;
-  to: string;
+  to?: string;
+  recipient?: string;
   reply_to?: string;
   template_name: string;
   lang: string;
   components?: TemplateComponent[];
+  /**
+   * For a MARKETING template sent through the Marketing Messages API (provider-2026.md §3.1): `CLOUD_API_FALLBACK`
+   * (the provider's default: delivered through the Cloud API when the MM API cannot) or `STRICT` (fail instead).
+   * Passed through when given; a send that goes to `/messages` has no such field.
+   */
+  product_policy?: 'CLOUD_API_FALLBACK' | 'STRICT';
 }
 
 const PARAMETER_TYPES = [
@@ -105,10 +112,11 @@ export const templateKind = defineKind({
       .pattern(/^[A-Za-z]{2,3}([_-][A-Za-z0-9]{2,8})?$/, 'language code')
       .required(),
     components: Joi.array().items(templateComponent).max(20),
+    product_policy: Joi.string().valid('CLOUD_API_FALLBACK', 'STRICT'),
   }).required(),
   template: (b) => ({ name: b.template_name, language: b.lang, components: b.components }),
   build: (b) =>
-    message(b.to, b.reply_to, 'template', {
+    message(b, b.reply_to, 'template', {
       name: b.template_name,
       language: { code: b.lang },
       ...(b.components === undefined ? {} : { components: b.components }),
@@ -256,6 +264,7 @@ export const templateKind = defineKind({
         loc: ['body', 'components', '0', 'sub_type'],
         type: 'missing',
       },
+      { name: 'an unknown product_policy', body: { ...valid, product_policy: 'LOOSE' }, loc: ['body', 'product_policy'], type: 'enum' },
       { name: 'a template name with capitals', body: { ...valid, template_name: 'Hello' }, loc: ['body', 'template_name'], type: 'string_pattern_mismatch' },
       {
         name: 'a parameter with 11 fields',

@@ -6,7 +6,8 @@ import { message } from '../provider-message';
 
 export interface TextBody {
   client_id: string;
-  to: string;
+  to?: string;
+  recipient?: string;
   reply_to?: string;
   text: string;
   /** Whether the provider renders a preview of the first URL; defaults to false. */
@@ -22,7 +23,7 @@ export const textKind = defineKind({
     text: text(4096).required(),
     preview_url: Joi.boolean().default(false),
   }).required(),
-  build: (b) => message(b.to, b.reply_to, 'text', { body: b.text, preview_url: b.preview_url }),
+  build: (b) => message(b, b.reply_to, 'text', { body: b.text, preview_url: b.preview_url }),
   examples: {
     valid: [
       {

@@ -428,7 +428,7 @@ export type paths = {
         head?: never;
         /**
          * Update a client
-         * @description `null` clears `external_id`, `webhook_url` and `webhook_events`; `webhook_status: "active"` enables a disabled webhook again.
+         * @description `null` clears `external_id`, `webhook_url` and `webhook_events`; `webhook_status: "active"` enables a disabled webhook again; `marketing_messages` chooses where marketing templates go (`auto`: the Marketing Messages API once the client is onboarded to it, `cloud_api`: always `/messages`).
          */
         patch: operations["updateClient"];
         trace?: never;
@@ -1397,6 +1397,18 @@ export type components = {
             webhook_status: string;
             webhook_disabled_reason: string | null;
             webhook_disabled_at: string | null;
+            /** @description Where `send-template` sends MARKETING templates: `auto` (default) to the Marketing Messages API (`/marketing_messages`) once `marketing_messages_onboarded`, else `/messages`; `cloud_api` always `/messages`. */
+            marketing_messages: string;
+            /** @description Whether the client's business account accepted the Marketing Messages API terms (the provider's `account_update` `MM_LITE_TERMS_SIGNED`). */
+            marketing_messages_onboarded: boolean;
+            /** @description The number's quality as the provider's `phone_number_quality_update` reported it (`GREEN`, `YELLOW`, `RED`, `UNKNOWN`), or null. */
+            quality_rating: string | null;
+            /** @description The messaging limit the provider last reported (`TIER_250`, `TIER_2K`, `TIER_10K`, `TIER_100K`, `TIER_UNLIMITED`), or null. */
+            messaging_limit: string | null;
+            /** @description Messages per second the number may send (80; 1000 after a throughput upgrade), once the provider reported it; else null. */
+            throughput: number | null;
+            /** @description Why the provider's `account_update` deactivated the client (`ACCOUNT_RESTRICTION`, `DISABLED_UPDATE`, `ACCOUNT_OFFBOARDED`...), or null; sends are then `409 client_inactive`. */
+            status_reason: string | null;
         };
         SecretRotation: {
             webhook_secret: string;
@@ -1444,7 +1456,8 @@ export type components = {
         Message: {
             id: string;
             client_id: string;
-            to: string;
+            /** @description The phone number the send named, or null when it named only `recipient`. */
+            to: string | null;
             kind: string;
             status: string;
             status_history: {
@@ -1463,6 +1476,13 @@ export type components = {
             }[];
             created_at: string;
             updated_at: string;
+            /** @description The user's business-scoped user id (BSUID or parent BSUID) the send named, or null. */
+            recipient: string | null;
+            /**
+             * @description The provider endpoint the send went to: `cloud_api` (`/messages`) or `marketing_messages` (`/marketing_messages`: a marketing template of a client onboarded to the Marketing Messages API).
+             * @enum {string}
+             */
+            api: "cloud_api" | "marketing_messages";
             /** @description Any JSON value. */
             errors: unknown;
             /** @description Any JSON value. */
@@ -1625,6 +1645,8 @@ export type components = {
             status?: string;
             /** @description A client's signup state, when the conflict is about it (`client_not_active`). */
             signup_status?: string;
+            /** @description Why the provider's account updates deactivated the client (`client_inactive`: `ACCOUNT_RESTRICTION`...). */
+            status_reason?: string;
             /** @description The provider's validation errors of a flow JSON. */
             validation_errors?: {
                 [key: string]: unknown;
@@ -1656,6 +1678,8 @@ export type components = {
             status?: string;
             /** @description A client's signup state, when the conflict is about it (`client_not_active`). */
             signup_status?: string;
+            /** @description Why the provider's account updates deactivated the client (`client_inactive`: `ACCOUNT_RESTRICTION`...). */
+            status_reason?: string;
             /** @description The provider's validation errors of a flow JSON. */
             validation_errors?: {
                 [key: string]: unknown;
@@ -1687,6 +1711,8 @@ export type components = {
             status?: string;
             /** @description A client's signup state, when the conflict is about it (`client_not_active`). */
             signup_status?: string;
+            /** @description Why the provider's account updates deactivated the client (`client_inactive`: `ACCOUNT_RESTRICTION`...). */
+            status_reason?: string;
             /** @description The provider's validation errors of a flow JSON. */
             validation_errors?: {
                 [key: string]: unknown;
@@ -1718,6 +1744,8 @@ export type components = {
             status?: string;
             /** @description A client's signup state, when the conflict is about it (`client_not_active`). */
             signup_status?: string;
+            /** @description Why the provider's account updates deactivated the client (`client_inactive`: `ACCOUNT_RESTRICTION`...). */
+            status_reason?: string;
             /** @description The provider's validation errors of a flow JSON. */
             validation_errors?: {
                 [key: string]: unknown;
@@ -1749,6 +1777,8 @@ export type components = {
             status?: string;
             /** @description A client's signup state, when the conflict is about it (`client_not_active`). */
             signup_status?: string;
+            /** @description Why the provider's account updates deactivated the client (`client_inactive`: `ACCOUNT_RESTRICTION`...). */
+            status_reason?: string;
             /** @description The provider's validation errors of a flow JSON. */
             validation_errors?: {
                 [key: string]: unknown;
@@ -1780,6 +1810,8 @@ export type components = {
             status?: string;
             /** @description A client's signup state, when the conflict is about it (`client_not_active`). */
             signup_status?: string;
+            /** @description Why the provider's account updates deactivated the client (`client_inactive`: `ACCOUNT_RESTRICTION`...). */
+            status_reason?: string;
             /** @description The provider's validation errors of a flow JSON. */
             validation_errors?: {
                 [key: string]: unknown;
@@ -1792,7 +1824,7 @@ export type components = {
              * @description Stable machine code.
              * @enum {string}
              */
-            code: "blocklist_concurrent_update" | "blocklist_full" | "business_account_locked" | "business_calling_unavailable" | "business_eligibility_payment_issue" | "call_already_ongoing" | "call_permission_already_permanent" | "call_permission_missing" | "calling_cannot_be_enabled" | "calling_disabled_low_quality" | "calling_needs_messaging_limit" | "calling_not_enabled" | "client_not_active" | "current_api_key" | "customer_service_window_closed" | "display_name_not_approved" | "flow_blocked" | "flow_blocked_by_integrity" | "flow_has_validation_errors" | "flow_name_taken" | "flow_not_draft" | "flow_not_publishable" | "flow_not_published" | "idempotency_in_progress" | "idempotency_key_reused" | "marketing_disabled_on_cloud_api" | "marketing_messages_onboarding_already_requested" | "payment_method_missing" | "phone_number_in_use" | "phone_number_not_registered" | "phone_number_registration_error" | "phone_reverification_required" | "provider_method_not_allowed" | "recipient_country_not_allowed" | "recipient_identity_changed" | "recipient_in_experiment" | "recipient_not_in_allowed_list" | "recipient_opted_out_of_marketing" | "signup_already_completed" | "signup_in_progress" | "signup_not_completed" | "signup_session_expired" | "template_disabled" | "template_limit_reached" | "template_not_marketing" | "template_or_user_ineligible" | "template_paused" | "template_syncing" | "temporarily_blocked_for_policy" | "thread_control_not_allowed" | "two_step_pin_mismatch" | "username_messaging_limit_too_low" | "username_needs_facebook_page" | "username_needs_instagram_account" | "username_unavailable" | "username_used_by_other_number";
+            code: "blocklist_concurrent_update" | "blocklist_full" | "business_account_locked" | "business_calling_unavailable" | "business_eligibility_payment_issue" | "call_already_ongoing" | "call_permission_already_permanent" | "call_permission_missing" | "calling_cannot_be_enabled" | "calling_disabled_low_quality" | "calling_needs_messaging_limit" | "calling_not_enabled" | "client_inactive" | "client_not_active" | "current_api_key" | "customer_service_window_closed" | "display_name_not_approved" | "flow_blocked" | "flow_blocked_by_integrity" | "flow_has_validation_errors" | "flow_name_taken" | "flow_not_draft" | "flow_not_publishable" | "flow_not_published" | "idempotency_in_progress" | "idempotency_key_reused" | "marketing_disabled_on_cloud_api" | "marketing_messages_onboarding_already_requested" | "payment_method_missing" | "phone_number_in_use" | "phone_number_not_registered" | "phone_number_registration_error" | "phone_reverification_required" | "provider_method_not_allowed" | "recipient_country_not_allowed" | "recipient_identity_changed" | "recipient_in_experiment" | "recipient_not_in_allowed_list" | "recipient_opted_out_of_marketing" | "signup_already_completed" | "signup_in_progress" | "signup_not_completed" | "signup_session_expired" | "template_disabled" | "template_limit_reached" | "template_not_marketing" | "template_or_user_ineligible" | "template_paused" | "template_syncing" | "temporarily_blocked_for_policy" | "thread_control_not_allowed" | "two_step_pin_mismatch" | "username_messaging_limit_too_low" | "username_needs_facebook_page" | "username_needs_instagram_account" | "username_unavailable" | "username_used_by_other_number";
             /** @description The same request may succeed later (after `Retry-After` when given). */
             retryable?: boolean;
             provider_error?: components["schemas"]["ProviderError"];
@@ -1811,6 +1843,8 @@ export type components = {
             status?: string;
             /** @description A client's signup state, when the conflict is about it (`client_not_active`). */
             signup_status?: string;
+            /** @description Why the provider's account updates deactivated the client (`client_inactive`: `ACCOUNT_RESTRICTION`...). */
+            status_reason?: string;
             /** @description The provider's validation errors of a flow JSON. */
             validation_errors?: {
                 [key: string]: unknown;
@@ -1842,6 +1876,8 @@ export type components = {
             status?: string;
             /** @description A client's signup state, when the conflict is about it (`client_not_active`). */
             signup_status?: string;
+            /** @description Why the provider's account updates deactivated the client (`client_inactive`: `ACCOUNT_RESTRICTION`...). */
+            status_reason?: string;
             /** @description The provider's validation errors of a flow JSON. */
             validation_errors?: {
                 [key: string]: unknown;
@@ -1873,6 +1909,8 @@ export type components = {
             status?: string;
             /** @description A client's signup state, when the conflict is about it (`client_not_active`). */
             signup_status?: string;
+            /** @description Why the provider's account updates deactivated the client (`client_inactive`: `ACCOUNT_RESTRICTION`...). */
+            status_reason?: string;
             /** @description The provider's validation errors of a flow JSON. */
             validation_errors?: {
                 [key: string]: unknown;
@@ -1903,6 +1941,8 @@ export type components = {
             status?: string;
             /** @description A client's signup state, when the conflict is about it (`client_not_active`). */
             signup_status?: string;
+            /** @description Why the provider's account updates deactivated the client (`client_inactive`: `ACCOUNT_RESTRICTION`...). */
+            status_reason?: string;
             /** @description The provider's validation errors of a flow JSON. */
             validation_errors?: {
                 [key: string]: unknown;
@@ -1934,6 +1974,8 @@ export type components = {
             status?: string;
             /** @description A client's signup state, when the conflict is about it (`client_not_active`). */
             signup_status?: string;
+            /** @description Why the provider's account updates deactivated the client (`client_inactive`: `ACCOUNT_RESTRICTION`...). */
+            status_reason?: string;
             /** @description The provider's validation errors of a flow JSON. */
             validation_errors?: {
                 [key: string]: unknown;
@@ -1965,6 +2007,8 @@ export type components = {
             status?: string;
             /** @description A client's signup state, when the conflict is about it (`client_not_active`). */
             signup_status?: string;
+            /** @description Why the provider's account updates deactivated the client (`client_inactive`: `ACCOUNT_RESTRICTION`...). */
+            status_reason?: string;
             /** @description The provider's validation errors of a flow JSON. */
             validation_errors?: {
                 [key: string]: unknown;
@@ -1996,6 +2040,8 @@ export type components = {
             status?: string;
             /** @description A client's signup state, when the conflict is about it (`client_not_active`). */
             signup_status?: string;
+            /** @description Why the provider's account updates deactivated the client (`client_inactive`: `ACCOUNT_RESTRICTION`...). */
+            status_reason?: string;
             /** @description The provider's validation errors of a flow JSON. */
             validation_errors?: {
                 [key: string]: unknown;
@@ -2027,6 +2073,8 @@ export type components = {
             status?: string;
             /** @description A client's signup state, when the conflict is about it (`client_not_active`). */
             signup_status?: string;
+            /** @description Why the provider's account updates deactivated the client (`client_inactive`: `ACCOUNT_RESTRICTION`...). */
+            status_reason?: string;
             /** @description The provider's validation errors of a flow JSON. */
             validation_errors?: {
                 [key: string]: unknown;
@@ -2058,6 +2106,8 @@ export type components = {
             status?: string;
             /** @description A client's signup state, when the conflict is about it (`client_not_active`). */
             signup_status?: string;
+            /** @description Why the provider's account updates deactivated the client (`client_inactive`: `ACCOUNT_RESTRICTION`...). */
+            status_reason?: string;
             /** @description The provider's validation errors of a flow JSON. */
             validation_errors?: {
                 [key: string]: unknown;
@@ -2089,6 +2139,8 @@ export type components = {
             status?: string;
             /** @description A client's signup state, when the conflict is about it (`client_not_active`). */
             signup_status?: string;
+            /** @description Why the provider's account updates deactivated the client (`client_inactive`: `ACCOUNT_RESTRICTION`...). */
+            status_reason?: string;
             /** @description The provider's validation errors of a flow JSON. */
             validation_errors?: {
                 [key: string]: unknown;
@@ -2117,10 +2169,10 @@ export type components = {
                 object?: string;
                 /** @description One entry per business account. */
                 entry: {
-                    /** @description Business account id. */
+                    /** @description Business account id (the values of account and template fields, which carry no `metadata`, belong to it). */
                     id?: string;
                     changes?: {
-                        /** @description What changed: `messages` (inbound messages and statuses), `message_template_status_update`, ... */
+                        /** @description What changed (provider-2026.md §8; every field is forwarded, unknown ones too): `messages` (inbound messages, statuses, system messages `user_changed_user_id`/`user_changed_number`), `message_template_status_update`, `message_template_quality_update`, `template_category_update`, `account_update`, `account_alerts`, `phone_number_quality_update`, `business_capability_update`, `user_preferences`, `standby`, `messaging_handovers` (the number in `value.recipient`), `smb_message_echoes`, `history`, `calls`... */
                         field?: string;
                         /** @description The change; its shape depends on `field`. */
                         value?: {
@@ -2132,10 +2184,21 @@ export type components = {
                                 /** @description That number, as displayed. */
                                 display_phone_number?: string;
                             };
-                            /** @description Inbound messages: `from`, `id`, `timestamp` (epoch seconds as a string), `type`, and a content object named after the type (e.g. `text` with `body`). */
+                            /** @description The users the change concerns: `profile` (`name`, `username` of a username adopter), `wa_id` (only when the phone may be shared), `user_id` (the business-scoped user id, BSUID), `parent_user_id`. */
+                            contacts?: {
+                                /** @description The user's phone identifier, when the provider may share it. */
+                                wa_id?: string;
+                                /** @description The user's business-scoped user id (BSUID, `US.…`): send to it with `recipient`. */
+                                user_id?: string;
+                                /** @description The parent BSUID (`US.ENT.…`) of portfolios enrolled in a parent account. */
+                                parent_user_id?: string;
+                            }[];
+                            /** @description Inbound messages: `from` (when the phone may be shared), `from_user_id` (BSUID), `id`, `timestamp` (epoch seconds as a string), `type`, and a content object named after the type (e.g. `text` with `body`). */
                             messages?: {
-                                /** @description The sender's phone identifier. */
+                                /** @description The sender's phone identifier (absent for a username adopter whose number is withheld). */
                                 from?: string;
+                                /** @description The sender's business-scoped user id (BSUID). */
+                                from_user_id?: string;
                                 /** @description Provider message id (`wamid.`...). */
                                 id?: string;
                                 /** @description Epoch seconds, as a string. */
@@ -2151,8 +2214,12 @@ export type components = {
                                 status?: string;
                                 /** @description Epoch seconds, as a string. */
                                 timestamp?: string;
-                                /** @description The recipient's phone identifier. */
+                                /** @description The recipient's phone identifier (absent for a send to a BSUID whose phone is withheld). */
                                 recipient_id?: string;
+                                /** @description The recipient's business-scoped user id (BSUID). */
+                                recipient_user_id?: string;
+                                /** @description Per-message pricing: `billable`, `pricing_model` (`PMP`), `category` (`marketing`, `marketing_lite`, `utility`, `authentication`, `service`...), `type` (`regular`, `free_customer_service`, `free_entry_point`). */
+                                pricing?: Record<string, never>;
                             }[];
                         };
                     }[];
@@ -3612,6 +3679,8 @@ export interface operations {
                     /** @enum {string} */
                     webhook_status?: "active" | "disabled";
                     is_active?: boolean;
+                    /** @enum {string} */
+                    marketing_messages?: "auto" | "cloud_api";
                 };
             };
         };
@@ -3656,7 +3725,10 @@ export interface operations {
                 "application/json": {
                     /** Format: uuid */
                     client_id: string;
-                    to: string;
+                    /** @description The user's business-scoped user id (BSUID, `US.13491208655302741918`) or parent BSUID (`US.ENT.…`), as the provider's webhooks give it. */
+                    recipient?: string;
+                    /** @description The user's phone number. At least one of `to` and `recipient` is required; given both, the provider delivers to `to`. */
+                    to?: string;
                     reply_to?: string;
                     header?: {
                         /** @enum {string} */
@@ -3676,7 +3748,7 @@ export interface operations {
                         id: string;
                         title: string;
                     }[];
-                };
+                } | unknown | unknown;
             };
         };
         responses: {
@@ -3724,7 +3796,10 @@ export interface operations {
                 "application/json": {
                     /** Format: uuid */
                     client_id: string;
-                    to: string;
+                    /** @description The user's business-scoped user id (BSUID, `US.13491208655302741918`) or parent BSUID (`US.ENT.…`), as the provider's webhooks give it. */
+                    recipient?: string;
+                    /** @description The user's phone number. At least one of `to` and `recipient` is required; given both, the provider delivers to `to`. */
+                    to?: string;
                     reply_to?: string;
                     body: string;
                     /** @default Options */
@@ -3739,7 +3814,7 @@ export interface operations {
                             description?: string;
                         }[];
                     }[];
-                };
+                } | unknown | unknown;
             };
         };
         responses: {
@@ -3787,7 +3862,10 @@ export interface operations {
                 "application/json": {
                     /** Format: uuid */
                     client_id: string;
-                    to: string;
+                    /** @description The user's business-scoped user id (BSUID, `US.13491208655302741918`) or parent BSUID (`US.ENT.…`), as the provider's webhooks give it. */
+                    recipient?: string;
+                    /** @description The user's phone number. At least one of `to` and `recipient` is required; given both, the provider delivers to `to`. */
+                    to?: string;
                     reply_to?: string;
                     title: string;
                     body: string;
@@ -3797,7 +3875,7 @@ export interface operations {
                         title?: unknown[] | boolean | number | Record<string, never> | string | null;
                         skus: string[];
                     }[];
-                };
+                } | unknown | unknown;
             };
         };
         responses: {
@@ -3845,7 +3923,10 @@ export interface operations {
                 "application/json": {
                     /** Format: uuid */
                     client_id: string;
-                    to: string;
+                    /** @description The user's business-scoped user id (BSUID, `US.13491208655302741918`) or parent BSUID (`US.ENT.…`), as the provider's webhooks give it. */
+                    recipient?: string;
+                    /** @description The user's phone number. At least one of `to` and `recipient` is required; given both, the provider delivers to `to`. */
+                    to?: string;
                     reply_to?: string;
                     body: string;
                     button_text: string;
@@ -3876,7 +3957,7 @@ export interface operations {
                         filename?: string;
                     };
                     footer?: string;
-                };
+                } | unknown | unknown;
             };
         };
         responses: {
@@ -3926,11 +4007,14 @@ export interface operations {
                 "application/json": {
                     /** Format: uuid */
                     client_id: string;
-                    to: string;
+                    /** @description The user's business-scoped user id (BSUID, `US.13491208655302741918`) or parent BSUID (`US.ENT.…`), as the provider's webhooks give it. */
+                    recipient?: string;
+                    /** @description The user's phone number. At least one of `to` and `recipient` is required; given both, the provider delivers to `to`. */
+                    to?: string;
                     reply_to?: string;
                     message_id: string;
                     emoji: string;
-                };
+                } | unknown | unknown;
             };
         };
         responses: {
@@ -3978,7 +4062,10 @@ export interface operations {
                 "application/json": {
                     /** Format: uuid */
                     client_id: string;
-                    to: string;
+                    /** @description The user's business-scoped user id (BSUID, `US.13491208655302741918`) or parent BSUID (`US.ENT.…`), as the provider's webhooks give it. */
+                    recipient?: string;
+                    /** @description The user's phone number. At least one of `to` and `recipient` is required; given both, the provider delivers to `to`. */
+                    to?: string;
                     reply_to?: string;
                     template_name: string;
                     lang: string;
@@ -3997,7 +4084,9 @@ export interface operations {
                     } & {
                         [key: string]: unknown;
                     })[];
-                };
+                    /** @enum {string} */
+                    product_policy?: "CLOUD_API_FALLBACK" | "STRICT";
+                } | unknown | unknown;
             };
         };
         responses: {
@@ -4045,13 +4134,16 @@ export interface operations {
                 "application/json": {
                     /** Format: uuid */
                     client_id: string;
-                    to: string;
+                    /** @description The user's business-scoped user id (BSUID, `US.13491208655302741918`) or parent BSUID (`US.ENT.…`), as the provider's webhooks give it. */
+                    recipient?: string;
+                    /** @description The user's phone number. At least one of `to` and `recipient` is required; given both, the provider delivers to `to`. */
+                    to?: string;
                     reply_to?: string;
                     latitude: number;
                     longitude: number;
                     name?: string;
                     address?: string;
-                };
+                } | unknown | unknown;
             };
         };
         responses: {
@@ -4099,11 +4191,14 @@ export interface operations {
                 "application/json": {
                     /** Format: uuid */
                     client_id: string;
-                    to: string;
+                    /** @description The user's business-scoped user id (BSUID, `US.13491208655302741918`) or parent BSUID (`US.ENT.…`), as the provider's webhooks give it. */
+                    recipient?: string;
+                    /** @description The user's phone number. At least one of `to` and `recipient` is required; given both, the provider delivers to `to`. */
+                    to?: string;
                     reply_to?: string;
                     /** Format: uri */
                     url: string;
-                };
+                } | unknown | unknown;
             };
         };
         responses: {
@@ -4151,12 +4246,15 @@ export interface operations {
                 "application/json": {
                     /** Format: uuid */
                     client_id: string;
-                    to: string;
+                    /** @description The user's business-scoped user id (BSUID, `US.13491208655302741918`) or parent BSUID (`US.ENT.…`), as the provider's webhooks give it. */
+                    recipient?: string;
+                    /** @description The user's phone number. At least one of `to` and `recipient` is required; given both, the provider delivers to `to`. */
+                    to?: string;
                     reply_to?: string;
                     body: string;
                     footer?: string;
                     thumbnail_product_retailer_id?: string;
-                };
+                } | unknown | unknown;
             };
         };
         responses: {
@@ -4204,12 +4302,15 @@ export interface operations {
                 "application/json": {
                     /** Format: uuid */
                     client_id: string;
-                    to: string;
+                    /** @description The user's business-scoped user id (BSUID, `US.13491208655302741918`) or parent BSUID (`US.ENT.…`), as the provider's webhooks give it. */
+                    recipient?: string;
+                    /** @description The user's phone number. At least one of `to` and `recipient` is required; given both, the provider delivers to `to`. */
+                    to?: string;
                     reply_to?: string;
                     text: string;
                     /** @default false */
                     preview_url?: boolean;
-                };
+                } | unknown | unknown;
             };
         };
         responses: {
@@ -4257,7 +4358,10 @@ export interface operations {
                 "application/json": {
                     /** Format: uuid */
                     client_id: string;
-                    to: string;
+                    /** @description The user's business-scoped user id (BSUID, `US.13491208655302741918`) or parent BSUID (`US.ENT.…`), as the provider's webhooks give it. */
+                    recipient?: string;
+                    /** @description The user's phone number. At least one of `to` and `recipient` is required; given both, the provider delivers to `to`. */
+                    to?: string;
                     reply_to?: string;
                     /** @enum {string} */
                     type: "image" | "video" | "audio" | "document" | "sticker";
@@ -4266,7 +4370,7 @@ export interface operations {
                     url?: string;
                     caption?: string;
                     filename?: string;
-                };
+                } | unknown | unknown;
             };
         };
         responses: {
@@ -4314,7 +4418,10 @@ export interface operations {
                 "application/json": {
                     /** Format: uuid */
                     client_id: string;
-                    to: string;
+                    /** @description The user's business-scoped user id (BSUID, `US.13491208655302741918`) or parent BSUID (`US.ENT.…`), as the provider's webhooks give it. */
+                    recipient?: string;
+                    /** @description The user's phone number. At least one of `to` and `recipient` is required; given both, the provider delivers to `to`. */
+                    to?: string;
                     reply_to?: string;
                     contacts: {
                         name: {
@@ -4360,7 +4467,7 @@ export interface operations {
                         };
                         birthday?: string;
                     }[];
-                };
+                } | unknown | unknown;
             };
         };
         responses: {
@@ -4408,7 +4515,10 @@ export interface operations {
                 "application/json": {
                     /** Format: uuid */
                     client_id: string;
-                    to: string;
+                    /** @description The user's business-scoped user id (BSUID, `US.13491208655302741918`) or parent BSUID (`US.ENT.…`), as the provider's webhooks give it. */
+                    recipient?: string;
+                    /** @description The user's phone number. At least one of `to` and `recipient` is required; given both, the provider delivers to `to`. */
+                    to?: string;
                     reply_to?: string;
                     body: string;
                     button_text: string;
@@ -4423,7 +4533,7 @@ export interface operations {
                         filename?: string;
                     };
                     footer?: string;
-                };
+                } | unknown | unknown;
             };
         };
         responses: {
@@ -4471,10 +4581,13 @@ export interface operations {
                 "application/json": {
                     /** Format: uuid */
                     client_id: string;
-                    to: string;
+                    /** @description The user's business-scoped user id (BSUID, `US.13491208655302741918`) or parent BSUID (`US.ENT.…`), as the provider's webhooks give it. */
+                    recipient?: string;
+                    /** @description The user's phone number. At least one of `to` and `recipient` is required; given both, the provider delivers to `to`. */
+                    to?: string;
                     reply_to?: string;
                     body: string;
-                };
+                } | unknown | unknown;
             };
         };
         responses: {
@@ -4522,10 +4635,13 @@ export interface operations {
                 "application/json": {
                     /** Format: uuid */
                     client_id: string;
-                    to: string;
+                    /** @description The user's business-scoped user id (BSUID, `US.13491208655302741918`) or parent BSUID (`US.ENT.…`), as the provider's webhooks give it. */
+                    recipient?: string;
+                    /** @description The user's phone number. At least one of `to` and `recipient` is required; given both, the provider delivers to `to`. */
+                    to?: string;
                     reply_to?: string;
                     body?: string;
-                };
+                } | unknown | unknown;
             };
         };
         responses: {
@@ -4952,11 +5068,13 @@ export interface operations {
                 "application/json": {
                     /** Format: uuid */
                     client_id: string;
+                    /** @description The user's phone number. At least one of `to` and `recipient` is required; given both, the provider delivers to `to`. */
                     to?: string;
+                    /** @description The user's business-scoped user id (BSUID, `US.13491208655302741918`) or parent BSUID (`US.ENT.…`), as the provider's webhooks give it. */
                     recipient?: string;
                     sdp: string;
                     biz_opaque_callback_data?: string;
-                };
+                } | unknown | unknown;
             };
         };
         responses: {
@@ -4993,7 +5111,9 @@ export interface operations {
             query: {
                 /** @description The client (UUID). */
                 client_id: string;
+                /** @description The user's phone number. At least one of `to` and `recipient` is required; given both, the provider delivers to `to`. */
                 to?: string;
+                /** @description The user's business-scoped user id (BSUID, `US.13491208655302741918`) or parent BSUID (`US.ENT.…`), as the provider's webhooks give it. */
                 recipient?: string;
             };
             header?: {

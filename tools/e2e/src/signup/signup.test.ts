@@ -70,7 +70,7 @@ describe('signup service over gRPC, with the tenant directory and the provider s
       configId: 'sim-config-id',
       sdkUrl: `${stack.sim!.url}/sdk.js`,
       providerOrigins: [stack.sim!.url],
-      apiVersion: 'v21.0',
+      apiVersion: 'v25.0',
       successRedirectUrl: 'https://tenant.test/done',
       failureRedirectUrl: 'https://tenant.test/failed?src=signup',
       displayName: 'Corner shop',

@@ -58,7 +58,10 @@ describe('GET /openapi.json', () => {
       parameters: Obj[];
     };
     const body = send.requestBody.content['application/json'].schema as { properties: Record<string, Obj>; required: string[]; additionalProperties: boolean };
-    expect(body.required).toEqual(expect.arrayContaining(['client_id', 'to', 'body', 'buttons']));
+    expect(body.required).toEqual(expect.arrayContaining(['client_id', 'body', 'buttons']));
+    // the recipient: a phone number (`to`), a BSUID (`recipient`), or both
+    expect((body as { anyOf?: unknown }).anyOf).toEqual([{ required: ['to'] }, { required: ['recipient'] }]);
+    expect(body.properties.to).toMatchObject({ type: 'string', pattern: expect.any(String) });
     expect(body.properties.buttons).toMatchObject({ type: 'array', minItems: 1, maxItems: 3 });
     expect(body.additionalProperties).toBe(false);
     expect(send.parameters).toEqual(

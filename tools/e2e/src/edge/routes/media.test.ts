@@ -70,7 +70,7 @@ describe('media: upload, send by id, download what customers send, delete (issue
       expect(res.json).toEqual({ id: expect.stringMatching(/^\d+$/), mime_type: f.mime, sha256: sha256(f.bytes), file_size: f.bytes.length });
       // what reached the provider: the multipart the provider documents, the file's exact bytes, the client's token
       const [call] = await uploads();
-      expect(call.path).toBe(`/v21.0/${phone.phone_number_id}/media`);
+      expect(call.path).toBe(`/v25.0/${phone.phone_number_id}/media`);
       expect(call.body).toEqual({
         messaging_product: 'whatsapp',
         type: f.mime,
@@ -100,7 +100,7 @@ describe('media: upload, send by id, download what customers send, delete (issue
     expect(Buffer.from(await res.arrayBuffer()).equals(bytes)).toBe(true);
     // the gateway asked the provider for the URL with the number to check ownership
     const [info] = await sim.calls(`/${message.image.id}`);
-    expect(info).toMatchObject({ method: 'GET', path: `/v21.0/${message.image.id}` });
+    expect(info).toMatchObject({ method: 'GET', path: `/v25.0/${message.image.id}` });
     // the media host serves the file only to a request with a User-Agent (provider-2026.md §9): the gateway's own
     expect((await sim.mediaDownloads()).at(-1)?.user_agent).toBe(`messaging-gateway/${common.GATEWAY_VERSION}`);
   });
@@ -366,7 +366,7 @@ describe('media: upload, send by id, download what customers send, delete (issue
     const del = await api.delete(`/api/media/${up.json.id}?client_id=${clientId}`);
     expect(del.status).toBe(204);
     const [call] = (await sim.calls(`/${up.json.id}`)).filter((c) => c.method === 'DELETE');
-    expect(call.path).toBe(`/v21.0/${up.json.id}`);
+    expect(call.path).toBe(`/v25.0/${up.json.id}`);
     expect((await api.get(`/api/media/${up.json.id}?client_id=${clientId}`)).status).toBe(404);
     expect((await api.delete(`/api/media/${up.json.id}?client_id=${clientId}`)).json).toMatchObject({ code: 'media_not_found' });
     // a media id is never a path

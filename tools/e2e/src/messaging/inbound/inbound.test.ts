@@ -93,8 +93,9 @@ describe('inbound provider updates become events: simulator → edge → JetStre
     );
     expect(rec.errors).toEqual(errors);
     expect(rec.status_history.find((h: any) => h.status === 'failed').errors).toEqual(errors);
-    expect(rec.conversation).toEqual({ id: expect.any(String), origin_type: 'utility', expires_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
-    expect(rec.pricing).toEqual({ category: 'utility', billable: true, pricing_model: 'PMP', type: 'regular' });
+    // a free-form reply (send-location) inside the window: priced `service`, free
+    expect(rec.conversation).toEqual({ id: expect.any(String), origin_type: 'service', expires_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
+    expect(rec.pricing).toEqual({ category: 'service', billable: false, pricing_model: 'PMP', type: 'free_customer_service' });
     expect(rec.status_history.find((h: any) => h.status === 'sent')).toMatchObject({ conversation: rec.conversation, pricing: rec.pricing });
   });
 
