@@ -8,6 +8,7 @@ import { SessionCookie } from './dashboard/session-cookie';
 import { registerDashboardStatic } from './dashboard/static';
 import { jsonBody } from './middleware/body';
 import { nosniff } from './middleware/nosniff';
+import { quotaGate } from './middleware/quota';
 import { requestContext } from './middleware/request-context';
 import { storableParams } from './middleware/storable-params';
 import { registerAdminRoutes } from './routes/admin';
@@ -101,6 +102,7 @@ export function createEdgeApp(opts: EdgeAppOptions): Koa {
   app.use(
     mountUnder('/api', [
       tenantAuth(opts.keys, opts.config.adminToken, sessions.principal),
+      quotaGate(opts.services),
       storableParams,
       jsonBody(opts.config.bodyLimitBytes, { timeoutMs: opts.config.bodyTimeoutMs, ownBody: isMediaUpload }),
       allowedMethods(api),

@@ -27,6 +27,8 @@ export class Clients {
     private readonly publicBaseUrl: string,
     /** Resolves once what was committed to the outbox (events, change notices) is on the bus, or after a bounded wait. */
     private readonly published: () => Promise<void>,
+    /** In the registration's transaction, before the insert: one more client must fit the tenant's plan (business/quotas.ts). */
+    private readonly admitClient?: (q: Queryable, tenantId: string) => Promise<void>,
   ) {}
 
   async register(req: td.RegisterClientRequest): Promise<ClientInit> {
@@ -55,6 +57,7 @@ export class Clients {
     // signup, it gets its one signup_completed event, written with the row (spec 6.4)
     const row = await this.repo
       .tx(async (repo, q) => {
+        await this.admitClient?.(q, req.tenantId);
         const inserted = await repo.insertClient(init);
         if (complete) await enqueueEvent(q, signupCompletedEvent(inserted));
         // inbound routing may hold an empty answer for this phone number

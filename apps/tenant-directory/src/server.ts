@@ -13,6 +13,8 @@ import { SqlDirectoryRepository } from './store/repository';
 import { Sessions } from './sessions';
 import { SqlSessionRepository } from './store/sessions';
 import { Tenants } from './tenants';
+import { Quotas } from './business/quotas';
+import { defineBusinessService } from './business/service';
 
 export interface RunningTenantDirectory extends RunningProcess {
   grpcPort: number;
@@ -33,8 +35,9 @@ export async function startTenantDirectory(config: TenantDirectoryConfig, logger
   const repo = SqlDirectoryRepository.open(db);
   // a change is answered once its notice is on the bus, so caches elsewhere have dropped it by the next request
   const published = () => relay.flush(config.noticeWaitMs);
-  const tenants = new Tenants(repo, box, { secretOverlapMs: config.webhookSecretOverlapMs, published });
-  const clients = new Clients(repo, box, config.publicBaseUrl, published);
+  const tenants = new Tenants(repo, box, { secretOverlapMs: config.webhookSecretOverlapMs, published, plans: config.plans });
+  const quotas = new Quotas(db, config.plans);
+  const clients = new Clients(repo, box, config.publicBaseUrl, published, (q, tenantId) => quotas.admitClient(q, tenantId));
   const sessions = new Sessions(new SqlSessionRepository(db), tenants, { idleMs: config.sessionIdleMs, absoluteMs: config.sessionMaxMs });
   const metrics = new Metrics('tenant-directory');
 
@@ -85,14 +88,24 @@ export async function startTenantDirectory(config: TenantDirectoryConfig, logger
     getClientById: async (r) => ({ client: await clients.byId(r.clientId) }),
   });
 
-  const grpc = await startGrpcServer({ host: config.grpcHost, port: config.grpcPort, logger, services: [service], observer: metrics.grpcObserver });
+  const grpc = await startGrpcServer({
+    host: config.grpcHost,
+    port: config.grpcPort,
+    logger,
+    services: [service, defineBusinessService(quotas)],
+    observer: metrics.grpcObserver,
+  });
   const metricsServer = await startMetricsServer(metrics, config.metricsPort);
+  // counters of windows long past
+  const sweep = setInterval(() => void quotas.sweep().catch((e: Error) => logger.warn({ error: e.message }, 'usage counter sweep failed')), 60_000);
+  sweep.unref();
   logger.info({ grpcPort: grpc.port, metricsPort: metricsServer.port, storage: db.kind }, 'tenant-directory ready');
 
   return {
     grpcPort: grpc.port,
     metricsPort: metricsServer.port,
     async stop() {
+      clearInterval(sweep);
       await grpc.shutdown();
       await relay.stop();
       await metricsServer.close();

@@ -6,10 +6,20 @@ import { enqueueMessages } from '@gateway/outbox';
 import type { tenantDirectory as td } from '@gateway/contracts';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { ApiKeyRow, DirectoryRepository, TenantRow } from './store/repository';
+import { FALLBACK_PLAN, type PlanCatalogue } from './business/plans';
 
 type TenantInit = MessageInitShape<typeof td.TenantSchema>;
 
-const DEFAULT_PLAN = 'standard';
+const DEFAULT_PLAN = FALLBACK_PLAN;
+
+/** A plan outside the catalogue (PLANS) is a 422 naming `plan`. */
+export function checkPlan(plans: PlanCatalogue, plan: string): void {
+  if (plans[plan]) return;
+  const allowed = Object.keys(plans);
+  throw AppError.validation([
+    { loc: ['body', 'plan'], msg: `Unknown plan: one of ${allowed.join(', ')}`, type: 'any.only', input: plan, ctx: { valids: allowed } },
+  ]);
+}
 
 /**
  * API keys: "gw_<8 chars>_<43 chars>" — 32 random bytes of secret, a visible prefix ("gw_<8 chars>") to
@@ -26,6 +36,8 @@ export interface TenantsOptions {
   secretOverlapMs: number;
   /** Resolves once the change notices committed so far are on the bus (or after a bounded wait). */
   published: () => Promise<void>;
+  /** The plan catalogue (PLANS): a tenant's plan must be one of it. */
+  plans: PlanCatalogue;
 }
 
 /**
@@ -50,6 +62,7 @@ export class Tenants {
   }
 
   async create(input: { name: string; email: string; plan?: string; webhookUrl?: string; billingCustomerId?: string; billingSubscriptionId?: string }) {
+    if (input.plan !== undefined) checkPlan(this.opts.plans, input.plan);
     const id = randomUUID();
     const key = mintApiKey();
     await this.repo.tx(async (repo) => {

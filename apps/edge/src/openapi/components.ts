@@ -52,6 +52,11 @@ const errorExtras: Record<string, JsonSchema> = {
   status: { type: 'string', description: "The object's current state (e.g. a flow's status), when the conflict is about it." },
   signup_status: { type: 'string', description: "A client's signup state, when the conflict is about it (`client_not_active`)." },
   validation_errors: { type: 'array', items: anyObject, description: "The provider's validation errors of a flow JSON." },
+  limit: {
+    type: 'string',
+    description: "The plan's limit a `429` is over: `requests`, `sends` (per second), `sends_per_day`, `clients` (docs/business.md).",
+  },
+  quota: { type: 'integer', description: 'That limit (`clients`: the most clients of the plan).' },
 };
 
 function errorSchema(status: number): JsonSchema {

@@ -84,4 +84,20 @@ export const migrations: Migration[] = [
       CREATE INDEX dashboard_sessions_expiry ON dashboard_sessions (expires_at);
     `,
   },
+  {
+    version: 40,
+    name: 'plans_quotas_suspension',
+    sql: `
+      -- quotas and rate limits (business/quotas.ts): one row per tenant, limit and fixed window, shared by every edge
+      CREATE TABLE usage_counters (
+        tenant_id text NOT NULL,
+        name text NOT NULL,
+        window_start timestamptz NOT NULL,
+        used integer NOT NULL,
+        PRIMARY KEY (tenant_id, name, window_start)
+      );
+      CREATE INDEX usage_counters_window ON usage_counters (window_start);
+      ALTER TABLE tenants ADD COLUMN suspended_at timestamptz;
+    `,
+  },
 ];

@@ -1413,6 +1413,10 @@ export type components = {
             validation_errors?: {
                 [key: string]: unknown;
             }[];
+            /** @description The plan's limit a `429` is over: `requests`, `sends` (per second), `sends_per_day`, `clients` (docs/business.md). */
+            limit?: string;
+            /** @description That limit (`clients`: the most clients of the plan). */
+            quota?: number;
         };
         Error401: {
             /** @description For people: what went wrong. */
@@ -1444,6 +1448,10 @@ export type components = {
             validation_errors?: {
                 [key: string]: unknown;
             }[];
+            /** @description The plan's limit a `429` is over: `requests`, `sends` (per second), `sends_per_day`, `clients` (docs/business.md). */
+            limit?: string;
+            /** @description That limit (`clients`: the most clients of the plan). */
+            quota?: number;
         };
         Error403: {
             /** @description For people: what went wrong. */
@@ -1452,7 +1460,7 @@ export type components = {
              * @description Stable machine code.
              * @enum {string}
              */
-            code: "csrf_token_invalid" | "signup_page_session_required" | "webhook_verification_failed";
+            code: "csrf_token_invalid" | "signup_page_session_required" | "tenant_suspended" | "webhook_verification_failed";
             /** @description The same request may succeed later (after `Retry-After` when given). */
             retryable?: boolean;
             provider_error?: components["schemas"]["ProviderError"];
@@ -1475,6 +1483,10 @@ export type components = {
             validation_errors?: {
                 [key: string]: unknown;
             }[];
+            /** @description The plan's limit a `429` is over: `requests`, `sends` (per second), `sends_per_day`, `clients` (docs/business.md). */
+            limit?: string;
+            /** @description That limit (`clients`: the most clients of the plan). */
+            quota?: number;
         };
         Error404: {
             /** @description For people: what went wrong. */
@@ -1506,6 +1518,10 @@ export type components = {
             validation_errors?: {
                 [key: string]: unknown;
             }[];
+            /** @description The plan's limit a `429` is over: `requests`, `sends` (per second), `sends_per_day`, `clients` (docs/business.md). */
+            limit?: string;
+            /** @description That limit (`clients`: the most clients of the plan). */
+            quota?: number;
         };
         Error405: {
             /** @description For people: what went wrong. */
@@ -1537,6 +1553,10 @@ export type components = {
             validation_errors?: {
                 [key: string]: unknown;
             }[];
+            /** @description The plan's limit a `429` is over: `requests`, `sends` (per second), `sends_per_day`, `clients` (docs/business.md). */
+            limit?: string;
+            /** @description That limit (`clients`: the most clients of the plan). */
+            quota?: number;
         };
         Error408: {
             /** @description For people: what went wrong. */
@@ -1568,6 +1588,10 @@ export type components = {
             validation_errors?: {
                 [key: string]: unknown;
             }[];
+            /** @description The plan's limit a `429` is over: `requests`, `sends` (per second), `sends_per_day`, `clients` (docs/business.md). */
+            limit?: string;
+            /** @description That limit (`clients`: the most clients of the plan). */
+            quota?: number;
         };
         Error409: {
             /** @description For people: what went wrong. */
@@ -1599,6 +1623,10 @@ export type components = {
             validation_errors?: {
                 [key: string]: unknown;
             }[];
+            /** @description The plan's limit a `429` is over: `requests`, `sends` (per second), `sends_per_day`, `clients` (docs/business.md). */
+            limit?: string;
+            /** @description That limit (`clients`: the most clients of the plan). */
+            quota?: number;
         };
         Error413: {
             /** @description For people: what went wrong. */
@@ -1630,6 +1658,10 @@ export type components = {
             validation_errors?: {
                 [key: string]: unknown;
             }[];
+            /** @description The plan's limit a `429` is over: `requests`, `sends` (per second), `sends_per_day`, `clients` (docs/business.md). */
+            limit?: string;
+            /** @description That limit (`clients`: the most clients of the plan). */
+            quota?: number;
         };
         Error415: {
             /** @description For people: what went wrong. */
@@ -1661,6 +1693,10 @@ export type components = {
             validation_errors?: {
                 [key: string]: unknown;
             }[];
+            /** @description The plan's limit a `429` is over: `requests`, `sends` (per second), `sends_per_day`, `clients` (docs/business.md). */
+            limit?: string;
+            /** @description That limit (`clients`: the most clients of the plan). */
+            quota?: number;
         };
         /** @description A request the gateway refused before acting (spec form: every problem at once in `detail`, the first 100 of them, `more_issues` counting the others), or a provider refusal of an input (then with `code`, `retryable` and `provider_error`). */
         ValidationError: {
@@ -1691,6 +1727,10 @@ export type components = {
             validation_errors?: {
                 [key: string]: unknown;
             }[];
+            /** @description The plan's limit a `429` is over: `requests`, `sends` (per second), `sends_per_day`, `clients` (docs/business.md). */
+            limit?: string;
+            /** @description That limit (`clients`: the most clients of the plan). */
+            quota?: number;
         };
         Error429: {
             /** @description For people: what went wrong. */
@@ -1699,7 +1739,7 @@ export type components = {
              * @description Stable machine code.
              * @enum {string}
              */
-            code: "business_call_limit_reached" | "call_permission_lookup_rate_limited" | "call_permission_request_limit" | "call_rate_limited" | "concurrent_call_limit" | "flow_throttled" | "marketing_limit_reached" | "misclassification_limit_reached" | "pair_rate_limited" | "provider_app_rate_limited" | "provider_throughput_limited" | "provider_waba_rate_limited" | "register_attempts_exceeded" | "register_wait_required" | "spam_rate_limited" | "two_step_pin_guesses_exceeded" | "two_step_pin_too_fast";
+            code: "business_call_limit_reached" | "call_permission_lookup_rate_limited" | "call_permission_request_limit" | "call_rate_limited" | "concurrent_call_limit" | "flow_throttled" | "marketing_limit_reached" | "misclassification_limit_reached" | "pair_rate_limited" | "provider_app_rate_limited" | "provider_throughput_limited" | "provider_waba_rate_limited" | "quota_exceeded" | "rate_limited" | "register_attempts_exceeded" | "register_wait_required" | "spam_rate_limited" | "two_step_pin_guesses_exceeded" | "two_step_pin_too_fast";
             /** @description The same request may succeed later (after `Retry-After` when given). */
             retryable?: boolean;
             provider_error?: components["schemas"]["ProviderError"];
@@ -1722,6 +1762,10 @@ export type components = {
             validation_errors?: {
                 [key: string]: unknown;
             }[];
+            /** @description The plan's limit a `429` is over: `requests`, `sends` (per second), `sends_per_day`, `clients` (docs/business.md). */
+            limit?: string;
+            /** @description That limit (`clients`: the most clients of the plan). */
+            quota?: number;
         };
         Error431: {
             /** @description For people: what went wrong. */
@@ -1753,6 +1797,10 @@ export type components = {
             validation_errors?: {
                 [key: string]: unknown;
             }[];
+            /** @description The plan's limit a `429` is over: `requests`, `sends` (per second), `sends_per_day`, `clients` (docs/business.md). */
+            limit?: string;
+            /** @description That limit (`clients`: the most clients of the plan). */
+            quota?: number;
         };
         Error500: {
             /** @description For people: what went wrong. */
@@ -1784,6 +1832,10 @@ export type components = {
             validation_errors?: {
                 [key: string]: unknown;
             }[];
+            /** @description The plan's limit a `429` is over: `requests`, `sends` (per second), `sends_per_day`, `clients` (docs/business.md). */
+            limit?: string;
+            /** @description That limit (`clients`: the most clients of the plan). */
+            quota?: number;
         };
         Error502: {
             /** @description For people: what went wrong. */
@@ -1815,6 +1867,10 @@ export type components = {
             validation_errors?: {
                 [key: string]: unknown;
             }[];
+            /** @description The plan's limit a `429` is over: `requests`, `sends` (per second), `sends_per_day`, `clients` (docs/business.md). */
+            limit?: string;
+            /** @description That limit (`clients`: the most clients of the plan). */
+            quota?: number;
         };
         Error503: {
             /** @description For people: what went wrong. */
@@ -1846,6 +1902,10 @@ export type components = {
             validation_errors?: {
                 [key: string]: unknown;
             }[];
+            /** @description The plan's limit a `429` is over: `requests`, `sends` (per second), `sends_per_day`, `clients` (docs/business.md). */
+            limit?: string;
+            /** @description That limit (`clients`: the most clients of the plan). */
+            quota?: number;
         };
         Error504: {
             /** @description For people: what went wrong. */
@@ -1877,6 +1937,10 @@ export type components = {
             validation_errors?: {
                 [key: string]: unknown;
             }[];
+            /** @description The plan's limit a `429` is over: `requests`, `sends` (per second), `sends_per_day`, `clients` (docs/business.md). */
+            limit?: string;
+            /** @description That limit (`clients`: the most clients of the plan). */
+            quota?: number;
         };
         /**
          * ChatEvent
@@ -2246,6 +2310,10 @@ export type components = {
         RequestId: string;
         /** @description The answer holds a secret (or is otherwise private): no cache may keep it. */
         NoStore: "no-store";
+        /** @description The plan's limits this request was counted against (IETF RateLimit header fields): `"<name>";q=<quota>;w=<window seconds>`, comma-separated. Names: `requests` (API requests per second), and for sends `sends` (per second) and `sends_per_day`. */
+        RateLimitPolicy: string;
+        /** @description What is left of each limit of `RateLimit-Policy`: `"<name>";r=<remaining>;t=<seconds until its window ends>`, comma-separated. */
+        RateLimit: string;
         /** @description The provider's message id of the send (`wamid.…`): its status is `GET /api/messages/{message_id}`. */
         MessageId: string;
     };
@@ -3163,6 +3231,8 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Cache-Control": components["headers"]["NoStore"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3170,7 +3240,22 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             422: components["responses"]["Error422"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
             504: components["responses"]["Error504"];
@@ -3200,6 +3285,8 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Cache-Control": components["headers"]["NoStore"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3212,6 +3299,20 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
             504: components["responses"]["Error504"];
@@ -3234,6 +3335,8 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Cache-Control": components["headers"]["NoStore"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3246,6 +3349,20 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
             504: components["responses"]["Error504"];
@@ -3272,6 +3389,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3283,7 +3402,22 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             422: components["responses"]["Error422"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
             504: components["responses"]["Error504"];
@@ -3323,6 +3457,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3336,6 +3472,20 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
             504: components["responses"]["Error504"];
@@ -3359,6 +3509,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3366,8 +3518,23 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             422: components["responses"]["Error422"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
             504: components["responses"]["Error504"];
@@ -3404,6 +3571,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3418,6 +3587,20 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
             504: components["responses"]["Error504"];
@@ -3468,6 +3651,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     /** @description The provider's message id of the send (`wamid.…`). */
                     "X-Message-Id": string;
                     [name: string]: unknown;
@@ -3484,7 +3669,20 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
-            429: components["responses"]["Error429"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             500: components["responses"]["Error500"];
             502: components["responses"]["Error502"];
             503: components["responses"]["Error503"];
@@ -3531,6 +3729,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     /** @description The provider's message id of the send (`wamid.…`). */
                     "X-Message-Id": string;
                     [name: string]: unknown;
@@ -3547,7 +3747,20 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
-            429: components["responses"]["Error429"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             500: components["responses"]["Error500"];
             502: components["responses"]["Error502"];
             503: components["responses"]["Error503"];
@@ -3589,6 +3802,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     /** @description The provider's message id of the send (`wamid.…`). */
                     "X-Message-Id": string;
                     [name: string]: unknown;
@@ -3605,7 +3820,20 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
-            429: components["responses"]["Error429"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             500: components["responses"]["Error500"];
             502: components["responses"]["Error502"];
             503: components["responses"]["Error503"];
@@ -3668,6 +3896,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     /** @description The provider's message id of the send (`wamid.…`). */
                     "X-Message-Id": string;
                     /** @description The flow token (yours, or a generated one): `flow_completion` events carry it. */
@@ -3686,7 +3916,20 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
-            429: components["responses"]["Error429"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             500: components["responses"]["Error500"];
             502: components["responses"]["Error502"];
             503: components["responses"]["Error503"];
@@ -3722,6 +3965,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     /** @description The provider's message id of the send (`wamid.…`). */
                     "X-Message-Id": string;
                     [name: string]: unknown;
@@ -3738,7 +3983,20 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
-            429: components["responses"]["Error429"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             500: components["responses"]["Error500"];
             502: components["responses"]["Error502"];
             503: components["responses"]["Error503"];
@@ -3789,6 +4047,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     /** @description The provider's message id of the send (`wamid.…`). */
                     "X-Message-Id": string;
                     [name: string]: unknown;
@@ -3805,7 +4065,20 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
-            429: components["responses"]["Error429"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             500: components["responses"]["Error500"];
             502: components["responses"]["Error502"];
             503: components["responses"]["Error503"];
@@ -3843,6 +4116,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     /** @description The provider's message id of the send (`wamid.…`). */
                     "X-Message-Id": string;
                     [name: string]: unknown;
@@ -3859,7 +4134,20 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
-            429: components["responses"]["Error429"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             500: components["responses"]["Error500"];
             502: components["responses"]["Error502"];
             503: components["responses"]["Error503"];
@@ -3895,6 +4183,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     /** @description The provider's message id of the send (`wamid.…`). */
                     "X-Message-Id": string;
                     [name: string]: unknown;
@@ -3911,7 +4201,20 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
-            429: components["responses"]["Error429"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             500: components["responses"]["Error500"];
             502: components["responses"]["Error502"];
             503: components["responses"]["Error503"];
@@ -3948,6 +4251,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     /** @description The provider's message id of the send (`wamid.…`). */
                     "X-Message-Id": string;
                     [name: string]: unknown;
@@ -3964,7 +4269,20 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
-            429: components["responses"]["Error429"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             500: components["responses"]["Error500"];
             502: components["responses"]["Error502"];
             503: components["responses"]["Error503"];
@@ -4001,6 +4319,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     /** @description The provider's message id of the send (`wamid.…`). */
                     "X-Message-Id": string;
                     [name: string]: unknown;
@@ -4017,7 +4337,20 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
-            429: components["responses"]["Error429"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             500: components["responses"]["Error500"];
             502: components["responses"]["Error502"];
             503: components["responses"]["Error503"];
@@ -4058,6 +4391,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     /** @description The provider's message id of the send (`wamid.…`). */
                     "X-Message-Id": string;
                     [name: string]: unknown;
@@ -4074,7 +4409,20 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
-            429: components["responses"]["Error429"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             500: components["responses"]["Error500"];
             502: components["responses"]["Error502"];
             503: components["responses"]["Error503"];
@@ -4152,6 +4500,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     /** @description The provider's message id of the send (`wamid.…`). */
                     "X-Message-Id": string;
                     [name: string]: unknown;
@@ -4168,7 +4518,20 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
-            429: components["responses"]["Error429"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             500: components["responses"]["Error500"];
             502: components["responses"]["Error502"];
             503: components["responses"]["Error503"];
@@ -4215,6 +4578,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     /** @description The provider's message id of the send (`wamid.…`). */
                     "X-Message-Id": string;
                     [name: string]: unknown;
@@ -4231,7 +4596,20 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
-            429: components["responses"]["Error429"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             500: components["responses"]["Error500"];
             502: components["responses"]["Error502"];
             503: components["responses"]["Error503"];
@@ -4266,6 +4644,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     /** @description The provider's message id of the send (`wamid.…`). */
                     "X-Message-Id": string;
                     [name: string]: unknown;
@@ -4282,7 +4662,20 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
-            429: components["responses"]["Error429"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             500: components["responses"]["Error500"];
             502: components["responses"]["Error502"];
             503: components["responses"]["Error503"];
@@ -4315,6 +4708,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4329,7 +4724,20 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
-            429: components["responses"]["Error429"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             500: components["responses"]["Error500"];
             502: components["responses"]["Error502"];
             503: components["responses"]["Error503"];
@@ -4362,6 +4770,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4376,7 +4786,20 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
-            429: components["responses"]["Error429"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             500: components["responses"]["Error500"];
             502: components["responses"]["Error502"];
             503: components["responses"]["Error503"];
@@ -4409,6 +4832,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4423,7 +4848,20 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
-            429: components["responses"]["Error429"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             500: components["responses"]["Error500"];
             502: components["responses"]["Error502"];
             503: components["responses"]["Error503"];
@@ -4456,6 +4894,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4470,7 +4910,20 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
-            429: components["responses"]["Error429"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             500: components["responses"]["Error500"];
             502: components["responses"]["Error502"];
             503: components["responses"]["Error503"];
@@ -4504,6 +4957,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4518,7 +4973,20 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
-            429: components["responses"]["Error429"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             500: components["responses"]["Error500"];
             502: components["responses"]["Error502"];
             503: components["responses"]["Error503"];
@@ -4546,6 +5014,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4553,8 +5023,23 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             422: components["responses"]["Error422"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
             504: components["responses"]["Error504"];
@@ -4585,6 +5070,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4596,8 +5083,23 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             422: components["responses"]["Error422"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
             504: components["responses"]["Error504"];
@@ -4622,6 +5124,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4629,8 +5133,23 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             422: components["responses"]["Error422"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
             504: components["responses"]["Error504"];
@@ -4668,6 +5187,8 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4685,6 +5206,20 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
             504: components["responses"]["Error504"];
@@ -4709,6 +5244,8 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4726,6 +5263,20 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
             504: components["responses"]["Error504"];
@@ -4749,6 +5300,8 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4766,6 +5319,20 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
             504: components["responses"]["Error504"];
@@ -4794,6 +5361,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4805,10 +5374,24 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             422: components["responses"]["Error422"];
-            429: components["responses"]["Error429"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             500: components["responses"]["Error500"];
             502: components["responses"]["Error502"];
             503: components["responses"]["Error503"];
@@ -4846,6 +5429,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4860,7 +5445,20 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
-            429: components["responses"]["Error429"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             500: components["responses"]["Error500"];
             502: components["responses"]["Error502"];
             503: components["responses"]["Error503"];
@@ -4888,6 +5486,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4895,10 +5495,24 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             422: components["responses"]["Error422"];
-            429: components["responses"]["Error429"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             500: components["responses"]["Error500"];
             502: components["responses"]["Error502"];
             503: components["responses"]["Error503"];
@@ -4926,6 +5540,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4937,7 +5553,20 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             422: components["responses"]["Error422"];
-            429: components["responses"]["Error429"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             500: components["responses"]["Error500"];
             502: components["responses"]["Error502"];
             503: components["responses"]["Error503"];
@@ -4972,6 +5601,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4986,7 +5617,20 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
-            429: components["responses"]["Error429"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             500: components["responses"]["Error500"];
             502: components["responses"]["Error502"];
             503: components["responses"]["Error503"];
@@ -5018,6 +5662,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5032,7 +5678,20 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
-            429: components["responses"]["Error429"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             500: components["responses"]["Error500"];
             502: components["responses"]["Error502"];
             503: components["responses"]["Error503"];
@@ -5064,6 +5723,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5078,7 +5739,20 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
-            429: components["responses"]["Error429"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             500: components["responses"]["Error500"];
             502: components["responses"]["Error502"];
             503: components["responses"]["Error503"];
@@ -5101,6 +5775,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5110,7 +5786,22 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             422: components["responses"]["Error422"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
             504: components["responses"]["Error504"];
@@ -5133,6 +5824,8 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Cache-Control": components["headers"]["NoStore"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5150,6 +5843,20 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
             504: components["responses"]["Error504"];
@@ -5175,6 +5882,8 @@ export interface operations {
             204: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5184,6 +5893,20 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             422: components["responses"]["Error422"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
             504: components["responses"]["Error504"];
@@ -5214,6 +5937,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5225,9 +5950,24 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             422: components["responses"]["Error422"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
             504: components["responses"]["Error504"];
@@ -5327,6 +6067,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5341,7 +6083,20 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
-            429: components["responses"]["Error429"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             500: components["responses"]["Error500"];
             502: components["responses"]["Error502"];
             503: components["responses"]["Error503"];
@@ -5369,6 +6124,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5380,7 +6137,20 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             422: components["responses"]["Error422"];
-            429: components["responses"]["Error429"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             500: components["responses"]["Error500"];
             502: components["responses"]["Error502"];
             503: components["responses"]["Error503"];
@@ -5410,6 +6180,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5427,7 +6199,20 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
-            429: components["responses"]["Error429"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             500: components["responses"]["Error500"];
             502: components["responses"]["Error502"];
             503: components["responses"]["Error503"];
@@ -5455,6 +6240,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5462,9 +6249,24 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             422: components["responses"]["Error422"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
             504: components["responses"]["Error504"];
@@ -5497,6 +6299,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5520,7 +6324,20 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
-            429: components["responses"]["Error429"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             500: components["responses"]["Error500"];
             502: components["responses"]["Error502"];
             503: components["responses"]["Error503"];
@@ -5548,6 +6365,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     /** @description SHA-256 of the bytes as the provider reports it, when it does. */
                     "X-Media-Sha256"?: string;
                     [name: string]: unknown;
@@ -5557,10 +6376,24 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             422: components["responses"]["Error422"];
-            429: components["responses"]["Error429"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             500: components["responses"]["Error500"];
             502: components["responses"]["Error502"];
             503: components["responses"]["Error503"];
@@ -5588,6 +6421,8 @@ export interface operations {
             204: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5597,7 +6432,20 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             422: components["responses"]["Error422"];
-            429: components["responses"]["Error429"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             500: components["responses"]["Error500"];
             502: components["responses"]["Error502"];
             503: components["responses"]["Error503"];
