@@ -9,6 +9,7 @@ import { registerDashboardStatic } from './dashboard/static';
 import { jsonBody } from './middleware/body';
 import { nosniff } from './middleware/nosniff';
 import { quotaGate } from './middleware/quota';
+import { scopeGate } from './scopes';
 import { requestContext } from './middleware/request-context';
 import { storableParams } from './middleware/storable-params';
 import { registerAdminRoutes } from './routes/admin';
@@ -106,6 +107,7 @@ export function createEdgeApp(opts: EdgeAppOptions): Koa {
       storableParams,
       jsonBody(opts.config.bodyLimitBytes, { timeoutMs: opts.config.bodyTimeoutMs, ownBody: isMediaUpload }),
       allowedMethods(api),
+      scopeGate,
       api.routes(),
     ]),
   );

@@ -54,7 +54,8 @@ export async function startTenantDirectory(config: TenantDirectoryConfig, logger
     getTenant: async (r) => ({ tenant: await tenants.get(r.tenantId) }),
     updateTenantWebhookUrl: async (r) => ({ tenant: await tenants.setWebhookUrl(r.tenantId, r.webhookUrl) }),
     rotateWebhookSecret: async (r) => tenants.rotateWebhookSecret(r.tenantId),
-    createApiKey: async (r) => tenants.createApiKey(r.tenantId),
+    createApiKey: async (r) =>
+      tenants.createApiKey(r.tenantId, { scopes: r.scopes, clientIds: r.clientIds, expiresAt: r.expiresAt ? new Date(r.expiresAt) : undefined }),
     revokeApiKey: async (r) => {
       await tenants.revokeApiKey(r.tenantId, r.prefix);
       return {};

@@ -5,7 +5,7 @@ import { directoryChangeMessage, type DirectoryChange } from '@gateway/directory
 import { enqueueMessages } from '@gateway/outbox';
 import type { tenantDirectory as td } from '@gateway/contracts';
 import type { MessageInitShape } from '@bufbuild/protobuf';
-import type { ApiKeyRow, DirectoryRepository, TenantRow } from './store/repository';
+import type { ApiKeyRow, DirectoryRepository, KeyLimits, TenantRow } from './store/repository';
 import { FALLBACK_PLAN, type PlanCatalogue } from './business/plans';
 
 type TenantInit = MessageInitShape<typeof td.TenantSchema>;
@@ -119,10 +119,15 @@ export class Tenants {
     return { webhookSecret: secret, previousSecretExpiresAt: expiresAt.toISOString() };
   }
 
-  async createApiKey(tenantId: string) {
+  async createApiKey(tenantId: string, limits: KeyLimits = {}) {
     await this.row(tenantId);
+    for (const clientId of limits.clientIds ?? []) {
+      if (!(await this.repo.getClient(tenantId, clientId))) {
+        throw AppError.validation([{ loc: ['body', 'client_ids'], msg: 'Unknown client', type: 'client_not_found', input: clientId, ctx: {} }]);
+      }
+    }
     const key = mintApiKey();
-    await this.repo.insertApiKey({ prefix: key.prefix, tenantId, keyHash: key.hash });
+    await this.repo.insertApiKey({ prefix: key.prefix, tenantId, keyHash: key.hash, ...limits });
     return { apiKey: key.key, prefix: key.prefix };
   }
 
@@ -139,6 +144,7 @@ export class Tenants {
   async authenticate(apiKey: string): Promise<{ tenantId: string; prefix: string }> {
     const found = apiKey.length <= 256 ? await this.repo.findApiKeyByHash(sha256Hex(apiKey)) : undefined;
     if (!found || found.revoked_at) throw new AppError('unauthenticated', 'invalid_api_key', 'Invalid API key');
+    if (found.expires_at && found.expires_at.getTime() <= Date.now()) throw new AppError('unauthenticated', 'api_key_expired', 'This API key has expired');
     void this.repo.touchApiKey(found.prefix).catch(() => undefined);
     return { tenantId: found.tenant_id, prefix: found.prefix };
   }
@@ -165,5 +171,8 @@ function presentKey(k: ApiKeyRow) {
     createdAt: k.created_at.toISOString(),
     revokedAt: k.revoked_at?.toISOString(),
     lastUsedAt: k.last_used_at?.toISOString(),
+    scopes: k.scopes ?? [],
+    clientIds: k.client_ids ?? [],
+    expiresAt: k.expires_at?.toISOString(),
   };
 }

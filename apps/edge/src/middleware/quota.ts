@@ -32,7 +32,10 @@ export function rateLimitHeaders(limits: business.Limit[]): { policy: string; li
  */
 export function quotaGate(services: Services) {
   return async (ctx: Context, next: Next) => {
-    const res = await services.business.admit({ tenantId: tenantOf(ctx), send: isSend(ctx) });
+    const res = await services.business.admit({ tenantId: tenantOf(ctx), send: isSend(ctx), apiKeyPrefix: ctx.state.apiKeyPrefix ?? '' });
+    // for scopeGate (scopes.ts): what the key may do and reach
+    ctx.state.scopes = res.scopes;
+    ctx.state.clientIds = res.clientIds;
     const h = rateLimitHeaders(res.limits);
     ctx.set('RateLimit-Policy', h.policy);
     ctx.set('RateLimit', h.limit);

@@ -57,6 +57,7 @@ const errorExtras: Record<string, JsonSchema> = {
     description: "The plan's limit a `429` is over: `requests`, `sends` (per second), `sends_per_day`, `clients` (docs/business.md).",
   },
   quota: { type: 'integer', description: 'That limit (`clients`: the most clients of the plan).' },
+  scope: { type: 'string', description: 'The scope a `403 insufficient_scope` route needs (docs/business.md).' },
 };
 
 function errorSchema(status: number): JsonSchema {

@@ -81,11 +81,29 @@ export class Quotas {
     };
   }
 
+  /** The request's key, read on every request (not cached): a revoked or expired key is refused at once. */
+  private async key(tenantId: string, prefix: string): Promise<{ scopes: string[]; clientIds: string[] }> {
+    const k = (
+      await this.db.query<{ scopes: string[] | null; client_ids: string[] | null; expires_at: Date | null; revoked_at: Date | null }>(
+        'SELECT scopes, client_ids, expires_at, revoked_at FROM api_keys WHERE tenant_id = $1 AND prefix = $2',
+        [tenantId, prefix],
+      )
+    )[0];
+    if (!k || k.revoked_at) throw new AppError('unauthenticated', 'invalid_api_key', 'Invalid API key');
+    if (k.expires_at && k.expires_at.getTime() <= this.now()) throw new AppError('unauthenticated', 'api_key_expired', 'This API key has expired');
+    return { scopes: k.scopes ?? [], clientIds: k.client_ids ?? [] };
+  }
+
   /** One API request (and one send, when `send`): counted, or refused by the first limit it is over. */
-  async admit(tenantId: string, send: boolean): Promise<{ plan: string; limits: LimitInit[]; refusedBy: string }> {
+  async admit(
+    tenantId: string,
+    send: boolean,
+    apiKeyPrefix: string,
+  ): Promise<{ plan: string; limits: LimitInit[]; refusedBy: string; scopes: string[]; clientIds: string[] }> {
     const at = this.now();
     const t = await this.tenant(this.db, tenantId);
     if (t.suspended_at) throw tenantSuspended();
+    const key = apiKeyPrefix ? await this.key(tenantId, apiKeyPrefix) : { scopes: [], clientIds: [] };
     const plan = limitsOf(this.plans, t.plan);
     const counters = send ? [REQUESTS, SENDS, SENDS_PER_DAY] : [REQUESTS];
     const limits: LimitInit[] = [];
@@ -114,7 +132,7 @@ export class Quotas {
         l.remaining = BigInt(Number(l.remaining) + 1);
       }
     }
-    return { plan: t.plan, limits, refusedBy };
+    return { plan: t.plan, limits, refusedBy, ...key };
   }
 
   /** The plan and every quota's use now, the number of clients included; nothing is counted. */

@@ -100,4 +100,14 @@ export const migrations: Migration[] = [
       ALTER TABLE tenants ADD COLUMN suspended_at timestamptz;
     `,
   },
+  {
+    version: 41,
+    name: 'scoped_api_keys',
+    sql: `
+      -- NULL scopes / client_ids: a full-access key (every key made before scopes existed)
+      ALTER TABLE api_keys ADD COLUMN scopes jsonb;
+      ALTER TABLE api_keys ADD COLUMN client_ids jsonb;
+      ALTER TABLE api_keys ADD COLUMN expires_at timestamptz;
+    `,
+  },
 ];

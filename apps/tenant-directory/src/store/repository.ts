@@ -46,6 +46,17 @@ export interface ApiKeyRow {
   created_at: Date;
   revoked_at: Date | null;
   last_used_at: Date | null;
+  /** Scoped keys: null = full access / every client / no expiry. */
+  scopes: string[] | null;
+  client_ids: string[] | null;
+  expires_at: Date | null;
+}
+
+/** A new key's restrictions (scoped keys, business/scopes); absent: a full-access key. */
+export interface KeyLimits {
+  scopes?: string[];
+  clientIds?: string[];
+  expiresAt?: Date;
 }
 
 export type NewTenant = Omit<TenantRow, 'created_at' | 'active_wabas' | 'previous_webhook_secret_enc' | 'previous_secret_expires_at'>;
@@ -63,7 +74,7 @@ export interface DirectoryRepository {
   setTenantWebhookUrl(id: string, url: string): Promise<boolean>;
   /** The current secret becomes the previous one (live until `previousExpiresAt`), `secretEnc` the current. */
   rotateTenantSecret(id: string, secretEnc: string, previousExpiresAt: Date): Promise<boolean>;
-  insertApiKey(k: { prefix: string; tenantId: string; keyHash: string }): Promise<void>;
+  insertApiKey(k: { prefix: string; tenantId: string; keyHash: string } & KeyLimits): Promise<void>;
   findApiKeyByHash(hash: string): Promise<ApiKeyRow | undefined>;
   touchApiKey(prefix: string): Promise<void>;
   listApiKeys(tenantId: string): Promise<ApiKeyRow[]>;
@@ -80,6 +91,8 @@ export interface DirectoryRepository {
 
 const TENANT_COLUMNS = `t.*, (SELECT count(DISTINCT c.business_account_id)::int FROM clients c
   WHERE c.tenant_id = t.id AND c.is_active AND c.business_account_id IS NOT NULL) AS active_wabas`;
+
+const KEY_COLUMNS = 'prefix, tenant_id, created_at, revoked_at, last_used_at, scopes, client_ids, expires_at';
 
 export class SqlDirectoryRepository implements DirectoryRepository {
   constructor(
@@ -121,12 +134,19 @@ export class SqlDirectoryRepository implements DirectoryRepository {
     return rows.length > 0;
   }
 
-  async insertApiKey(k: { prefix: string; tenantId: string; keyHash: string }): Promise<void> {
-    await this.q.query('INSERT INTO api_keys (prefix, tenant_id, key_hash) VALUES ($1, $2, $3)', [k.prefix, k.tenantId, k.keyHash]);
+  async insertApiKey(k: { prefix: string; tenantId: string; keyHash: string } & KeyLimits): Promise<void> {
+    await this.q.query('INSERT INTO api_keys (prefix, tenant_id, key_hash, scopes, client_ids, expires_at) VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6)', [
+      k.prefix,
+      k.tenantId,
+      k.keyHash,
+      k.scopes?.length ? JSON.stringify(k.scopes) : null,
+      k.clientIds?.length ? JSON.stringify(k.clientIds) : null,
+      k.expiresAt ?? null,
+    ]);
   }
 
   async findApiKeyByHash(hash: string): Promise<ApiKeyRow | undefined> {
-    return (await this.q.query<ApiKeyRow>('SELECT prefix, tenant_id, created_at, revoked_at, last_used_at FROM api_keys WHERE key_hash = $1', [hash]))[0];
+    return (await this.q.query<ApiKeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE key_hash = $1`, [hash]))[0];
   }
 
   async touchApiKey(prefix: string): Promise<void> {
@@ -137,9 +157,7 @@ export class SqlDirectoryRepository implements DirectoryRepository {
   }
 
   async listApiKeys(tenantId: string): Promise<ApiKeyRow[]> {
-    return this.q.query<ApiKeyRow>('SELECT prefix, tenant_id, created_at, revoked_at, last_used_at FROM api_keys WHERE tenant_id = $1 ORDER BY created_at', [
-      tenantId,
-    ]);
+    return this.q.query<ApiKeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE tenant_id = $1 ORDER BY created_at`, [tenantId]);
   }
 
   async revokeApiKey(tenantId: string, prefix: string): Promise<boolean> {

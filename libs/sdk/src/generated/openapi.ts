@@ -961,7 +961,10 @@ export type paths = {
         /** The tenant's API keys (prefixes only) */
         get: operations["listApiKeys"];
         put?: never;
-        /** Create an API key (shown once) */
+        /**
+         * Create an API key (shown once)
+         * @description Optionally scoped: `scopes` (what it may do), `client_ids` (the only clients it reaches: others are 404) and `expires_at`. A key without the scope a route needs gets `403 insufficient_scope`. Without them the key may do everything.
+         */
         post: operations["createApiKey"];
         delete?: never;
         options?: never;
@@ -1252,6 +1255,9 @@ export type components = {
             created_at: string;
             revoked_at: string | null;
             last_used_at: string | null;
+            scopes: string[];
+            client_ids: string[];
+            expires_at: string | null;
             /** @description The key (or session key) of this request. */
             current: boolean;
         };
@@ -1260,6 +1266,9 @@ export type components = {
             created_at: string;
             revoked_at: string | null;
             last_used_at: string | null;
+            scopes: string[];
+            client_ids: string[];
+            expires_at: string | null;
         };
         Flow: {
             id: string;
@@ -1417,6 +1426,8 @@ export type components = {
             limit?: string;
             /** @description That limit (`clients`: the most clients of the plan). */
             quota?: number;
+            /** @description The scope a `403 insufficient_scope` route needs (docs/business.md). */
+            scope?: string;
         };
         Error401: {
             /** @description For people: what went wrong. */
@@ -1425,7 +1436,7 @@ export type components = {
              * @description Stable machine code.
              * @enum {string}
              */
-            code: "invalid_api_key" | "invalid_session" | "invalid_signature" | "unauthenticated" | "unauthorized";
+            code: "api_key_expired" | "invalid_api_key" | "invalid_session" | "invalid_signature" | "unauthenticated" | "unauthorized";
             /** @description The same request may succeed later (after `Retry-After` when given). */
             retryable?: boolean;
             provider_error?: components["schemas"]["ProviderError"];
@@ -1452,6 +1463,8 @@ export type components = {
             limit?: string;
             /** @description That limit (`clients`: the most clients of the plan). */
             quota?: number;
+            /** @description The scope a `403 insufficient_scope` route needs (docs/business.md). */
+            scope?: string;
         };
         Error403: {
             /** @description For people: what went wrong. */
@@ -1460,7 +1473,7 @@ export type components = {
              * @description Stable machine code.
              * @enum {string}
              */
-            code: "csrf_token_invalid" | "signup_page_session_required" | "tenant_suspended" | "webhook_verification_failed";
+            code: "csrf_token_invalid" | "insufficient_scope" | "signup_page_session_required" | "tenant_suspended" | "webhook_verification_failed";
             /** @description The same request may succeed later (after `Retry-After` when given). */
             retryable?: boolean;
             provider_error?: components["schemas"]["ProviderError"];
@@ -1487,6 +1500,8 @@ export type components = {
             limit?: string;
             /** @description That limit (`clients`: the most clients of the plan). */
             quota?: number;
+            /** @description The scope a `403 insufficient_scope` route needs (docs/business.md). */
+            scope?: string;
         };
         Error404: {
             /** @description For people: what went wrong. */
@@ -1522,6 +1537,8 @@ export type components = {
             limit?: string;
             /** @description That limit (`clients`: the most clients of the plan). */
             quota?: number;
+            /** @description The scope a `403 insufficient_scope` route needs (docs/business.md). */
+            scope?: string;
         };
         Error405: {
             /** @description For people: what went wrong. */
@@ -1557,6 +1574,8 @@ export type components = {
             limit?: string;
             /** @description That limit (`clients`: the most clients of the plan). */
             quota?: number;
+            /** @description The scope a `403 insufficient_scope` route needs (docs/business.md). */
+            scope?: string;
         };
         Error408: {
             /** @description For people: what went wrong. */
@@ -1592,6 +1611,8 @@ export type components = {
             limit?: string;
             /** @description That limit (`clients`: the most clients of the plan). */
             quota?: number;
+            /** @description The scope a `403 insufficient_scope` route needs (docs/business.md). */
+            scope?: string;
         };
         Error409: {
             /** @description For people: what went wrong. */
@@ -1627,6 +1648,8 @@ export type components = {
             limit?: string;
             /** @description That limit (`clients`: the most clients of the plan). */
             quota?: number;
+            /** @description The scope a `403 insufficient_scope` route needs (docs/business.md). */
+            scope?: string;
         };
         Error413: {
             /** @description For people: what went wrong. */
@@ -1662,6 +1685,8 @@ export type components = {
             limit?: string;
             /** @description That limit (`clients`: the most clients of the plan). */
             quota?: number;
+            /** @description The scope a `403 insufficient_scope` route needs (docs/business.md). */
+            scope?: string;
         };
         Error415: {
             /** @description For people: what went wrong. */
@@ -1697,6 +1722,8 @@ export type components = {
             limit?: string;
             /** @description That limit (`clients`: the most clients of the plan). */
             quota?: number;
+            /** @description The scope a `403 insufficient_scope` route needs (docs/business.md). */
+            scope?: string;
         };
         /** @description A request the gateway refused before acting (spec form: every problem at once in `detail`, the first 100 of them, `more_issues` counting the others), or a provider refusal of an input (then with `code`, `retryable` and `provider_error`). */
         ValidationError: {
@@ -1731,6 +1758,8 @@ export type components = {
             limit?: string;
             /** @description That limit (`clients`: the most clients of the plan). */
             quota?: number;
+            /** @description The scope a `403 insufficient_scope` route needs (docs/business.md). */
+            scope?: string;
         };
         Error429: {
             /** @description For people: what went wrong. */
@@ -1766,6 +1795,8 @@ export type components = {
             limit?: string;
             /** @description That limit (`clients`: the most clients of the plan). */
             quota?: number;
+            /** @description The scope a `403 insufficient_scope` route needs (docs/business.md). */
+            scope?: string;
         };
         Error431: {
             /** @description For people: what went wrong. */
@@ -1801,6 +1832,8 @@ export type components = {
             limit?: string;
             /** @description That limit (`clients`: the most clients of the plan). */
             quota?: number;
+            /** @description The scope a `403 insufficient_scope` route needs (docs/business.md). */
+            scope?: string;
         };
         Error500: {
             /** @description For people: what went wrong. */
@@ -1836,6 +1869,8 @@ export type components = {
             limit?: string;
             /** @description That limit (`clients`: the most clients of the plan). */
             quota?: number;
+            /** @description The scope a `403 insufficient_scope` route needs (docs/business.md). */
+            scope?: string;
         };
         Error502: {
             /** @description For people: what went wrong. */
@@ -1871,6 +1906,8 @@ export type components = {
             limit?: string;
             /** @description That limit (`clients`: the most clients of the plan). */
             quota?: number;
+            /** @description The scope a `403 insufficient_scope` route needs (docs/business.md). */
+            scope?: string;
         };
         Error503: {
             /** @description For people: what went wrong. */
@@ -1906,6 +1943,8 @@ export type components = {
             limit?: string;
             /** @description That limit (`clients`: the most clients of the plan). */
             quota?: number;
+            /** @description The scope a `403 insufficient_scope` route needs (docs/business.md). */
+            scope?: string;
         };
         Error504: {
             /** @description For people: what went wrong. */
@@ -1941,6 +1980,8 @@ export type components = {
             limit?: string;
             /** @description That limit (`clients`: the most clients of the plan). */
             quota?: number;
+            /** @description The scope a `403 insufficient_scope` route needs (docs/business.md). */
+            scope?: string;
         };
         /**
          * ChatEvent
@@ -5817,7 +5858,21 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description What the key may do (docs/business.md lists what each route needs); absent: everything. */
+                    scopes?: ("read_only" | "messages:read" | "messages:send" | "templates:write" | "flows:write" | "clients:write" | "webhooks:write" | "campaigns:write" | "keys:write")[];
+                    /** @description The only clients the key may reach; absent: every client. */
+                    client_ids?: string[];
+                    /**
+                     * Format: date-time
+                     * @description After this the key is refused (401 `api_key_expired`); in the future.
+                     */
+                    expires_at?: string;
+                };
+            };
+        };
         responses: {
             /** @description The new key. */
             201: {

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file business/v1/business.proto.
  */
 export const file_business_v1_business: GenFile = /*@__PURE__*/
-  fileDesc("ChpidXNpbmVzcy92MS9idXNpbmVzcy5wcm90bxILYnVzaW5lc3MudjEiLwoMQWRtaXRSZXF1ZXN0EhEKCXRlbmFudF9pZBgBIAEoCRIMCgRzZW5kGAIgASgIInQKBUxpbWl0EgwKBG5hbWUYASABKAkSDQoFcXVvdGEYAiABKAMSFgoOd2luZG93X3NlY29uZHMYAyABKAMSEQoJcmVtYWluaW5nGAQgASgDEhUKDXJlc2V0X3NlY29uZHMYBSABKAMSDAoEdXNlZBgGIAEoAyJVCg1BZG1pdFJlc3BvbnNlEgwKBHBsYW4YASABKAkSIgoGbGltaXRzGAIgAygLMhIuYnVzaW5lc3MudjEuTGltaXQSEgoKcmVmdXNlZF9ieRgDIAEoCSIpChRHZXRRdW90YVVzYWdlUmVxdWVzdBIRCgl0ZW5hbnRfaWQYASABKAkiSQoVR2V0UXVvdGFVc2FnZVJlc3BvbnNlEgwKBHBsYW4YASABKAkSIgoGbGltaXRzGAIgAygLMhIuYnVzaW5lc3MudjEuTGltaXQyrgEKD0J1c2luZXNzU2VydmljZRI+CgVBZG1pdBIZLmJ1c2luZXNzLnYxLkFkbWl0UmVxdWVzdBoaLmJ1c2luZXNzLnYxLkFkbWl0UmVzcG9uc2USWwoNR2V0UXVvdGFVc2FnZRIhLmJ1c2luZXNzLnYxLkdldFF1b3RhVXNhZ2VSZXF1ZXN0GiIuYnVzaW5lc3MudjEuR2V0UXVvdGFVc2FnZVJlc3BvbnNlIgOQAgFiBnByb3RvMw");
+  fileDesc("ChpidXNpbmVzcy92MS9idXNpbmVzcy5wcm90bxILYnVzaW5lc3MudjEiRwoMQWRtaXRSZXF1ZXN0EhEKCXRlbmFudF9pZBgBIAEoCRIMCgRzZW5kGAIgASgIEhYKDmFwaV9rZXlfcHJlZml4GAMgASgJInQKBUxpbWl0EgwKBG5hbWUYASABKAkSDQoFcXVvdGEYAiABKAMSFgoOd2luZG93X3NlY29uZHMYAyABKAMSEQoJcmVtYWluaW5nGAQgASgDEhUKDXJlc2V0X3NlY29uZHMYBSABKAMSDAoEdXNlZBgGIAEoAyJ5Cg1BZG1pdFJlc3BvbnNlEgwKBHBsYW4YASABKAkSIgoGbGltaXRzGAIgAygLMhIuYnVzaW5lc3MudjEuTGltaXQSEgoKcmVmdXNlZF9ieRgDIAEoCRIOCgZzY29wZXMYBCADKAkSEgoKY2xpZW50X2lkcxgFIAMoCSIpChRHZXRRdW90YVVzYWdlUmVxdWVzdBIRCgl0ZW5hbnRfaWQYASABKAkiSQoVR2V0UXVvdGFVc2FnZVJlc3BvbnNlEgwKBHBsYW4YASABKAkSIgoGbGltaXRzGAIgAygLMhIuYnVzaW5lc3MudjEuTGltaXQyrgEKD0J1c2luZXNzU2VydmljZRI+CgVBZG1pdBIZLmJ1c2luZXNzLnYxLkFkbWl0UmVxdWVzdBoaLmJ1c2luZXNzLnYxLkFkbWl0UmVzcG9uc2USWwoNR2V0UXVvdGFVc2FnZRIhLmJ1c2luZXNzLnYxLkdldFF1b3RhVXNhZ2VSZXF1ZXN0GiIuYnVzaW5lc3MudjEuR2V0UXVvdGFVc2FnZVJlc3BvbnNlIgOQAgFiBnByb3RvMw");
 
 /**
  * @generated from message business.v1.AdmitRequest
@@ -27,6 +27,14 @@ export type AdmitRequest = Message<"business.v1.AdmitRequest"> & {
    * @generated from field: bool send = 2;
    */
   send: boolean;
+
+  /**
+   * The API key behind the request (bearer, or the key its dashboard session was opened with): its scopes and
+   * client restriction are answered, and an expired or revoked key is UNAUTHENTICATED at once.
+   *
+   * @generated from field: string api_key_prefix = 3;
+   */
+  apiKeyPrefix: string;
 };
 
 /**
@@ -112,6 +120,18 @@ export type AdmitResponse = Message<"business.v1.AdmitResponse"> & {
    * @generated from field: string refused_by = 3;
    */
   refusedBy: string;
+
+  /**
+   * The key's scopes (empty: full access) and the clients it is limited to (empty: every client).
+   *
+   * @generated from field: repeated string scopes = 4;
+   */
+  scopes: string[];
+
+  /**
+   * @generated from field: repeated string client_ids = 5;
+   */
+  clientIds: string[];
 };
 
 /**
