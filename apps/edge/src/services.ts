@@ -13,6 +13,8 @@ export interface Services {
   templates: ServiceClient<typeof templates.TemplatesService>;
   /** Plans, quotas, tenant lifecycle and the audit log: served by the tenant-directory process. */
   business: ServiceClient<typeof business.BusinessService>;
+  /** Every service storing a tenant's data, by name: each erases a deleted tenant's rows (the directory last). */
+  tenantData: Record<string, ServiceClient<typeof business.TenantDataService>>;
 }
 
 export function connectServices(config: EdgeConfig): Services {
@@ -30,9 +32,21 @@ export function connectServices(config: EdgeConfig): Services {
     // a sync pages through the provider's list (each page PROVIDER_TIMEOUT_MS)
     templates: createServiceClient(templates.TemplatesService, config.messagingAddr, { defaultDeadlineMs: 60_000 }),
     business: createServiceClient(business.BusinessService, config.tenantDirectoryAddr, { defaultDeadlineMs: 10_000 }),
+    tenantData: Object.fromEntries(
+      (
+        [
+          ['messaging', config.messagingAddr],
+          ['flows', config.flowsAddr],
+          ['signup', config.signupAddr],
+          ['dispatcher', config.dispatcherAddr],
+          ['tenant-directory', config.tenantDirectoryAddr],
+        ] as const
+      ).map(([name, addr]) => [name, createServiceClient(business.TenantDataService, addr, { defaultDeadlineMs: 60_000 })]),
+    ),
   };
 }
 
 export function closeServices(s: Services): void {
-  for (const c of Object.values(s)) (c as { close(): void }).close();
+  const { tenantData, ...rest } = s;
+  for (const c of [...Object.values(rest), ...Object.values(tenantData)]) (c as { close(): void }).close();
 }

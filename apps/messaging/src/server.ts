@@ -2,10 +2,10 @@ import { connectBus, STREAMS } from '@gateway/bus';
 import { messaging as m, tenantDirectory as td } from '@gateway/contracts';
 import { followDirectoryChanges } from '@gateway/directory-changes';
 import type { Logger } from '@gateway/logger';
-import { createServiceClient, defineService, startGrpcServer } from '@gateway/rpc';
+import { createServiceClient, defineService, startGrpcServer, defineTenantDataService } from '@gateway/rpc';
 import { Metrics, startMetricsServer, type RunningProcess } from '@gateway/runtime';
 import { connectProvider } from '@gateway/provider-client';
-import { openDb } from '@gateway/store';
+import { openDb, eraseRowsMentioning } from '@gateway/store';
 import { ClientCredentialsCache } from './client-cache';
 import type { MessagingConfig } from './config';
 import { IdempotentRunner } from './idempotency';
@@ -82,7 +82,7 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
     host: config.grpcHost,
     port: config.grpcPort,
     logger,
-    services: [service, defineTemplatesService(templates)],
+    services: [service, defineTemplatesService(templates), defineTenantDataService((ids) => eraseRowsMentioning(db, ids))],
     observer: metrics.grpcObserver,
   });
   const metricsServer = await startMetricsServer(metrics, config.metricsPort);

@@ -2,9 +2,9 @@ import { signup as s, tenantDirectory as td } from '@gateway/contracts';
 import { resolveSecretsKey, SecretBox } from '@gateway/crypto';
 import type { Logger } from '@gateway/logger';
 import { connectProvider } from '@gateway/provider-client';
-import { createServiceClient, defineService, startGrpcServer } from '@gateway/rpc';
+import { createServiceClient, defineService, startGrpcServer, defineTenantDataService } from '@gateway/rpc';
 import { Metrics, startMetricsServer, type RunningProcess } from '@gateway/runtime';
-import { openDb } from '@gateway/store';
+import { openDb, eraseRowsMentioning } from '@gateway/store';
 import type { SignupConfig } from './config';
 import { PinVault } from './pins';
 import { Signup } from './signup';
@@ -58,7 +58,13 @@ export async function startSignup(config: SignupConfig, logger: Logger): Promise
   }, 60 * 60_000);
   purge.unref();
 
-  const grpc = await startGrpcServer({ host: config.grpcHost, port: config.grpcPort, logger, services: [service], observer: metrics.grpcObserver });
+  const grpc = await startGrpcServer({
+    host: config.grpcHost,
+    port: config.grpcPort,
+    logger,
+    services: [service, defineTenantDataService((ids) => eraseRowsMentioning(db, ids))],
+    observer: metrics.grpcObserver,
+  });
   const metricsServer = await startMetricsServer(metrics, config.metricsPort);
   logger.info({ grpcPort: grpc.port, metricsPort: metricsServer.port, storage: db.kind }, 'signup ready');
 

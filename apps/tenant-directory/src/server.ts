@@ -3,9 +3,9 @@ import { tenantDirectory as td } from '@gateway/contracts';
 import { resolveSecretsKey, SecretBox } from '@gateway/crypto';
 import type { Logger } from '@gateway/logger';
 import { startOutboxRelay } from '@gateway/outbox';
-import { defineService, startGrpcServer } from '@gateway/rpc';
+import { defineService, defineTenantDataService, startGrpcServer } from '@gateway/rpc';
 import { Metrics, startMetricsServer, type RunningProcess } from '@gateway/runtime';
-import { openDb } from '@gateway/store';
+import { eraseRowsMentioning, openDb } from '@gateway/store';
 import { Clients } from './clients';
 import type { TenantDirectoryConfig } from './config';
 import { migrations } from './store/migrations';
@@ -15,6 +15,7 @@ import { SqlSessionRepository } from './store/sessions';
 import { Tenants } from './tenants';
 import { Quotas } from './business/quotas';
 import { defineBusinessService } from './business/service';
+import { TenantAdmin } from './business/tenant-admin';
 
 export interface RunningTenantDirectory extends RunningProcess {
   grpcPort: number;
@@ -75,12 +76,16 @@ export async function startTenantDirectory(config: TenantDirectoryConfig, logger
     getClientCredentials: async (r) => clients.credentials(r.tenantId, r.clientId),
     findClientsByPhoneNumberId: async (r) => ({ clients: await clients.byPhoneNumberId(r.phoneNumberId) }),
     findClientsByBusinessAccountId: async (r) => ({ clients: await clients.byBusinessAccountId(r.businessAccountId) }),
-    getDeliveryTarget: async (r) =>
-      clients.deliveryTarget(r.clientId, async (tenantId) => {
+    getDeliveryTarget: async (r) => {
+      let tenantSuspended = false;
+      const target = await clients.deliveryTarget(r.clientId, async (tenantId) => {
         const t = await tenants.row(tenantId);
+        tenantSuspended = Boolean(t.suspended_at);
         const secrets = tenants.signingSecrets(t);
         return { url: t.webhook_url, secret: secrets.current, previous: secrets.previous };
-      }),
+      });
+      return { ...target, tenantSuspended };
+    },
     disableClientWebhook: async (r) => ({
       disabled: await clients.disableWebhook(r.clientId, r.url, r.reason, async (tenantId) => (await tenants.row(tenantId)).webhook_url),
     }),
@@ -93,7 +98,15 @@ export async function startTenantDirectory(config: TenantDirectoryConfig, logger
     host: config.grpcHost,
     port: config.grpcPort,
     logger,
-    services: [service, defineBusinessService(quotas)],
+    services: [
+      service,
+      defineBusinessService(quotas, new TenantAdmin(db, tenants, config.plans, published)),
+      // the directory's own rows of a deleted tenant: its clients' too (the edge erases the directory last)
+      defineTenantDataService(
+        (ids) => eraseRowsMentioning(db, ids),
+        async (tenantId) => (await db.query<{ id: string }>('SELECT id FROM clients WHERE tenant_id = $1', [tenantId])).map((c) => c.id),
+      ),
+    ],
     observer: metrics.grpcObserver,
   });
   const metricsServer = await startMetricsServer(metrics, config.metricsPort);

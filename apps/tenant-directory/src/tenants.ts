@@ -161,6 +161,7 @@ export class Tenants {
       billingCustomerId: row.billing_customer_id ?? undefined,
       billingSubscriptionId: row.billing_subscription_id ?? undefined,
       createdAt: row.created_at.toISOString(),
+      suspendedAt: row.suspended_at?.toISOString(),
     };
   }
 }

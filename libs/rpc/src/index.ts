@@ -5,3 +5,4 @@ export { createServiceClient } from './client';
 export type { ServiceClient, CallOptions, ClientOptions } from './client';
 export { HealthReporter } from './health';
 export { appErrorToGrpc, grpcToAppError } from './status';
+export { defineTenantDataService } from './tenant-data';

@@ -101,7 +101,10 @@ export class Quotas {
     apiKeyPrefix: string,
   ): Promise<{ plan: string; limits: LimitInit[]; refusedBy: string; scopes: string[]; clientIds: string[] }> {
     const at = this.now();
-    const t = await this.tenant(this.db, tenantId);
+    // a deleted tenant's key (still in an edge's cache for a moment) is refused as any unknown key
+    const t = await this.tenant(this.db, tenantId).catch((e: AppError) => {
+      throw e.kind === 'not_found' ? new AppError('unauthenticated', 'invalid_api_key', 'Invalid API key') : e;
+    });
     if (t.suspended_at) throw tenantSuspended();
     const key = apiKeyPrefix ? await this.key(tenantId, apiKeyPrefix) : { scopes: [], clientIds: [] };
     const plan = limitsOf(this.plans, t.plan);

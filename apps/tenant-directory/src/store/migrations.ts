@@ -98,6 +98,8 @@ export const migrations: Migration[] = [
       );
       CREATE INDEX usage_counters_window ON usage_counters (window_start);
       ALTER TABLE tenants ADD COLUMN suspended_at timestamptz;
+      -- when the last suspension began: its held events are replayed on resume
+      ALTER TABLE tenants ADD COLUMN last_suspended_at timestamptz;
     `,
   },
   {

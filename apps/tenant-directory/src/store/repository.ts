@@ -13,6 +13,8 @@ export interface TenantRow {
   previous_secret_expires_at: Date | null;
   created_at: Date;
   active_wabas: number;
+  /** Set while suspended (business/tenant-admin.ts). */
+  suspended_at?: Date | null;
 }
 
 export interface ClientRow {
@@ -89,7 +91,7 @@ export interface DirectoryRepository {
   findClientsByBusinessAccountId(businessAccountId: string): Promise<ClientRow[]>;
 }
 
-const TENANT_COLUMNS = `t.*, (SELECT count(DISTINCT c.business_account_id)::int FROM clients c
+export const TENANT_COLUMNS = `t.*, (SELECT count(DISTINCT c.business_account_id)::int FROM clients c
   WHERE c.tenant_id = t.id AND c.is_active AND c.business_account_id IS NOT NULL) AS active_wabas`;
 
 const KEY_COLUMNS = 'prefix, tenant_id, created_at, revoked_at, last_used_at, scopes, client_ids, expires_at';

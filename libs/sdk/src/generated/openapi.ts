@@ -231,6 +231,89 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/admin/tenants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Tenants, newest first, searchable by name or email */
+        get: operations["adminListTenants"];
+        put?: never;
+        /** Create a tenant and its first API key */
+        post: operations["createTenant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/tenants/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A tenant */
+        get: operations["adminGetTenant"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a tenant and everything of it
+         * @description The tenant is suspended first (nothing new arrives), then every service erases each row of its tables that mentions the tenant or one of its clients (encrypted tokens and secrets included); the tenant directory last, so a failed delete can be repeated. Cannot be undone.
+         */
+        delete: operations["adminDeleteTenant"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a tenant's name, email, plan or billing ids
+         * @description A `plan` outside the catalogue (`PLANS`) is a 422 naming `plan`; the new limits apply from the next request.
+         */
+        patch: operations["adminUpdateTenant"];
+        trace?: never;
+    };
+    "/admin/tenants/{id}/suspend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Suspend a tenant
+         * @description From the next request its keys and dashboard sessions get `403 tenant_suspended`; its events are held (recorded, not sent) until it is resumed.
+         */
+        post: operations["adminSuspendTenant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/tenants/{id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a suspended tenant
+         * @description Its keys and sessions work again and the events held meanwhile are delivered. Repeating it delivers the last suspension's held events again (receivers dedupe on the event id).
+         */
+        post: operations["adminResumeTenant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/dead-letters": {
         parameters: {
             query?: never;
@@ -262,40 +345,6 @@ export type paths = {
         put?: never;
         /** Put dead letters back on their original subjects */
         post: operations["replayDeadLetters"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/tenants": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Create a tenant and its first API key */
-        post: operations["createTenant"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/tenants/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** A tenant */
-        get: operations["adminGetTenant"];
-        put?: never;
-        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1210,6 +1259,7 @@ export type components = {
             billing_subscription_id: string | null;
             /** @description ISO 8601. */
             created_at: string;
+            suspended_at: string | null;
         };
         Client: {
             id: string;
@@ -2986,10 +3036,11 @@ export interface operations {
             500: components["responses"]["Error500"];
         };
     };
-    listDeadLetters: {
+    adminListTenants: {
         parameters: {
             query?: {
-                stream?: "PROVIDER_INBOUND" | "EVENTS" | "WEBHOOK_RETRIES" | "DIRECTORY_CHANGES";
+                /** @description Part of the name or email (case-insensitive). */
+                query?: string;
                 /** @description Page size. */
                 limit?: number;
                 /** @description `next_cursor` of the previous page (sealed: only for the same list and tenant). */
@@ -3004,64 +3055,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of dead letters. */
+            /** @description A page of tenants. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["NoStore"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["DeadLetter"][];
+                        data: components["schemas"]["Tenant"][];
                         /** @description Pass as `cursor` to get the next page; null on the last page. */
                         next_cursor: string | null;
                     };
                 };
             };
             401: components["responses"]["Error401"];
-            422: components["responses"]["Error422"];
-            500: components["responses"]["Error500"];
-            503: components["responses"]["Error503"];
-            504: components["responses"]["Error504"];
-        };
-    };
-    replayDeadLetters: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Your id for this request (echoed; else one is made). */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @enum {string} */
-                    stream?: "PROVIDER_INBOUND" | "EVENTS" | "WEBHOOK_RETRIES" | "DIRECTORY_CHANGES";
-                    seqs?: number[];
-                } | unknown | unknown;
-            };
-        };
-        responses: {
-            /** @description What was replayed. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        replayed: number;
-                        failed: number;
-                    };
-                };
-            };
-            401: components["responses"]["Error401"];
-            408: components["responses"]["Error408"];
-            413: components["responses"]["Error413"];
-            415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -3145,6 +3154,237 @@ export interface operations {
             };
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
+            422: components["responses"]["Error422"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    adminDeleteTenant: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (echoed; else one is made). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            422: components["responses"]["Error422"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    adminUpdateTenant: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (echoed; else one is made). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    /** Format: email */
+                    email?: string;
+                    plan?: string;
+                    billing_customer_id?: string;
+                    billing_subscription_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The tenant. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Tenant"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    adminSuspendTenant: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (echoed; else one is made). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tenant (`suspended_at` set). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Tenant"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    adminResumeTenant: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (echoed; else one is made). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tenant. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Tenant"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    listDeadLetters: {
+        parameters: {
+            query?: {
+                stream?: "PROVIDER_INBOUND" | "EVENTS" | "WEBHOOK_RETRIES" | "DIRECTORY_CHANGES";
+                /** @description Page size. */
+                limit?: number;
+                /** @description `next_cursor` of the previous page (sealed: only for the same list and tenant). */
+                cursor?: string;
+            };
+            header?: {
+                /** @description Your id for this request (echoed; else one is made). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of dead letters. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DeadLetter"][];
+                        /** @description Pass as `cursor` to get the next page; null on the last page. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            422: components["responses"]["Error422"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    replayDeadLetters: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (echoed; else one is made). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    stream?: "PROVIDER_INBOUND" | "EVENTS" | "WEBHOOK_RETRIES" | "DIRECTORY_CHANGES";
+                    seqs?: number[];
+                } | unknown | unknown;
+            };
+        };
+        responses: {
+            /** @description What was replayed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        replayed: number;
+                        failed: number;
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];

@@ -4,13 +4,239 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Tenant } from "../../tenant_directory/v1/tenant_directory_pb";
+import { file_tenant_directory_v1_tenant_directory } from "../../tenant_directory/v1/tenant_directory_pb";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file business/v1/business.proto.
  */
 export const file_business_v1_business: GenFile = /*@__PURE__*/
-  fileDesc("ChpidXNpbmVzcy92MS9idXNpbmVzcy5wcm90bxILYnVzaW5lc3MudjEiRwoMQWRtaXRSZXF1ZXN0EhEKCXRlbmFudF9pZBgBIAEoCRIMCgRzZW5kGAIgASgIEhYKDmFwaV9rZXlfcHJlZml4GAMgASgJInQKBUxpbWl0EgwKBG5hbWUYASABKAkSDQoFcXVvdGEYAiABKAMSFgoOd2luZG93X3NlY29uZHMYAyABKAMSEQoJcmVtYWluaW5nGAQgASgDEhUKDXJlc2V0X3NlY29uZHMYBSABKAMSDAoEdXNlZBgGIAEoAyJ5Cg1BZG1pdFJlc3BvbnNlEgwKBHBsYW4YASABKAkSIgoGbGltaXRzGAIgAygLMhIuYnVzaW5lc3MudjEuTGltaXQSEgoKcmVmdXNlZF9ieRgDIAEoCRIOCgZzY29wZXMYBCADKAkSEgoKY2xpZW50X2lkcxgFIAMoCSIpChRHZXRRdW90YVVzYWdlUmVxdWVzdBIRCgl0ZW5hbnRfaWQYASABKAkiSQoVR2V0UXVvdGFVc2FnZVJlc3BvbnNlEgwKBHBsYW4YASABKAkSIgoGbGltaXRzGAIgAygLMhIuYnVzaW5lc3MudjEuTGltaXQyrgEKD0J1c2luZXNzU2VydmljZRI+CgVBZG1pdBIZLmJ1c2luZXNzLnYxLkFkbWl0UmVxdWVzdBoaLmJ1c2luZXNzLnYxLkFkbWl0UmVzcG9uc2USWwoNR2V0UXVvdGFVc2FnZRIhLmJ1c2luZXNzLnYxLkdldFF1b3RhVXNhZ2VSZXF1ZXN0GiIuYnVzaW5lc3MudjEuR2V0UXVvdGFVc2FnZVJlc3BvbnNlIgOQAgFiBnByb3RvMw");
+  fileDesc("ChpidXNpbmVzcy92MS9idXNpbmVzcy5wcm90bxILYnVzaW5lc3MudjEiYQoSTGlzdFRlbmFudHNSZXF1ZXN0EhIKBXF1ZXJ5GAEgASgJSACIAQESDQoFbGltaXQYAiABKAUSEwoGY3Vyc29yGAMgASgJSAGIAQFCCAoGX3F1ZXJ5QgkKB19jdXJzb3IibQoTTGlzdFRlbmFudHNSZXNwb25zZRIsCgd0ZW5hbnRzGAEgAygLMhsudGVuYW50X2RpcmVjdG9yeS52MS5UZW5hbnQSGAoLbmV4dF9jdXJzb3IYAiABKAlIAIgBAUIOCgxfbmV4dF9jdXJzb3Ii+gEKE1VwZGF0ZVRlbmFudFJlcXVlc3QSEQoJdGVuYW50X2lkGAEgASgJEhEKBG5hbWUYAiABKAlIAIgBARISCgVlbWFpbBgDIAEoCUgBiAEBEhEKBHBsYW4YBCABKAlIAogBARIgChNiaWxsaW5nX2N1c3RvbWVyX2lkGAUgASgJSAOIAQESJAoXYmlsbGluZ19zdWJzY3JpcHRpb25faWQYBiABKAlIBIgBAUIHCgVfbmFtZUIICgZfZW1haWxCBwoFX3BsYW5CFgoUX2JpbGxpbmdfY3VzdG9tZXJfaWRCGgoYX2JpbGxpbmdfc3Vic2NyaXB0aW9uX2lkIkMKFFVwZGF0ZVRlbmFudFJlc3BvbnNlEisKBnRlbmFudBgBIAEoCzIbLnRlbmFudF9kaXJlY3RvcnkudjEuVGVuYW50IikKFFN1c3BlbmRUZW5hbnRSZXF1ZXN0EhEKCXRlbmFudF9pZBgBIAEoCSJEChVTdXNwZW5kVGVuYW50UmVzcG9uc2USKwoGdGVuYW50GAEgASgLMhsudGVuYW50X2RpcmVjdG9yeS52MS5UZW5hbnQiKAoTUmVzdW1lVGVuYW50UmVxdWVzdBIRCgl0ZW5hbnRfaWQYASABKAkidQoUUmVzdW1lVGVuYW50UmVzcG9uc2USKwoGdGVuYW50GAEgASgLMhsudGVuYW50X2RpcmVjdG9yeS52MS5UZW5hbnQSHAoPc3VzcGVuZGVkX3NpbmNlGAIgASgJSACIAQFCEgoQX3N1c3BlbmRlZF9zaW5jZSI7ChJFcmFzZVRlbmFudFJlcXVlc3QSEQoJdGVuYW50X2lkGAEgASgJEhIKCmNsaWVudF9pZHMYAiADKAkiIwoTRXJhc2VUZW5hbnRSZXNwb25zZRIMCgRyb3dzGAEgASgDIkcKDEFkbWl0UmVxdWVzdBIRCgl0ZW5hbnRfaWQYASABKAkSDAoEc2VuZBgCIAEoCBIWCg5hcGlfa2V5X3ByZWZpeBgDIAEoCSJ0CgVMaW1pdBIMCgRuYW1lGAEgASgJEg0KBXF1b3RhGAIgASgDEhYKDndpbmRvd19zZWNvbmRzGAMgASgDEhEKCXJlbWFpbmluZxgEIAEoAxIVCg1yZXNldF9zZWNvbmRzGAUgASgDEgwKBHVzZWQYBiABKAMieQoNQWRtaXRSZXNwb25zZRIMCgRwbGFuGAEgASgJEiIKBmxpbWl0cxgCIAMoCzISLmJ1c2luZXNzLnYxLkxpbWl0EhIKCnJlZnVzZWRfYnkYAyABKAkSDgoGc2NvcGVzGAQgAygJEhIKCmNsaWVudF9pZHMYBSADKAkiKQoUR2V0UXVvdGFVc2FnZVJlcXVlc3QSEQoJdGVuYW50X2lkGAEgASgJIkkKFUdldFF1b3RhVXNhZ2VSZXNwb25zZRIMCgRwbGFuGAEgASgJEiIKBmxpbWl0cxgCIAMoCzISLmJ1c2luZXNzLnYxLkxpbWl0MocECg9CdXNpbmVzc1NlcnZpY2USPgoFQWRtaXQSGS5idXNpbmVzcy52MS5BZG1pdFJlcXVlc3QaGi5idXNpbmVzcy52MS5BZG1pdFJlc3BvbnNlElsKDUdldFF1b3RhVXNhZ2USIS5idXNpbmVzcy52MS5HZXRRdW90YVVzYWdlUmVxdWVzdBoiLmJ1c2luZXNzLnYxLkdldFF1b3RhVXNhZ2VSZXNwb25zZSIDkAIBElUKC0xpc3RUZW5hbnRzEh8uYnVzaW5lc3MudjEuTGlzdFRlbmFudHNSZXF1ZXN0GiAuYnVzaW5lc3MudjEuTGlzdFRlbmFudHNSZXNwb25zZSIDkAIBElMKDFVwZGF0ZVRlbmFudBIgLmJ1c2luZXNzLnYxLlVwZGF0ZVRlbmFudFJlcXVlc3QaIS5idXNpbmVzcy52MS5VcGRhdGVUZW5hbnRSZXNwb25zZRJWCg1TdXNwZW5kVGVuYW50EiEuYnVzaW5lc3MudjEuU3VzcGVuZFRlbmFudFJlcXVlc3QaIi5idXNpbmVzcy52MS5TdXNwZW5kVGVuYW50UmVzcG9uc2USUwoMUmVzdW1lVGVuYW50EiAuYnVzaW5lc3MudjEuUmVzdW1lVGVuYW50UmVxdWVzdBohLmJ1c2luZXNzLnYxLlJlc3VtZVRlbmFudFJlc3BvbnNlMmoKEVRlbmFudERhdGFTZXJ2aWNlElUKC0VyYXNlVGVuYW50Eh8uYnVzaW5lc3MudjEuRXJhc2VUZW5hbnRSZXF1ZXN0GiAuYnVzaW5lc3MudjEuRXJhc2VUZW5hbnRSZXNwb25zZSIDkAICYgZwcm90bzM", [file_tenant_directory_v1_tenant_directory]);
+
+/**
+ * @generated from message business.v1.ListTenantsRequest
+ */
+export type ListTenantsRequest = Message<"business.v1.ListTenantsRequest"> & {
+  /**
+   * Matches name or email (case-insensitive substring).
+   *
+   * @generated from field: optional string query = 1;
+   */
+  query?: string | undefined;
+
+  /**
+   * @generated from field: int32 limit = 2;
+   */
+  limit: number;
+
+  /**
+   * @generated from field: optional string cursor = 3;
+   */
+  cursor?: string | undefined;
+};
+
+/**
+ * Describes the message business.v1.ListTenantsRequest.
+ * Use `create(ListTenantsRequestSchema)` to create a new message.
+ */
+export const ListTenantsRequestSchema: GenMessage<ListTenantsRequest> = /*@__PURE__*/
+  messageDesc(file_business_v1_business, 0);
+
+/**
+ * @generated from message business.v1.ListTenantsResponse
+ */
+export type ListTenantsResponse = Message<"business.v1.ListTenantsResponse"> & {
+  /**
+   * @generated from field: repeated tenant_directory.v1.Tenant tenants = 1;
+   */
+  tenants: Tenant[];
+
+  /**
+   * @generated from field: optional string next_cursor = 2;
+   */
+  nextCursor?: string | undefined;
+};
+
+/**
+ * Describes the message business.v1.ListTenantsResponse.
+ * Use `create(ListTenantsResponseSchema)` to create a new message.
+ */
+export const ListTenantsResponseSchema: GenMessage<ListTenantsResponse> = /*@__PURE__*/
+  messageDesc(file_business_v1_business, 1);
+
+/**
+ * @generated from message business.v1.UpdateTenantRequest
+ */
+export type UpdateTenantRequest = Message<"business.v1.UpdateTenantRequest"> & {
+  /**
+   * @generated from field: string tenant_id = 1;
+   */
+  tenantId: string;
+
+  /**
+   * @generated from field: optional string name = 2;
+   */
+  name?: string | undefined;
+
+  /**
+   * @generated from field: optional string email = 3;
+   */
+  email?: string | undefined;
+
+  /**
+   * @generated from field: optional string plan = 4;
+   */
+  plan?: string | undefined;
+
+  /**
+   * @generated from field: optional string billing_customer_id = 5;
+   */
+  billingCustomerId?: string | undefined;
+
+  /**
+   * @generated from field: optional string billing_subscription_id = 6;
+   */
+  billingSubscriptionId?: string | undefined;
+};
+
+/**
+ * Describes the message business.v1.UpdateTenantRequest.
+ * Use `create(UpdateTenantRequestSchema)` to create a new message.
+ */
+export const UpdateTenantRequestSchema: GenMessage<UpdateTenantRequest> = /*@__PURE__*/
+  messageDesc(file_business_v1_business, 2);
+
+/**
+ * @generated from message business.v1.UpdateTenantResponse
+ */
+export type UpdateTenantResponse = Message<"business.v1.UpdateTenantResponse"> & {
+  /**
+   * @generated from field: tenant_directory.v1.Tenant tenant = 1;
+   */
+  tenant?: Tenant | undefined;
+};
+
+/**
+ * Describes the message business.v1.UpdateTenantResponse.
+ * Use `create(UpdateTenantResponseSchema)` to create a new message.
+ */
+export const UpdateTenantResponseSchema: GenMessage<UpdateTenantResponse> = /*@__PURE__*/
+  messageDesc(file_business_v1_business, 3);
+
+/**
+ * @generated from message business.v1.SuspendTenantRequest
+ */
+export type SuspendTenantRequest = Message<"business.v1.SuspendTenantRequest"> & {
+  /**
+   * @generated from field: string tenant_id = 1;
+   */
+  tenantId: string;
+};
+
+/**
+ * Describes the message business.v1.SuspendTenantRequest.
+ * Use `create(SuspendTenantRequestSchema)` to create a new message.
+ */
+export const SuspendTenantRequestSchema: GenMessage<SuspendTenantRequest> = /*@__PURE__*/
+  messageDesc(file_business_v1_business, 4);
+
+/**
+ * @generated from message business.v1.SuspendTenantResponse
+ */
+export type SuspendTenantResponse = Message<"business.v1.SuspendTenantResponse"> & {
+  /**
+   * @generated from field: tenant_directory.v1.Tenant tenant = 1;
+   */
+  tenant?: Tenant | undefined;
+};
+
+/**
+ * Describes the message business.v1.SuspendTenantResponse.
+ * Use `create(SuspendTenantResponseSchema)` to create a new message.
+ */
+export const SuspendTenantResponseSchema: GenMessage<SuspendTenantResponse> = /*@__PURE__*/
+  messageDesc(file_business_v1_business, 5);
+
+/**
+ * @generated from message business.v1.ResumeTenantRequest
+ */
+export type ResumeTenantRequest = Message<"business.v1.ResumeTenantRequest"> & {
+  /**
+   * @generated from field: string tenant_id = 1;
+   */
+  tenantId: string;
+};
+
+/**
+ * Describes the message business.v1.ResumeTenantRequest.
+ * Use `create(ResumeTenantRequestSchema)` to create a new message.
+ */
+export const ResumeTenantRequestSchema: GenMessage<ResumeTenantRequest> = /*@__PURE__*/
+  messageDesc(file_business_v1_business, 6);
+
+/**
+ * @generated from message business.v1.ResumeTenantResponse
+ */
+export type ResumeTenantResponse = Message<"business.v1.ResumeTenantResponse"> & {
+  /**
+   * @generated from field: tenant_directory.v1.Tenant tenant = 1;
+   */
+  tenant?: Tenant | undefined;
+
+  /**
+   * When the suspension that ended began (empty when the tenant was not suspended).
+   *
+   * @generated from field: optional string suspended_since = 2;
+   */
+  suspendedSince?: string | undefined;
+};
+
+/**
+ * Describes the message business.v1.ResumeTenantResponse.
+ * Use `create(ResumeTenantResponseSchema)` to create a new message.
+ */
+export const ResumeTenantResponseSchema: GenMessage<ResumeTenantResponse> = /*@__PURE__*/
+  messageDesc(file_business_v1_business, 7);
+
+/**
+ * @generated from message business.v1.EraseTenantRequest
+ */
+export type EraseTenantRequest = Message<"business.v1.EraseTenantRequest"> & {
+  /**
+   * @generated from field: string tenant_id = 1;
+   */
+  tenantId: string;
+
+  /**
+   * @generated from field: repeated string client_ids = 2;
+   */
+  clientIds: string[];
+};
+
+/**
+ * Describes the message business.v1.EraseTenantRequest.
+ * Use `create(EraseTenantRequestSchema)` to create a new message.
+ */
+export const EraseTenantRequestSchema: GenMessage<EraseTenantRequest> = /*@__PURE__*/
+  messageDesc(file_business_v1_business, 8);
+
+/**
+ * @generated from message business.v1.EraseTenantResponse
+ */
+export type EraseTenantResponse = Message<"business.v1.EraseTenantResponse"> & {
+  /**
+   * @generated from field: int64 rows = 1;
+   */
+  rows: bigint;
+};
+
+/**
+ * Describes the message business.v1.EraseTenantResponse.
+ * Use `create(EraseTenantResponseSchema)` to create a new message.
+ */
+export const EraseTenantResponseSchema: GenMessage<EraseTenantResponse> = /*@__PURE__*/
+  messageDesc(file_business_v1_business, 9);
 
 /**
  * @generated from message business.v1.AdmitRequest
@@ -42,7 +268,7 @@ export type AdmitRequest = Message<"business.v1.AdmitRequest"> & {
  * Use `create(AdmitRequestSchema)` to create a new message.
  */
 export const AdmitRequestSchema: GenMessage<AdmitRequest> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 0);
+  messageDesc(file_business_v1_business, 10);
 
 /**
  * One limit of the plan, in the IETF RateLimit header fields' terms.
@@ -98,7 +324,7 @@ export type Limit = Message<"business.v1.Limit"> & {
  * Use `create(LimitSchema)` to create a new message.
  */
 export const LimitSchema: GenMessage<Limit> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 1);
+  messageDesc(file_business_v1_business, 11);
 
 /**
  * @generated from message business.v1.AdmitResponse
@@ -139,7 +365,7 @@ export type AdmitResponse = Message<"business.v1.AdmitResponse"> & {
  * Use `create(AdmitResponseSchema)` to create a new message.
  */
 export const AdmitResponseSchema: GenMessage<AdmitResponse> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 2);
+  messageDesc(file_business_v1_business, 12);
 
 /**
  * @generated from message business.v1.GetQuotaUsageRequest
@@ -156,7 +382,7 @@ export type GetQuotaUsageRequest = Message<"business.v1.GetQuotaUsageRequest"> &
  * Use `create(GetQuotaUsageRequestSchema)` to create a new message.
  */
 export const GetQuotaUsageRequestSchema: GenMessage<GetQuotaUsageRequest> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 3);
+  messageDesc(file_business_v1_business, 13);
 
 /**
  * @generated from message business.v1.GetQuotaUsageResponse
@@ -178,7 +404,7 @@ export type GetQuotaUsageResponse = Message<"business.v1.GetQuotaUsageResponse">
  * Use `create(GetQuotaUsageResponseSchema)` to create a new message.
  */
 export const GetQuotaUsageResponseSchema: GenMessage<GetQuotaUsageResponse> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 4);
+  messageDesc(file_business_v1_business, 14);
 
 /**
  * Running the gateway as a business: the plan catalogue (PLANS), quotas and rate limits counted in the
@@ -210,6 +436,64 @@ export const BusinessService: GenService<{
     input: typeof GetQuotaUsageRequestSchema;
     output: typeof GetQuotaUsageResponseSchema;
   },
+  /**
+   * Operators (GATEWAY_ADMIN_TOKEN): tenants newest first, searchable by name or email.
+   *
+   * @generated from rpc business.v1.BusinessService.ListTenants
+   */
+  listTenants: {
+    methodKind: "unary";
+    input: typeof ListTenantsRequestSchema;
+    output: typeof ListTenantsResponseSchema;
+  },
+  /**
+   * Changes name, email, plan (one of PLANS) and billing ids.
+   *
+   * @generated from rpc business.v1.BusinessService.UpdateTenant
+   */
+  updateTenant: {
+    methodKind: "unary";
+    input: typeof UpdateTenantRequestSchema;
+    output: typeof UpdateTenantResponseSchema;
+  },
+  /**
+   * A suspended tenant's keys and sessions are refused (`tenant_suspended`); its events are held.
+   *
+   * @generated from rpc business.v1.BusinessService.SuspendTenant
+   */
+  suspendTenant: {
+    methodKind: "unary";
+    input: typeof SuspendTenantRequestSchema;
+    output: typeof SuspendTenantResponseSchema;
+  },
+  /**
+   * Answers since when it was suspended, so the events held meanwhile can be delivered.
+   *
+   * @generated from rpc business.v1.BusinessService.ResumeTenant
+   */
+  resumeTenant: {
+    methodKind: "unary";
+    input: typeof ResumeTenantRequestSchema;
+    output: typeof ResumeTenantResponseSchema;
+  },
 }> = /*@__PURE__*/
   serviceDesc(file_business_v1_business, 0);
+
+/**
+ * Served by every service that stores a tenant's data: erases every row of its own tables that mentions the
+ * tenant or one of its clients (a deleted tenant). Safe to repeat.
+ *
+ * @generated from service business.v1.TenantDataService
+ */
+export const TenantDataService: GenService<{
+  /**
+   * @generated from rpc business.v1.TenantDataService.EraseTenant
+   */
+  eraseTenant: {
+    methodKind: "unary";
+    input: typeof EraseTenantRequestSchema;
+    output: typeof EraseTenantResponseSchema;
+  },
+}> = /*@__PURE__*/
+  serviceDesc(file_business_v1_business, 1);
 
