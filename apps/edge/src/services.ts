@@ -15,6 +15,8 @@ export interface Services {
   business: ServiceClient<typeof business.BusinessService>;
   /** Every service storing a tenant's data, by name: each erases a deleted tenant's rows (the directory last). */
   tenantData: Record<string, ServiceClient<typeof business.TenantDataService>>;
+  /** A client's departure (deregistration at the provider): served by the signup process. */
+  clientLifecycle: ServiceClient<typeof business.ClientLifecycleService>;
 }
 
 export function connectServices(config: EdgeConfig): Services {
@@ -32,6 +34,8 @@ export function connectServices(config: EdgeConfig): Services {
     // a sync pages through the provider's list (each page PROVIDER_TIMEOUT_MS)
     templates: createServiceClient(templates.TemplatesService, config.messagingAddr, { defaultDeadlineMs: 60_000 }),
     business: createServiceClient(business.BusinessService, config.tenantDirectoryAddr, { defaultDeadlineMs: 10_000 }),
+    // two provider calls, each bounded by PROVIDER_TIMEOUT_MS (one safe retry)
+    clientLifecycle: createServiceClient(business.ClientLifecycleService, config.signupAddr, { defaultDeadlineMs: 90_000 }),
     tenantData: Object.fromEntries(
       (
         [

@@ -1,4 +1,4 @@
-import { signup as s, tenantDirectory as td } from '@gateway/contracts';
+import { business, signup as s, tenantDirectory as td } from '@gateway/contracts';
 import { resolveSecretsKey, SecretBox } from '@gateway/crypto';
 import type { Logger } from '@gateway/logger';
 import { connectProvider } from '@gateway/provider-client';
@@ -6,6 +6,7 @@ import { createServiceClient, defineService, startGrpcServer, defineTenantDataSe
 import { Metrics, startMetricsServer, type RunningProcess } from '@gateway/runtime';
 import { openDb, eraseRowsMentioning } from '@gateway/store';
 import type { SignupConfig } from './config';
+import { Offboarding } from './offboarding';
 import { PinVault } from './pins';
 import { Signup } from './signup';
 import { migrations } from './store/migrations';
@@ -51,6 +52,12 @@ export async function startSignup(config: SignupConfig, logger: Logger): Promise
     failSignup: (r) => signup.fail(r),
   });
 
+  const businessClient = createServiceClient(business.BusinessService, config.tenantDirectoryAddr, { defaultDeadlineMs: 10_000 });
+  const offboarding = new Offboarding(directory, businessClient, provider, logger);
+  const lifecycle = defineService(business.ClientLifecycleService, {
+    deleteClient: (r) => offboarding.deleteClient(r.tenantId, r.clientId),
+  });
+
   // sessions that were used are kept a month after they expire (support questions), never-used ones only until
   // they expire; then they are deleted so the table stays small
   const purge = setInterval(() => {
@@ -62,7 +69,7 @@ export async function startSignup(config: SignupConfig, logger: Logger): Promise
     host: config.grpcHost,
     port: config.grpcPort,
     logger,
-    services: [service, defineTenantDataService((ids) => eraseRowsMentioning(db, ids))],
+    services: [service, lifecycle, defineTenantDataService((ids) => eraseRowsMentioning(db, ids))],
     observer: metrics.grpcObserver,
   });
   const metricsServer = await startMetricsServer(metrics, config.metricsPort);
@@ -76,6 +83,7 @@ export async function startSignup(config: SignupConfig, logger: Logger): Promise
       await grpc.shutdown();
       await metricsServer.close();
       directory.close();
+      businessClient.close();
       await provider.close();
       await db.close();
     },

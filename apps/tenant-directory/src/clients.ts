@@ -127,6 +127,17 @@ export class Clients {
     return this.present(await this.row(tenantId, clientId));
   }
 
+  /** A deleted client (business/ClientLifecycleService): its row goes, its encrypted token with it; caches follow the notice. */
+  async remove(tenantId: string, clientId: string): Promise<void> {
+    await this.repo.tx(async (repo, q) => {
+      const before = await repo.getClient(tenantId, clientId, true);
+      if (!before) throw notFound();
+      await q.query('DELETE FROM clients WHERE tenant_id = $1 AND id = $2', [tenantId, clientId]);
+      await notifyClientChange(q, before, before);
+    });
+    await this.published();
+  }
+
   async row(tenantId: string, clientId: string): Promise<ClientRow> {
     const row = await this.repo.getClient(tenantId, clientId);
     if (!row) throw notFound();

@@ -100,7 +100,7 @@ export async function startTenantDirectory(config: TenantDirectoryConfig, logger
     logger,
     services: [
       service,
-      defineBusinessService(quotas, new TenantAdmin(db, tenants, config.plans, published)),
+      defineBusinessService(quotas, new TenantAdmin(db, tenants, config.plans, published), clients),
       // the directory's own rows of a deleted tenant: its clients' too (the edge erases the directory last)
       defineTenantDataService(
         (ids) => eraseRowsMentioning(db, ids),

@@ -53,6 +53,7 @@ describe('one presenter per answer', () => {
     for (const [name, schema] of Object.entries(components)) ajv.addSchema(schema as object, `#/components/schemas/${name}`);
     const samples: Record<string, unknown> = {
       Tenant: create(td.TenantSchema, { id: 't1', webhookSecret: 'whsec_x', createdAt: '2026-01-01T00:00:00Z' }),
+      AdminTenant: create(td.TenantSchema, { id: 't1', webhookSecret: 'whsec_x', createdAt: '2026-01-01T00:00:00Z', suspendedAt: '2026-01-02T00:00:00Z' }),
       Client: create(td.ClientSchema, { id: 'c1', signupFailureReason: 'internal', webhookEvents: ['chat'] }),
       SecretRotation: create(td.RotateWebhookSecretResponseSchema, { webhookSecret: 'whsec_y' }),
       Session: create(td.SessionSchema, { csrfToken: 'x' }),
@@ -93,6 +94,6 @@ describe('one presenter per answer', () => {
         .filter(([, p]) => p.secret)
         .map(([n]) => n)
         .sort(),
-    ).toEqual(['AdminApiKeyCreated', 'ApiKeyCreated', 'SecretRotation', 'Session', 'Tenant', 'TenantCreated']);
+    ).toEqual(['AdminApiKeyCreated', 'AdminTenant', 'ApiKeyCreated', 'SecretRotation', 'Session', 'Tenant', 'TenantCreated']);
   });
 });

@@ -17,8 +17,20 @@ const anyObject: JsonSchema = { type: 'object', additionalProperties: true };
 /** Tenant record of spec 2.1. */
 export const Tenant = record(td.TenantSchema, {
   name: 'Tenant',
+  omit: ['suspended_at'],
   secrets: ['webhook_secret'],
   describe: { webhook_secret: 'Signs every webhook (`whsec_…`).', created_at: 'ISO 8601.' },
+});
+
+/** A tenant as the operator sees it (`/admin/tenants`): the spec's record and whether it is suspended. */
+export const AdminTenant = record(td.TenantSchema, {
+  name: 'AdminTenant',
+  secrets: ['webhook_secret'],
+  describe: {
+    webhook_secret: 'Signs every webhook (`whsec_…`).',
+    created_at: 'ISO 8601.',
+    suspended_at: 'Set while suspended (its keys and sessions refused, its events held); null otherwise.',
+  },
 });
 
 /** Client record of spec 2.2 (the contract never carries the access token; the failure reason stays internal). */
@@ -139,4 +151,17 @@ export const DeadLetter = shape<BusDeadLetter>(
 );
 
 /** Every named record: the document's component schemas (components.ts). */
-export const RECORDS: AnyPresenter[] = [Tenant, Client, SecretRotation, Session, ApiKey, AdminApiKey, Flow, Message, Delivery, Template, DeadLetter];
+export const RECORDS: AnyPresenter[] = [
+  Tenant,
+  AdminTenant,
+  Client,
+  SecretRotation,
+  Session,
+  ApiKey,
+  AdminApiKey,
+  Flow,
+  Message,
+  Delivery,
+  Template,
+  DeadLetter,
+];

@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
 import { ListCursors } from '../cursors';
-import { pageOf, respond, Tenant } from '../presenters';
+import { AdminTenant as Tenant, pageOf, respond } from '../presenters';
 import { patchTenant, tenantListQuery, tenantPath } from '../schemas/admin';
 import type { Services } from '../services';
 import { validateParts } from '../validation';

@@ -2,6 +2,7 @@ import type { RegisterRoutes } from './context';
 import { registerApiKeyRoutes } from './api-keys';
 import { registerCallRoutes } from './calls';
 import { registerClientRoutes } from './clients';
+import { registerClientLifecycleRoutes } from './client-lifecycle';
 import { registerFlowRoutes } from './flows';
 import { registerMediaRoutes } from './media';
 import { registerMessageRoutes } from './messages';
@@ -17,6 +18,7 @@ import { registerWebhookDeliveryRoutes } from './webhook-deliveries';
 export const tenantApiRoutes: RegisterRoutes[] = [
   registerTenantRoutes,
   registerClientRoutes,
+  registerClientLifecycleRoutes,
   registerMessagingRoutes,
   registerCallRoutes,
   registerMessageRoutes,

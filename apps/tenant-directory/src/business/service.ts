@@ -1,10 +1,11 @@
 import { business } from '@gateway/contracts';
 import { defineService } from '@gateway/rpc';
+import type { Clients } from '../clients';
 import type { Quotas } from './quotas';
 import type { TenantAdmin } from './tenant-admin';
 
 /** The BusinessService of business.proto, served by the tenant-directory process. */
-export function defineBusinessService(quotas: Quotas, admin: TenantAdmin) {
+export function defineBusinessService(quotas: Quotas, admin: TenantAdmin, clients: Clients) {
   return defineService(business.BusinessService, {
     admit: async (r) => quotas.admit(r.tenantId, r.send, r.apiKeyPrefix),
     getQuotaUsage: async (r) => quotas.usage(r.tenantId),
@@ -12,5 +13,9 @@ export function defineBusinessService(quotas: Quotas, admin: TenantAdmin) {
     updateTenant: async (r) => admin.update(r),
     suspendTenant: async (r) => admin.suspend(r.tenantId),
     resumeTenant: async (r) => admin.resume(r.tenantId),
+    removeClient: async (r) => {
+      await clients.remove(r.tenantId, r.clientId);
+      return {};
+    },
   });
 }

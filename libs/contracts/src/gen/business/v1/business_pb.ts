@@ -12,7 +12,88 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file business/v1/business.proto.
  */
 export const file_business_v1_business: GenFile = /*@__PURE__*/
-  fileDesc("ChpidXNpbmVzcy92MS9idXNpbmVzcy5wcm90bxILYnVzaW5lc3MudjEiYQoSTGlzdFRlbmFudHNSZXF1ZXN0EhIKBXF1ZXJ5GAEgASgJSACIAQESDQoFbGltaXQYAiABKAUSEwoGY3Vyc29yGAMgASgJSAGIAQFCCAoGX3F1ZXJ5QgkKB19jdXJzb3IibQoTTGlzdFRlbmFudHNSZXNwb25zZRIsCgd0ZW5hbnRzGAEgAygLMhsudGVuYW50X2RpcmVjdG9yeS52MS5UZW5hbnQSGAoLbmV4dF9jdXJzb3IYAiABKAlIAIgBAUIOCgxfbmV4dF9jdXJzb3Ii+gEKE1VwZGF0ZVRlbmFudFJlcXVlc3QSEQoJdGVuYW50X2lkGAEgASgJEhEKBG5hbWUYAiABKAlIAIgBARISCgVlbWFpbBgDIAEoCUgBiAEBEhEKBHBsYW4YBCABKAlIAogBARIgChNiaWxsaW5nX2N1c3RvbWVyX2lkGAUgASgJSAOIAQESJAoXYmlsbGluZ19zdWJzY3JpcHRpb25faWQYBiABKAlIBIgBAUIHCgVfbmFtZUIICgZfZW1haWxCBwoFX3BsYW5CFgoUX2JpbGxpbmdfY3VzdG9tZXJfaWRCGgoYX2JpbGxpbmdfc3Vic2NyaXB0aW9uX2lkIkMKFFVwZGF0ZVRlbmFudFJlc3BvbnNlEisKBnRlbmFudBgBIAEoCzIbLnRlbmFudF9kaXJlY3RvcnkudjEuVGVuYW50IikKFFN1c3BlbmRUZW5hbnRSZXF1ZXN0EhEKCXRlbmFudF9pZBgBIAEoCSJEChVTdXNwZW5kVGVuYW50UmVzcG9uc2USKwoGdGVuYW50GAEgASgLMhsudGVuYW50X2RpcmVjdG9yeS52MS5UZW5hbnQiKAoTUmVzdW1lVGVuYW50UmVxdWVzdBIRCgl0ZW5hbnRfaWQYASABKAkidQoUUmVzdW1lVGVuYW50UmVzcG9uc2USKwoGdGVuYW50GAEgASgLMhsudGVuYW50X2RpcmVjdG9yeS52MS5UZW5hbnQSHAoPc3VzcGVuZGVkX3NpbmNlGAIgASgJSACIAQFCEgoQX3N1c3BlbmRlZF9zaW5jZSI7ChJFcmFzZVRlbmFudFJlcXVlc3QSEQoJdGVuYW50X2lkGAEgASgJEhIKCmNsaWVudF9pZHMYAiADKAkiIwoTRXJhc2VUZW5hbnRSZXNwb25zZRIMCgRyb3dzGAEgASgDIkcKDEFkbWl0UmVxdWVzdBIRCgl0ZW5hbnRfaWQYASABKAkSDAoEc2VuZBgCIAEoCBIWCg5hcGlfa2V5X3ByZWZpeBgDIAEoCSJ0CgVMaW1pdBIMCgRuYW1lGAEgASgJEg0KBXF1b3RhGAIgASgDEhYKDndpbmRvd19zZWNvbmRzGAMgASgDEhEKCXJlbWFpbmluZxgEIAEoAxIVCg1yZXNldF9zZWNvbmRzGAUgASgDEgwKBHVzZWQYBiABKAMieQoNQWRtaXRSZXNwb25zZRIMCgRwbGFuGAEgASgJEiIKBmxpbWl0cxgCIAMoCzISLmJ1c2luZXNzLnYxLkxpbWl0EhIKCnJlZnVzZWRfYnkYAyABKAkSDgoGc2NvcGVzGAQgAygJEhIKCmNsaWVudF9pZHMYBSADKAkiKQoUR2V0UXVvdGFVc2FnZVJlcXVlc3QSEQoJdGVuYW50X2lkGAEgASgJIkkKFUdldFF1b3RhVXNhZ2VSZXNwb25zZRIMCgRwbGFuGAEgASgJEiIKBmxpbWl0cxgCIAMoCzISLmJ1c2luZXNzLnYxLkxpbWl0MocECg9CdXNpbmVzc1NlcnZpY2USPgoFQWRtaXQSGS5idXNpbmVzcy52MS5BZG1pdFJlcXVlc3QaGi5idXNpbmVzcy52MS5BZG1pdFJlc3BvbnNlElsKDUdldFF1b3RhVXNhZ2USIS5idXNpbmVzcy52MS5HZXRRdW90YVVzYWdlUmVxdWVzdBoiLmJ1c2luZXNzLnYxLkdldFF1b3RhVXNhZ2VSZXNwb25zZSIDkAIBElUKC0xpc3RUZW5hbnRzEh8uYnVzaW5lc3MudjEuTGlzdFRlbmFudHNSZXF1ZXN0GiAuYnVzaW5lc3MudjEuTGlzdFRlbmFudHNSZXNwb25zZSIDkAIBElMKDFVwZGF0ZVRlbmFudBIgLmJ1c2luZXNzLnYxLlVwZGF0ZVRlbmFudFJlcXVlc3QaIS5idXNpbmVzcy52MS5VcGRhdGVUZW5hbnRSZXNwb25zZRJWCg1TdXNwZW5kVGVuYW50EiEuYnVzaW5lc3MudjEuU3VzcGVuZFRlbmFudFJlcXVlc3QaIi5idXNpbmVzcy52MS5TdXNwZW5kVGVuYW50UmVzcG9uc2USUwoMUmVzdW1lVGVuYW50EiAuYnVzaW5lc3MudjEuUmVzdW1lVGVuYW50UmVxdWVzdBohLmJ1c2luZXNzLnYxLlJlc3VtZVRlbmFudFJlc3BvbnNlMmoKEVRlbmFudERhdGFTZXJ2aWNlElUKC0VyYXNlVGVuYW50Eh8uYnVzaW5lc3MudjEuRXJhc2VUZW5hbnRSZXF1ZXN0GiAuYnVzaW5lc3MudjEuRXJhc2VUZW5hbnRSZXNwb25zZSIDkAICYgZwcm90bzM", [file_tenant_directory_v1_tenant_directory]);
+  fileDesc("ChpidXNpbmVzcy92MS9idXNpbmVzcy5wcm90bxILYnVzaW5lc3MudjEiOwoTUmVtb3ZlQ2xpZW50UmVxdWVzdBIRCgl0ZW5hbnRfaWQYASABKAkSEQoJY2xpZW50X2lkGAIgASgJIhYKFFJlbW92ZUNsaWVudFJlc3BvbnNlIjsKE0RlbGV0ZUNsaWVudFJlcXVlc3QSEQoJdGVuYW50X2lkGAEgASgJEhEKCWNsaWVudF9pZBgCIAEoCSJCChREZWxldGVDbGllbnRSZXNwb25zZRIUCgxkZXJlZ2lzdGVyZWQYASABKAgSFAoMdW5zdWJzY3JpYmVkGAIgASgIImEKEkxpc3RUZW5hbnRzUmVxdWVzdBISCgVxdWVyeRgBIAEoCUgAiAEBEg0KBWxpbWl0GAIgASgFEhMKBmN1cnNvchgDIAEoCUgBiAEBQggKBl9xdWVyeUIJCgdfY3Vyc29yIm0KE0xpc3RUZW5hbnRzUmVzcG9uc2USLAoHdGVuYW50cxgBIAMoCzIbLnRlbmFudF9kaXJlY3RvcnkudjEuVGVuYW50EhgKC25leHRfY3Vyc29yGAIgASgJSACIAQFCDgoMX25leHRfY3Vyc29yIvoBChNVcGRhdGVUZW5hbnRSZXF1ZXN0EhEKCXRlbmFudF9pZBgBIAEoCRIRCgRuYW1lGAIgASgJSACIAQESEgoFZW1haWwYAyABKAlIAYgBARIRCgRwbGFuGAQgASgJSAKIAQESIAoTYmlsbGluZ19jdXN0b21lcl9pZBgFIAEoCUgDiAEBEiQKF2JpbGxpbmdfc3Vic2NyaXB0aW9uX2lkGAYgASgJSASIAQFCBwoFX25hbWVCCAoGX2VtYWlsQgcKBV9wbGFuQhYKFF9iaWxsaW5nX2N1c3RvbWVyX2lkQhoKGF9iaWxsaW5nX3N1YnNjcmlwdGlvbl9pZCJDChRVcGRhdGVUZW5hbnRSZXNwb25zZRIrCgZ0ZW5hbnQYASABKAsyGy50ZW5hbnRfZGlyZWN0b3J5LnYxLlRlbmFudCIpChRTdXNwZW5kVGVuYW50UmVxdWVzdBIRCgl0ZW5hbnRfaWQYASABKAkiRAoVU3VzcGVuZFRlbmFudFJlc3BvbnNlEisKBnRlbmFudBgBIAEoCzIbLnRlbmFudF9kaXJlY3RvcnkudjEuVGVuYW50IigKE1Jlc3VtZVRlbmFudFJlcXVlc3QSEQoJdGVuYW50X2lkGAEgASgJInUKFFJlc3VtZVRlbmFudFJlc3BvbnNlEisKBnRlbmFudBgBIAEoCzIbLnRlbmFudF9kaXJlY3RvcnkudjEuVGVuYW50EhwKD3N1c3BlbmRlZF9zaW5jZRgCIAEoCUgAiAEBQhIKEF9zdXNwZW5kZWRfc2luY2UiOwoSRXJhc2VUZW5hbnRSZXF1ZXN0EhEKCXRlbmFudF9pZBgBIAEoCRISCgpjbGllbnRfaWRzGAIgAygJIiMKE0VyYXNlVGVuYW50UmVzcG9uc2USDAoEcm93cxgBIAEoAyJHCgxBZG1pdFJlcXVlc3QSEQoJdGVuYW50X2lkGAEgASgJEgwKBHNlbmQYAiABKAgSFgoOYXBpX2tleV9wcmVmaXgYAyABKAkidAoFTGltaXQSDAoEbmFtZRgBIAEoCRINCgVxdW90YRgCIAEoAxIWCg53aW5kb3dfc2Vjb25kcxgDIAEoAxIRCglyZW1haW5pbmcYBCABKAMSFQoNcmVzZXRfc2Vjb25kcxgFIAEoAxIMCgR1c2VkGAYgASgDInkKDUFkbWl0UmVzcG9uc2USDAoEcGxhbhgBIAEoCRIiCgZsaW1pdHMYAiADKAsyEi5idXNpbmVzcy52MS5MaW1pdBISCgpyZWZ1c2VkX2J5GAMgASgJEg4KBnNjb3BlcxgEIAMoCRISCgpjbGllbnRfaWRzGAUgAygJIikKFEdldFF1b3RhVXNhZ2VSZXF1ZXN0EhEKCXRlbmFudF9pZBgBIAEoCSJJChVHZXRRdW90YVVzYWdlUmVzcG9uc2USDAoEcGxhbhgBIAEoCRIiCgZsaW1pdHMYAiADKAsyEi5idXNpbmVzcy52MS5MaW1pdDLcBAoPQnVzaW5lc3NTZXJ2aWNlEj4KBUFkbWl0EhkuYnVzaW5lc3MudjEuQWRtaXRSZXF1ZXN0GhouYnVzaW5lc3MudjEuQWRtaXRSZXNwb25zZRJbCg1HZXRRdW90YVVzYWdlEiEuYnVzaW5lc3MudjEuR2V0UXVvdGFVc2FnZVJlcXVlc3QaIi5idXNpbmVzcy52MS5HZXRRdW90YVVzYWdlUmVzcG9uc2UiA5ACARJVCgtMaXN0VGVuYW50cxIfLmJ1c2luZXNzLnYxLkxpc3RUZW5hbnRzUmVxdWVzdBogLmJ1c2luZXNzLnYxLkxpc3RUZW5hbnRzUmVzcG9uc2UiA5ACARJTCgxVcGRhdGVUZW5hbnQSIC5idXNpbmVzcy52MS5VcGRhdGVUZW5hbnRSZXF1ZXN0GiEuYnVzaW5lc3MudjEuVXBkYXRlVGVuYW50UmVzcG9uc2USVgoNU3VzcGVuZFRlbmFudBIhLmJ1c2luZXNzLnYxLlN1c3BlbmRUZW5hbnRSZXF1ZXN0GiIuYnVzaW5lc3MudjEuU3VzcGVuZFRlbmFudFJlc3BvbnNlElMKDFJlc3VtZVRlbmFudBIgLmJ1c2luZXNzLnYxLlJlc3VtZVRlbmFudFJlcXVlc3QaIS5idXNpbmVzcy52MS5SZXN1bWVUZW5hbnRSZXNwb25zZRJTCgxSZW1vdmVDbGllbnQSIC5idXNpbmVzcy52MS5SZW1vdmVDbGllbnRSZXF1ZXN0GiEuYnVzaW5lc3MudjEuUmVtb3ZlQ2xpZW50UmVzcG9uc2UybQoWQ2xpZW50TGlmZWN5Y2xlU2VydmljZRJTCgxEZWxldGVDbGllbnQSIC5idXNpbmVzcy52MS5EZWxldGVDbGllbnRSZXF1ZXN0GiEuYnVzaW5lc3MudjEuRGVsZXRlQ2xpZW50UmVzcG9uc2UyagoRVGVuYW50RGF0YVNlcnZpY2USVQoLRXJhc2VUZW5hbnQSHy5idXNpbmVzcy52MS5FcmFzZVRlbmFudFJlcXVlc3QaIC5idXNpbmVzcy52MS5FcmFzZVRlbmFudFJlc3BvbnNlIgOQAgJiBnByb3RvMw", [file_tenant_directory_v1_tenant_directory]);
+
+/**
+ * @generated from message business.v1.RemoveClientRequest
+ */
+export type RemoveClientRequest = Message<"business.v1.RemoveClientRequest"> & {
+  /**
+   * @generated from field: string tenant_id = 1;
+   */
+  tenantId: string;
+
+  /**
+   * @generated from field: string client_id = 2;
+   */
+  clientId: string;
+};
+
+/**
+ * Describes the message business.v1.RemoveClientRequest.
+ * Use `create(RemoveClientRequestSchema)` to create a new message.
+ */
+export const RemoveClientRequestSchema: GenMessage<RemoveClientRequest> = /*@__PURE__*/
+  messageDesc(file_business_v1_business, 0);
+
+/**
+ * @generated from message business.v1.RemoveClientResponse
+ */
+export type RemoveClientResponse = Message<"business.v1.RemoveClientResponse"> & {
+};
+
+/**
+ * Describes the message business.v1.RemoveClientResponse.
+ * Use `create(RemoveClientResponseSchema)` to create a new message.
+ */
+export const RemoveClientResponseSchema: GenMessage<RemoveClientResponse> = /*@__PURE__*/
+  messageDesc(file_business_v1_business, 1);
+
+/**
+ * @generated from message business.v1.DeleteClientRequest
+ */
+export type DeleteClientRequest = Message<"business.v1.DeleteClientRequest"> & {
+  /**
+   * @generated from field: string tenant_id = 1;
+   */
+  tenantId: string;
+
+  /**
+   * @generated from field: string client_id = 2;
+   */
+  clientId: string;
+};
+
+/**
+ * Describes the message business.v1.DeleteClientRequest.
+ * Use `create(DeleteClientRequestSchema)` to create a new message.
+ */
+export const DeleteClientRequestSchema: GenMessage<DeleteClientRequest> = /*@__PURE__*/
+  messageDesc(file_business_v1_business, 2);
+
+/**
+ * @generated from message business.v1.DeleteClientResponse
+ */
+export type DeleteClientResponse = Message<"business.v1.DeleteClientResponse"> & {
+  /**
+   * What was done at the provider.
+   *
+   * @generated from field: bool deregistered = 1;
+   */
+  deregistered: boolean;
+
+  /**
+   * @generated from field: bool unsubscribed = 2;
+   */
+  unsubscribed: boolean;
+};
+
+/**
+ * Describes the message business.v1.DeleteClientResponse.
+ * Use `create(DeleteClientResponseSchema)` to create a new message.
+ */
+export const DeleteClientResponseSchema: GenMessage<DeleteClientResponse> = /*@__PURE__*/
+  messageDesc(file_business_v1_business, 3);
 
 /**
  * @generated from message business.v1.ListTenantsRequest
@@ -41,7 +122,7 @@ export type ListTenantsRequest = Message<"business.v1.ListTenantsRequest"> & {
  * Use `create(ListTenantsRequestSchema)` to create a new message.
  */
 export const ListTenantsRequestSchema: GenMessage<ListTenantsRequest> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 0);
+  messageDesc(file_business_v1_business, 4);
 
 /**
  * @generated from message business.v1.ListTenantsResponse
@@ -63,7 +144,7 @@ export type ListTenantsResponse = Message<"business.v1.ListTenantsResponse"> & {
  * Use `create(ListTenantsResponseSchema)` to create a new message.
  */
 export const ListTenantsResponseSchema: GenMessage<ListTenantsResponse> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 1);
+  messageDesc(file_business_v1_business, 5);
 
 /**
  * @generated from message business.v1.UpdateTenantRequest
@@ -105,7 +186,7 @@ export type UpdateTenantRequest = Message<"business.v1.UpdateTenantRequest"> & {
  * Use `create(UpdateTenantRequestSchema)` to create a new message.
  */
 export const UpdateTenantRequestSchema: GenMessage<UpdateTenantRequest> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 2);
+  messageDesc(file_business_v1_business, 6);
 
 /**
  * @generated from message business.v1.UpdateTenantResponse
@@ -122,7 +203,7 @@ export type UpdateTenantResponse = Message<"business.v1.UpdateTenantResponse"> &
  * Use `create(UpdateTenantResponseSchema)` to create a new message.
  */
 export const UpdateTenantResponseSchema: GenMessage<UpdateTenantResponse> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 3);
+  messageDesc(file_business_v1_business, 7);
 
 /**
  * @generated from message business.v1.SuspendTenantRequest
@@ -139,7 +220,7 @@ export type SuspendTenantRequest = Message<"business.v1.SuspendTenantRequest"> &
  * Use `create(SuspendTenantRequestSchema)` to create a new message.
  */
 export const SuspendTenantRequestSchema: GenMessage<SuspendTenantRequest> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 4);
+  messageDesc(file_business_v1_business, 8);
 
 /**
  * @generated from message business.v1.SuspendTenantResponse
@@ -156,7 +237,7 @@ export type SuspendTenantResponse = Message<"business.v1.SuspendTenantResponse">
  * Use `create(SuspendTenantResponseSchema)` to create a new message.
  */
 export const SuspendTenantResponseSchema: GenMessage<SuspendTenantResponse> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 5);
+  messageDesc(file_business_v1_business, 9);
 
 /**
  * @generated from message business.v1.ResumeTenantRequest
@@ -173,7 +254,7 @@ export type ResumeTenantRequest = Message<"business.v1.ResumeTenantRequest"> & {
  * Use `create(ResumeTenantRequestSchema)` to create a new message.
  */
 export const ResumeTenantRequestSchema: GenMessage<ResumeTenantRequest> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 6);
+  messageDesc(file_business_v1_business, 10);
 
 /**
  * @generated from message business.v1.ResumeTenantResponse
@@ -197,7 +278,7 @@ export type ResumeTenantResponse = Message<"business.v1.ResumeTenantResponse"> &
  * Use `create(ResumeTenantResponseSchema)` to create a new message.
  */
 export const ResumeTenantResponseSchema: GenMessage<ResumeTenantResponse> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 7);
+  messageDesc(file_business_v1_business, 11);
 
 /**
  * @generated from message business.v1.EraseTenantRequest
@@ -219,7 +300,7 @@ export type EraseTenantRequest = Message<"business.v1.EraseTenantRequest"> & {
  * Use `create(EraseTenantRequestSchema)` to create a new message.
  */
 export const EraseTenantRequestSchema: GenMessage<EraseTenantRequest> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 8);
+  messageDesc(file_business_v1_business, 12);
 
 /**
  * @generated from message business.v1.EraseTenantResponse
@@ -236,7 +317,7 @@ export type EraseTenantResponse = Message<"business.v1.EraseTenantResponse"> & {
  * Use `create(EraseTenantResponseSchema)` to create a new message.
  */
 export const EraseTenantResponseSchema: GenMessage<EraseTenantResponse> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 9);
+  messageDesc(file_business_v1_business, 13);
 
 /**
  * @generated from message business.v1.AdmitRequest
@@ -268,7 +349,7 @@ export type AdmitRequest = Message<"business.v1.AdmitRequest"> & {
  * Use `create(AdmitRequestSchema)` to create a new message.
  */
 export const AdmitRequestSchema: GenMessage<AdmitRequest> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 10);
+  messageDesc(file_business_v1_business, 14);
 
 /**
  * One limit of the plan, in the IETF RateLimit header fields' terms.
@@ -324,7 +405,7 @@ export type Limit = Message<"business.v1.Limit"> & {
  * Use `create(LimitSchema)` to create a new message.
  */
 export const LimitSchema: GenMessage<Limit> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 11);
+  messageDesc(file_business_v1_business, 15);
 
 /**
  * @generated from message business.v1.AdmitResponse
@@ -365,7 +446,7 @@ export type AdmitResponse = Message<"business.v1.AdmitResponse"> & {
  * Use `create(AdmitResponseSchema)` to create a new message.
  */
 export const AdmitResponseSchema: GenMessage<AdmitResponse> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 12);
+  messageDesc(file_business_v1_business, 16);
 
 /**
  * @generated from message business.v1.GetQuotaUsageRequest
@@ -382,7 +463,7 @@ export type GetQuotaUsageRequest = Message<"business.v1.GetQuotaUsageRequest"> &
  * Use `create(GetQuotaUsageRequestSchema)` to create a new message.
  */
 export const GetQuotaUsageRequestSchema: GenMessage<GetQuotaUsageRequest> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 13);
+  messageDesc(file_business_v1_business, 17);
 
 /**
  * @generated from message business.v1.GetQuotaUsageResponse
@@ -404,7 +485,7 @@ export type GetQuotaUsageResponse = Message<"business.v1.GetQuotaUsageResponse">
  * Use `create(GetQuotaUsageResponseSchema)` to create a new message.
  */
 export const GetQuotaUsageResponseSchema: GenMessage<GetQuotaUsageResponse> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 14);
+  messageDesc(file_business_v1_business, 18);
 
 /**
  * Running the gateway as a business: the plan catalogue (PLANS), quotas and rate limits counted in the
@@ -476,8 +557,38 @@ export const BusinessService: GenService<{
     input: typeof ResumeTenantRequestSchema;
     output: typeof ResumeTenantResponseSchema;
   },
+  /**
+   * Internal (ClientLifecycleService): removes a client's row (its encrypted provider token with it); a client of
+   * another tenant is NOT_FOUND. Caches follow its change notice (deliveries stop, inbound routing forgets it).
+   *
+   * @generated from rpc business.v1.BusinessService.RemoveClient
+   */
+  removeClient: {
+    methodKind: "unary";
+    input: typeof RemoveClientRequestSchema;
+    output: typeof RemoveClientResponseSchema;
+  },
 }> = /*@__PURE__*/
   serviceDesc(file_business_v1_business, 0);
+
+/**
+ * A tenant's client leaving the gateway: served by the signup process, which holds the onboarding side of the
+ * provider. Deregisters the number and unsubscribes the app from the business account (unless another client of
+ * the gateway still uses it), then removes the client from the directory.
+ *
+ * @generated from service business.v1.ClientLifecycleService
+ */
+export const ClientLifecycleService: GenService<{
+  /**
+   * @generated from rpc business.v1.ClientLifecycleService.DeleteClient
+   */
+  deleteClient: {
+    methodKind: "unary";
+    input: typeof DeleteClientRequestSchema;
+    output: typeof DeleteClientResponseSchema;
+  },
+}> = /*@__PURE__*/
+  serviceDesc(file_business_v1_business, 1);
 
 /**
  * Served by every service that stores a tenant's data: erases every row of its own tables that mentions the
@@ -495,5 +606,5 @@ export const TenantDataService: GenService<{
     output: typeof EraseTenantResponseSchema;
   },
 }> = /*@__PURE__*/
-  serviceDesc(file_business_v1_business, 1);
+  serviceDesc(file_business_v1_business, 2);
 
