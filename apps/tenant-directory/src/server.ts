@@ -16,6 +16,7 @@ import { Tenants } from './tenants';
 import { Quotas } from './business/quotas';
 import { defineBusinessService } from './business/service';
 import { TenantAdmin } from './business/tenant-admin';
+import { AuditLog } from './business/audit';
 
 export interface RunningTenantDirectory extends RunningProcess {
   grpcPort: number;
@@ -100,7 +101,7 @@ export async function startTenantDirectory(config: TenantDirectoryConfig, logger
     logger,
     services: [
       service,
-      defineBusinessService(quotas, new TenantAdmin(db, tenants, config.plans, published), clients),
+      defineBusinessService(quotas, new TenantAdmin(db, tenants, config.plans, published), clients, new AuditLog(db)),
       // the directory's own rows of a deleted tenant: its clients' too (the edge erases the directory last)
       defineTenantDataService(
         (ids) => eraseRowsMentioning(db, ids),

@@ -1,5 +1,5 @@
 import type { DeadLetter as BusDeadLetter } from '@gateway/bus';
-import { dispatcher as d, flows as fl, messaging as m, templates as tp, tenantDirectory as td } from '@gateway/contracts';
+import { business as bz, dispatcher as d, flows as fl, messaging as m, templates as tp, tenantDirectory as td } from '@gateway/contracts';
 import { DELIVERY_STATUSES, EVENT_TYPES } from '@gateway/events';
 import type { JsonSchema } from '../openapi/operation';
 import { field, shape, type AnyPresenter } from './presenter';
@@ -150,10 +150,25 @@ export const DeadLetter = shape<BusDeadLetter>(
   { name: 'DeadLetter' },
 );
 
+/** One audit log entry (issue 28): who did what to which object, and how it was answered; never a body or a secret. */
+export const AuditEntry = record(bz.AuditEntrySchema, {
+  name: 'AuditEntry',
+  describe: {
+    actor_kind: '`api_key`, `session` (the dashboard) or `operator`.',
+    actor: "The API key's prefix, or `admin_token`.",
+    action: 'The operation id (OpenAPI `operationId`).',
+    target_id: "The object acted on: the route's last path parameter, else the body's `client_id`.",
+    status: 'The HTTP status answered.',
+    code: 'The error code answered, if any.',
+    created_at: 'ISO 8601.',
+  },
+});
+
 /** Every named record: the document's component schemas (components.ts). */
 export const RECORDS: AnyPresenter[] = [
   Tenant,
   AdminTenant,
+  AuditEntry,
   Client,
   SecretRotation,
   Session,

@@ -6,6 +6,7 @@ import type { Services } from '../services';
 import { validateParts } from '../validation';
 import { json, operation } from '../openapi/operation';
 import type { RouteDeps } from './context';
+import { registerAdminAuditLogRoutes } from './audit-log';
 
 const Tenants = pageOf(Tenant);
 
@@ -35,7 +36,9 @@ async function deliverHeld(services: Services, tenantId: string, since: string):
 }
 
 /** Operators' tenant lifecycle (issue 28): list and search, change, suspend, resume, delete. Mounted under /admin. */
-export function registerTenantAdminRoutes(router: Router, { services, config, logger }: RouteDeps): void {
+export function registerTenantAdminRoutes(router: Router, deps: RouteDeps): void {
+  const { services, config, logger } = deps;
+  registerAdminAuditLogRoutes(router, deps);
   const cursors = new ListCursors(config.adminToken);
 
   router.get(

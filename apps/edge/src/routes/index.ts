@@ -3,6 +3,7 @@ import { registerApiKeyRoutes } from './api-keys';
 import { registerCallRoutes } from './calls';
 import { registerClientRoutes } from './clients';
 import { registerClientLifecycleRoutes } from './client-lifecycle';
+import { registerAuditLogRoutes } from './audit-log';
 import { registerFlowRoutes } from './flows';
 import { registerMediaRoutes } from './media';
 import { registerMessageRoutes } from './messages';
@@ -27,4 +28,5 @@ export const tenantApiRoutes: RegisterRoutes[] = [
   registerApiKeyRoutes,
   registerTemplateRoutes,
   registerMediaRoutes,
+  registerAuditLogRoutes,
 ];

@@ -35,3 +35,14 @@ export const patchTenant = Joi.object({
 })
   .min(1)
   .required();
+
+/** GET /api/audit-log and /admin/audit-log */
+export const auditQuery = Joi.object({
+  action: Joi.string()
+    .pattern(/^[A-Za-z][\w ./{}-]*$/)
+    .max(200)
+    .description('Only this operation (its operationId).'),
+  actor: Joi.string().max(64).description("Only this actor: an API key's prefix, or `admin_token`."),
+  limit: Joi.number().integer().min(1).max(100).default(20),
+  cursor: Joi.string().max(512),
+});

@@ -112,4 +112,27 @@ export const migrations: Migration[] = [
       ALTER TABLE api_keys ADD COLUMN expires_at timestamptz;
     `,
   },
+  {
+    version: 42,
+    name: 'audit_log',
+    sql: `
+      -- one row per state-changing request of a tenant or an operator (business/audit.ts); never a body or a secret
+      CREATE TABLE audit_log (
+        id text PRIMARY KEY,
+        tenant_id text,
+        actor_kind text NOT NULL,
+        actor text NOT NULL,
+        action text NOT NULL,
+        method text NOT NULL,
+        route text NOT NULL,
+        target_id text,
+        status integer NOT NULL,
+        code text,
+        request_id text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE INDEX audit_log_tenant ON audit_log (tenant_id, created_at DESC, id DESC);
+      CREATE INDEX audit_log_created ON audit_log (created_at DESC, id DESC);
+    `,
+  },
 ];

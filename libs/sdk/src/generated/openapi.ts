@@ -231,6 +231,23 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/admin/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The whole audit log (tenants and operators), newest first */
+        get: operations["adminListAuditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/tenants": {
         parameters: {
             query?: never;
@@ -1185,6 +1202,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's audit log, newest first
+         * @description One entry per state-changing request made with one of its keys or dashboard sessions: the actor (key prefix), the operation, the object, the answer. Filter by `action` (operationId) and `actor`.
+         */
+        get: operations["listAuditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 };
 export type webhooks = {
     chat: {
@@ -1319,6 +1356,27 @@ export type components = {
             created_at: string;
             /** @description Set while suspended (its keys and sessions refused, its events held); null otherwise. */
             suspended_at: string | null;
+        };
+        AuditEntry: {
+            id: string;
+            tenant_id: string | null;
+            /** @description `api_key`, `session` (the dashboard) or `operator`. */
+            actor_kind: string;
+            /** @description The API key's prefix, or `admin_token`. */
+            actor: string;
+            /** @description The operation id (OpenAPI `operationId`). */
+            action: string;
+            method: string;
+            route: string;
+            /** @description The object acted on: the route's last path parameter, else the body's `client_id`. */
+            target_id: string | null;
+            /** @description The HTTP status answered. */
+            status: number;
+            /** @description The error code answered, if any. */
+            code: string | null;
+            request_id: string;
+            /** @description ISO 8601. */
+            created_at: string;
         };
         Client: {
             id: string;
@@ -3093,6 +3151,48 @@ export interface operations {
             };
             422: components["responses"]["Error422"];
             500: components["responses"]["Error500"];
+        };
+    };
+    adminListAuditLog: {
+        parameters: {
+            query?: {
+                /** @description Only this operation (its operationId). */
+                action?: string;
+                /** @description Only this actor: an API key's prefix, or `admin_token`. */
+                actor?: string;
+                /** @description Page size. */
+                limit?: number;
+                /** @description `next_cursor` of the previous page (sealed: only for the same list and tenant). */
+                cursor?: string;
+            };
+            header?: {
+                /** @description Your id for this request (echoed; else one is made). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of entries. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AuditEntry"][];
+                        /** @description Pass as `cursor` to get the next page; null on the last page. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            422: components["responses"]["Error422"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
         };
     };
     adminListTenants: {
@@ -6956,6 +7056,65 @@ export interface operations {
             };
             500: components["responses"]["Error500"];
             502: components["responses"]["Error502"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    listAuditLog: {
+        parameters: {
+            query?: {
+                /** @description Only this operation (its operationId). */
+                action?: string;
+                /** @description Only this actor: an API key's prefix, or `admin_token`. */
+                actor?: string;
+                /** @description Page size. */
+                limit?: number;
+                /** @description `next_cursor` of the previous page (sealed: only for the same list and tenant). */
+                cursor?: string;
+            };
+            header?: {
+                /** @description Your id for this request (echoed; else one is made). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of entries. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AuditEntry"][];
+                        /** @description Pass as `cursor` to get the next page; null on the last page. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            422: components["responses"]["Error422"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
             504: components["responses"]["Error504"];
         };

@@ -141,7 +141,12 @@ describe('tenant lifecycle: suspend, resume, delete', () => {
 
     const res = await stack.admin().delete(`/admin/tenants/${gone.tenant.id}`);
     expect(res.status).toBe(204);
-    expect(await rowsMentioning(ids)).toEqual({});
+    // all that is left is the operators' audit entry of the deletion itself (who deleted which tenant id, when)
+    expect(await rowsMentioning(ids)).toEqual({ 'tenant_directory.audit_log': 1 });
+    const left = await pg.query('SELECT actor_kind, action, status, target_id FROM tenant_directory.audit_log WHERE row_to_json(audit_log)::text LIKE $1', [
+      `%${gone.tenant.id}%`,
+    ]);
+    expect(left.rows).toEqual([{ actor_kind: 'operator', action: 'adminDeleteTenant', status: 204, target_id: gone.tenant.id }]);
     expect(await rowsMentioning([kept.tenant.id, kept.clientId])).toEqual(keptBefore);
     // its key no longer works, and the tenant is gone for the operator too
     expect((await gone.api.get('/api/clients')).status).toBe(401);

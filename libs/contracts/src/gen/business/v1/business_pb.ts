@@ -12,7 +12,184 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file business/v1/business.proto.
  */
 export const file_business_v1_business: GenFile = /*@__PURE__*/
-  fileDesc("ChpidXNpbmVzcy92MS9idXNpbmVzcy5wcm90bxILYnVzaW5lc3MudjEiOwoTUmVtb3ZlQ2xpZW50UmVxdWVzdBIRCgl0ZW5hbnRfaWQYASABKAkSEQoJY2xpZW50X2lkGAIgASgJIhYKFFJlbW92ZUNsaWVudFJlc3BvbnNlIjsKE0RlbGV0ZUNsaWVudFJlcXVlc3QSEQoJdGVuYW50X2lkGAEgASgJEhEKCWNsaWVudF9pZBgCIAEoCSJCChREZWxldGVDbGllbnRSZXNwb25zZRIUCgxkZXJlZ2lzdGVyZWQYASABKAgSFAoMdW5zdWJzY3JpYmVkGAIgASgIImEKEkxpc3RUZW5hbnRzUmVxdWVzdBISCgVxdWVyeRgBIAEoCUgAiAEBEg0KBWxpbWl0GAIgASgFEhMKBmN1cnNvchgDIAEoCUgBiAEBQggKBl9xdWVyeUIJCgdfY3Vyc29yIm0KE0xpc3RUZW5hbnRzUmVzcG9uc2USLAoHdGVuYW50cxgBIAMoCzIbLnRlbmFudF9kaXJlY3RvcnkudjEuVGVuYW50EhgKC25leHRfY3Vyc29yGAIgASgJSACIAQFCDgoMX25leHRfY3Vyc29yIvoBChNVcGRhdGVUZW5hbnRSZXF1ZXN0EhEKCXRlbmFudF9pZBgBIAEoCRIRCgRuYW1lGAIgASgJSACIAQESEgoFZW1haWwYAyABKAlIAYgBARIRCgRwbGFuGAQgASgJSAKIAQESIAoTYmlsbGluZ19jdXN0b21lcl9pZBgFIAEoCUgDiAEBEiQKF2JpbGxpbmdfc3Vic2NyaXB0aW9uX2lkGAYgASgJSASIAQFCBwoFX25hbWVCCAoGX2VtYWlsQgcKBV9wbGFuQhYKFF9iaWxsaW5nX2N1c3RvbWVyX2lkQhoKGF9iaWxsaW5nX3N1YnNjcmlwdGlvbl9pZCJDChRVcGRhdGVUZW5hbnRSZXNwb25zZRIrCgZ0ZW5hbnQYASABKAsyGy50ZW5hbnRfZGlyZWN0b3J5LnYxLlRlbmFudCIpChRTdXNwZW5kVGVuYW50UmVxdWVzdBIRCgl0ZW5hbnRfaWQYASABKAkiRAoVU3VzcGVuZFRlbmFudFJlc3BvbnNlEisKBnRlbmFudBgBIAEoCzIbLnRlbmFudF9kaXJlY3RvcnkudjEuVGVuYW50IigKE1Jlc3VtZVRlbmFudFJlcXVlc3QSEQoJdGVuYW50X2lkGAEgASgJInUKFFJlc3VtZVRlbmFudFJlc3BvbnNlEisKBnRlbmFudBgBIAEoCzIbLnRlbmFudF9kaXJlY3RvcnkudjEuVGVuYW50EhwKD3N1c3BlbmRlZF9zaW5jZRgCIAEoCUgAiAEBQhIKEF9zdXNwZW5kZWRfc2luY2UiOwoSRXJhc2VUZW5hbnRSZXF1ZXN0EhEKCXRlbmFudF9pZBgBIAEoCRISCgpjbGllbnRfaWRzGAIgAygJIiMKE0VyYXNlVGVuYW50UmVzcG9uc2USDAoEcm93cxgBIAEoAyJHCgxBZG1pdFJlcXVlc3QSEQoJdGVuYW50X2lkGAEgASgJEgwKBHNlbmQYAiABKAgSFgoOYXBpX2tleV9wcmVmaXgYAyABKAkidAoFTGltaXQSDAoEbmFtZRgBIAEoCRINCgVxdW90YRgCIAEoAxIWCg53aW5kb3dfc2Vjb25kcxgDIAEoAxIRCglyZW1haW5pbmcYBCABKAMSFQoNcmVzZXRfc2Vjb25kcxgFIAEoAxIMCgR1c2VkGAYgASgDInkKDUFkbWl0UmVzcG9uc2USDAoEcGxhbhgBIAEoCRIiCgZsaW1pdHMYAiADKAsyEi5idXNpbmVzcy52MS5MaW1pdBISCgpyZWZ1c2VkX2J5GAMgASgJEg4KBnNjb3BlcxgEIAMoCRISCgpjbGllbnRfaWRzGAUgAygJIikKFEdldFF1b3RhVXNhZ2VSZXF1ZXN0EhEKCXRlbmFudF9pZBgBIAEoCSJJChVHZXRRdW90YVVzYWdlUmVzcG9uc2USDAoEcGxhbhgBIAEoCRIiCgZsaW1pdHMYAiADKAsyEi5idXNpbmVzcy52MS5MaW1pdDLcBAoPQnVzaW5lc3NTZXJ2aWNlEj4KBUFkbWl0EhkuYnVzaW5lc3MudjEuQWRtaXRSZXF1ZXN0GhouYnVzaW5lc3MudjEuQWRtaXRSZXNwb25zZRJbCg1HZXRRdW90YVVzYWdlEiEuYnVzaW5lc3MudjEuR2V0UXVvdGFVc2FnZVJlcXVlc3QaIi5idXNpbmVzcy52MS5HZXRRdW90YVVzYWdlUmVzcG9uc2UiA5ACARJVCgtMaXN0VGVuYW50cxIfLmJ1c2luZXNzLnYxLkxpc3RUZW5hbnRzUmVxdWVzdBogLmJ1c2luZXNzLnYxLkxpc3RUZW5hbnRzUmVzcG9uc2UiA5ACARJTCgxVcGRhdGVUZW5hbnQSIC5idXNpbmVzcy52MS5VcGRhdGVUZW5hbnRSZXF1ZXN0GiEuYnVzaW5lc3MudjEuVXBkYXRlVGVuYW50UmVzcG9uc2USVgoNU3VzcGVuZFRlbmFudBIhLmJ1c2luZXNzLnYxLlN1c3BlbmRUZW5hbnRSZXF1ZXN0GiIuYnVzaW5lc3MudjEuU3VzcGVuZFRlbmFudFJlc3BvbnNlElMKDFJlc3VtZVRlbmFudBIgLmJ1c2luZXNzLnYxLlJlc3VtZVRlbmFudFJlcXVlc3QaIS5idXNpbmVzcy52MS5SZXN1bWVUZW5hbnRSZXNwb25zZRJTCgxSZW1vdmVDbGllbnQSIC5idXNpbmVzcy52MS5SZW1vdmVDbGllbnRSZXF1ZXN0GiEuYnVzaW5lc3MudjEuUmVtb3ZlQ2xpZW50UmVzcG9uc2UybQoWQ2xpZW50TGlmZWN5Y2xlU2VydmljZRJTCgxEZWxldGVDbGllbnQSIC5idXNpbmVzcy52MS5EZWxldGVDbGllbnRSZXF1ZXN0GiEuYnVzaW5lc3MudjEuRGVsZXRlQ2xpZW50UmVzcG9uc2UyagoRVGVuYW50RGF0YVNlcnZpY2USVQoLRXJhc2VUZW5hbnQSHy5idXNpbmVzcy52MS5FcmFzZVRlbmFudFJlcXVlc3QaIC5idXNpbmVzcy52MS5FcmFzZVRlbmFudFJlc3BvbnNlIgOQAgJiBnByb3RvMw", [file_tenant_directory_v1_tenant_directory]);
+  fileDesc("ChpidXNpbmVzcy92MS9idXNpbmVzcy5wcm90bxILYnVzaW5lc3MudjEiigIKCkF1ZGl0RW50cnkSCgoCaWQYASABKAkSFgoJdGVuYW50X2lkGAIgASgJSACIAQESEgoKYWN0b3Jfa2luZBgDIAEoCRINCgVhY3RvchgEIAEoCRIOCgZhY3Rpb24YBSABKAkSDgoGbWV0aG9kGAYgASgJEg0KBXJvdXRlGAcgASgJEhYKCXRhcmdldF9pZBgIIAEoCUgBiAEBEg4KBnN0YXR1cxgJIAEoBRIRCgRjb2RlGAogASgJSAKIAQESEgoKcmVxdWVzdF9pZBgLIAEoCRISCgpjcmVhdGVkX2F0GAwgASgJQgwKCl90ZW5hbnRfaWRCDAoKX3RhcmdldF9pZEIHCgVfY29kZSI8ChJSZWNvcmRBdWRpdFJlcXVlc3QSJgoFZW50cnkYASABKAsyFy5idXNpbmVzcy52MS5BdWRpdEVudHJ5IhUKE1JlY29yZEF1ZGl0UmVzcG9uc2UiqAEKE0xpc3RBdWRpdExvZ1JlcXVlc3QSFgoJdGVuYW50X2lkGAEgASgJSACIAQESEwoGYWN0aW9uGAIgASgJSAGIAQESEgoFYWN0b3IYAyABKAlIAogBARINCgVsaW1pdBgEIAEoBRITCgZjdXJzb3IYBSABKAlIA4gBAUIMCgpfdGVuYW50X2lkQgkKB19hY3Rpb25CCAoGX2FjdG9yQgkKB19jdXJzb3IiagoUTGlzdEF1ZGl0TG9nUmVzcG9uc2USKAoHZW50cmllcxgBIAMoCzIXLmJ1c2luZXNzLnYxLkF1ZGl0RW50cnkSGAoLbmV4dF9jdXJzb3IYAiABKAlIAIgBAUIOCgxfbmV4dF9jdXJzb3IiOwoTUmVtb3ZlQ2xpZW50UmVxdWVzdBIRCgl0ZW5hbnRfaWQYASABKAkSEQoJY2xpZW50X2lkGAIgASgJIhYKFFJlbW92ZUNsaWVudFJlc3BvbnNlIjsKE0RlbGV0ZUNsaWVudFJlcXVlc3QSEQoJdGVuYW50X2lkGAEgASgJEhEKCWNsaWVudF9pZBgCIAEoCSJCChREZWxldGVDbGllbnRSZXNwb25zZRIUCgxkZXJlZ2lzdGVyZWQYASABKAgSFAoMdW5zdWJzY3JpYmVkGAIgASgIImEKEkxpc3RUZW5hbnRzUmVxdWVzdBISCgVxdWVyeRgBIAEoCUgAiAEBEg0KBWxpbWl0GAIgASgFEhMKBmN1cnNvchgDIAEoCUgBiAEBQggKBl9xdWVyeUIJCgdfY3Vyc29yIm0KE0xpc3RUZW5hbnRzUmVzcG9uc2USLAoHdGVuYW50cxgBIAMoCzIbLnRlbmFudF9kaXJlY3RvcnkudjEuVGVuYW50EhgKC25leHRfY3Vyc29yGAIgASgJSACIAQFCDgoMX25leHRfY3Vyc29yIvoBChNVcGRhdGVUZW5hbnRSZXF1ZXN0EhEKCXRlbmFudF9pZBgBIAEoCRIRCgRuYW1lGAIgASgJSACIAQESEgoFZW1haWwYAyABKAlIAYgBARIRCgRwbGFuGAQgASgJSAKIAQESIAoTYmlsbGluZ19jdXN0b21lcl9pZBgFIAEoCUgDiAEBEiQKF2JpbGxpbmdfc3Vic2NyaXB0aW9uX2lkGAYgASgJSASIAQFCBwoFX25hbWVCCAoGX2VtYWlsQgcKBV9wbGFuQhYKFF9iaWxsaW5nX2N1c3RvbWVyX2lkQhoKGF9iaWxsaW5nX3N1YnNjcmlwdGlvbl9pZCJDChRVcGRhdGVUZW5hbnRSZXNwb25zZRIrCgZ0ZW5hbnQYASABKAsyGy50ZW5hbnRfZGlyZWN0b3J5LnYxLlRlbmFudCIpChRTdXNwZW5kVGVuYW50UmVxdWVzdBIRCgl0ZW5hbnRfaWQYASABKAkiRAoVU3VzcGVuZFRlbmFudFJlc3BvbnNlEisKBnRlbmFudBgBIAEoCzIbLnRlbmFudF9kaXJlY3RvcnkudjEuVGVuYW50IigKE1Jlc3VtZVRlbmFudFJlcXVlc3QSEQoJdGVuYW50X2lkGAEgASgJInUKFFJlc3VtZVRlbmFudFJlc3BvbnNlEisKBnRlbmFudBgBIAEoCzIbLnRlbmFudF9kaXJlY3RvcnkudjEuVGVuYW50EhwKD3N1c3BlbmRlZF9zaW5jZRgCIAEoCUgAiAEBQhIKEF9zdXNwZW5kZWRfc2luY2UiOwoSRXJhc2VUZW5hbnRSZXF1ZXN0EhEKCXRlbmFudF9pZBgBIAEoCRISCgpjbGllbnRfaWRzGAIgAygJIiMKE0VyYXNlVGVuYW50UmVzcG9uc2USDAoEcm93cxgBIAEoAyJHCgxBZG1pdFJlcXVlc3QSEQoJdGVuYW50X2lkGAEgASgJEgwKBHNlbmQYAiABKAgSFgoOYXBpX2tleV9wcmVmaXgYAyABKAkidAoFTGltaXQSDAoEbmFtZRgBIAEoCRINCgVxdW90YRgCIAEoAxIWCg53aW5kb3dfc2Vjb25kcxgDIAEoAxIRCglyZW1haW5pbmcYBCABKAMSFQoNcmVzZXRfc2Vjb25kcxgFIAEoAxIMCgR1c2VkGAYgASgDInkKDUFkbWl0UmVzcG9uc2USDAoEcGxhbhgBIAEoCRIiCgZsaW1pdHMYAiADKAsyEi5idXNpbmVzcy52MS5MaW1pdBISCgpyZWZ1c2VkX2J5GAMgASgJEg4KBnNjb3BlcxgEIAMoCRISCgpjbGllbnRfaWRzGAUgAygJIikKFEdldFF1b3RhVXNhZ2VSZXF1ZXN0EhEKCXRlbmFudF9pZBgBIAEoCSJJChVHZXRRdW90YVVzYWdlUmVzcG9uc2USDAoEcGxhbhgBIAEoCRIiCgZsaW1pdHMYAiADKAsyEi5idXNpbmVzcy52MS5MaW1pdDKIBgoPQnVzaW5lc3NTZXJ2aWNlEj4KBUFkbWl0EhkuYnVzaW5lc3MudjEuQWRtaXRSZXF1ZXN0GhouYnVzaW5lc3MudjEuQWRtaXRSZXNwb25zZRJbCg1HZXRRdW90YVVzYWdlEiEuYnVzaW5lc3MudjEuR2V0UXVvdGFVc2FnZVJlcXVlc3QaIi5idXNpbmVzcy52MS5HZXRRdW90YVVzYWdlUmVzcG9uc2UiA5ACARJVCgtMaXN0VGVuYW50cxIfLmJ1c2luZXNzLnYxLkxpc3RUZW5hbnRzUmVxdWVzdBogLmJ1c2luZXNzLnYxLkxpc3RUZW5hbnRzUmVzcG9uc2UiA5ACARJTCgxVcGRhdGVUZW5hbnQSIC5idXNpbmVzcy52MS5VcGRhdGVUZW5hbnRSZXF1ZXN0GiEuYnVzaW5lc3MudjEuVXBkYXRlVGVuYW50UmVzcG9uc2USVgoNU3VzcGVuZFRlbmFudBIhLmJ1c2luZXNzLnYxLlN1c3BlbmRUZW5hbnRSZXF1ZXN0GiIuYnVzaW5lc3MudjEuU3VzcGVuZFRlbmFudFJlc3BvbnNlElMKDFJlc3VtZVRlbmFudBIgLmJ1c2luZXNzLnYxLlJlc3VtZVRlbmFudFJlcXVlc3QaIS5idXNpbmVzcy52MS5SZXN1bWVUZW5hbnRSZXNwb25zZRJTCgxSZW1vdmVDbGllbnQSIC5idXNpbmVzcy52MS5SZW1vdmVDbGllbnRSZXF1ZXN0GiEuYnVzaW5lc3MudjEuUmVtb3ZlQ2xpZW50UmVzcG9uc2USUAoLUmVjb3JkQXVkaXQSHy5idXNpbmVzcy52MS5SZWNvcmRBdWRpdFJlcXVlc3QaIC5idXNpbmVzcy52MS5SZWNvcmRBdWRpdFJlc3BvbnNlElgKDExpc3RBdWRpdExvZxIgLmJ1c2luZXNzLnYxLkxpc3RBdWRpdExvZ1JlcXVlc3QaIS5idXNpbmVzcy52MS5MaXN0QXVkaXRMb2dSZXNwb25zZSIDkAIBMm0KFkNsaWVudExpZmVjeWNsZVNlcnZpY2USUwoMRGVsZXRlQ2xpZW50EiAuYnVzaW5lc3MudjEuRGVsZXRlQ2xpZW50UmVxdWVzdBohLmJ1c2luZXNzLnYxLkRlbGV0ZUNsaWVudFJlc3BvbnNlMmoKEVRlbmFudERhdGFTZXJ2aWNlElUKC0VyYXNlVGVuYW50Eh8uYnVzaW5lc3MudjEuRXJhc2VUZW5hbnRSZXF1ZXN0GiAuYnVzaW5lc3MudjEuRXJhc2VUZW5hbnRSZXNwb25zZSIDkAICYgZwcm90bzM", [file_tenant_directory_v1_tenant_directory]);
+
+/**
+ * @generated from message business.v1.AuditEntry
+ */
+export type AuditEntry = Message<"business.v1.AuditEntry"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * The tenant acted for or on (empty for an operator's action on no tenant).
+   *
+   * @generated from field: optional string tenant_id = 2;
+   */
+  tenantId?: string | undefined;
+
+  /**
+   * `api_key`, `session` or `operator`.
+   *
+   * @generated from field: string actor_kind = 3;
+   */
+  actorKind: string;
+
+  /**
+   * The key's prefix (api_key, session), or `admin_token`.
+   *
+   * @generated from field: string actor = 4;
+   */
+  actor: string;
+
+  /**
+   * The operation id (e.g. `registerClient`).
+   *
+   * @generated from field: string action = 5;
+   */
+  action: string;
+
+  /**
+   * @generated from field: string method = 6;
+   */
+  method: string;
+
+  /**
+   * The route template (e.g. `/api/clients/{id}`).
+   *
+   * @generated from field: string route = 7;
+   */
+  route: string;
+
+  /**
+   * The object acted on: the route's id parameter, else the body's client_id.
+   *
+   * @generated from field: optional string target_id = 8;
+   */
+  targetId?: string | undefined;
+
+  /**
+   * The answer's HTTP status and, for an error, its code.
+   *
+   * @generated from field: int32 status = 9;
+   */
+  status: number;
+
+  /**
+   * @generated from field: optional string code = 10;
+   */
+  code?: string | undefined;
+
+  /**
+   * @generated from field: string request_id = 11;
+   */
+  requestId: string;
+
+  /**
+   * @generated from field: string created_at = 12;
+   */
+  createdAt: string;
+};
+
+/**
+ * Describes the message business.v1.AuditEntry.
+ * Use `create(AuditEntrySchema)` to create a new message.
+ */
+export const AuditEntrySchema: GenMessage<AuditEntry> = /*@__PURE__*/
+  messageDesc(file_business_v1_business, 0);
+
+/**
+ * @generated from message business.v1.RecordAuditRequest
+ */
+export type RecordAuditRequest = Message<"business.v1.RecordAuditRequest"> & {
+  /**
+   * @generated from field: business.v1.AuditEntry entry = 1;
+   */
+  entry?: AuditEntry | undefined;
+};
+
+/**
+ * Describes the message business.v1.RecordAuditRequest.
+ * Use `create(RecordAuditRequestSchema)` to create a new message.
+ */
+export const RecordAuditRequestSchema: GenMessage<RecordAuditRequest> = /*@__PURE__*/
+  messageDesc(file_business_v1_business, 1);
+
+/**
+ * @generated from message business.v1.RecordAuditResponse
+ */
+export type RecordAuditResponse = Message<"business.v1.RecordAuditResponse"> & {
+};
+
+/**
+ * Describes the message business.v1.RecordAuditResponse.
+ * Use `create(RecordAuditResponseSchema)` to create a new message.
+ */
+export const RecordAuditResponseSchema: GenMessage<RecordAuditResponse> = /*@__PURE__*/
+  messageDesc(file_business_v1_business, 2);
+
+/**
+ * @generated from message business.v1.ListAuditLogRequest
+ */
+export type ListAuditLogRequest = Message<"business.v1.ListAuditLogRequest"> & {
+  /**
+   * Set: that tenant's own entries (its keys and sessions); empty: every entry (operators).
+   *
+   * @generated from field: optional string tenant_id = 1;
+   */
+  tenantId?: string | undefined;
+
+  /**
+   * @generated from field: optional string action = 2;
+   */
+  action?: string | undefined;
+
+  /**
+   * @generated from field: optional string actor = 3;
+   */
+  actor?: string | undefined;
+
+  /**
+   * @generated from field: int32 limit = 4;
+   */
+  limit: number;
+
+  /**
+   * @generated from field: optional string cursor = 5;
+   */
+  cursor?: string | undefined;
+};
+
+/**
+ * Describes the message business.v1.ListAuditLogRequest.
+ * Use `create(ListAuditLogRequestSchema)` to create a new message.
+ */
+export const ListAuditLogRequestSchema: GenMessage<ListAuditLogRequest> = /*@__PURE__*/
+  messageDesc(file_business_v1_business, 3);
+
+/**
+ * @generated from message business.v1.ListAuditLogResponse
+ */
+export type ListAuditLogResponse = Message<"business.v1.ListAuditLogResponse"> & {
+  /**
+   * @generated from field: repeated business.v1.AuditEntry entries = 1;
+   */
+  entries: AuditEntry[];
+
+  /**
+   * @generated from field: optional string next_cursor = 2;
+   */
+  nextCursor?: string | undefined;
+};
+
+/**
+ * Describes the message business.v1.ListAuditLogResponse.
+ * Use `create(ListAuditLogResponseSchema)` to create a new message.
+ */
+export const ListAuditLogResponseSchema: GenMessage<ListAuditLogResponse> = /*@__PURE__*/
+  messageDesc(file_business_v1_business, 4);
 
 /**
  * @generated from message business.v1.RemoveClientRequest
@@ -34,7 +211,7 @@ export type RemoveClientRequest = Message<"business.v1.RemoveClientRequest"> & {
  * Use `create(RemoveClientRequestSchema)` to create a new message.
  */
 export const RemoveClientRequestSchema: GenMessage<RemoveClientRequest> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 0);
+  messageDesc(file_business_v1_business, 5);
 
 /**
  * @generated from message business.v1.RemoveClientResponse
@@ -47,7 +224,7 @@ export type RemoveClientResponse = Message<"business.v1.RemoveClientResponse"> &
  * Use `create(RemoveClientResponseSchema)` to create a new message.
  */
 export const RemoveClientResponseSchema: GenMessage<RemoveClientResponse> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 1);
+  messageDesc(file_business_v1_business, 6);
 
 /**
  * @generated from message business.v1.DeleteClientRequest
@@ -69,7 +246,7 @@ export type DeleteClientRequest = Message<"business.v1.DeleteClientRequest"> & {
  * Use `create(DeleteClientRequestSchema)` to create a new message.
  */
 export const DeleteClientRequestSchema: GenMessage<DeleteClientRequest> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 2);
+  messageDesc(file_business_v1_business, 7);
 
 /**
  * @generated from message business.v1.DeleteClientResponse
@@ -93,7 +270,7 @@ export type DeleteClientResponse = Message<"business.v1.DeleteClientResponse"> &
  * Use `create(DeleteClientResponseSchema)` to create a new message.
  */
 export const DeleteClientResponseSchema: GenMessage<DeleteClientResponse> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 3);
+  messageDesc(file_business_v1_business, 8);
 
 /**
  * @generated from message business.v1.ListTenantsRequest
@@ -122,7 +299,7 @@ export type ListTenantsRequest = Message<"business.v1.ListTenantsRequest"> & {
  * Use `create(ListTenantsRequestSchema)` to create a new message.
  */
 export const ListTenantsRequestSchema: GenMessage<ListTenantsRequest> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 4);
+  messageDesc(file_business_v1_business, 9);
 
 /**
  * @generated from message business.v1.ListTenantsResponse
@@ -144,7 +321,7 @@ export type ListTenantsResponse = Message<"business.v1.ListTenantsResponse"> & {
  * Use `create(ListTenantsResponseSchema)` to create a new message.
  */
 export const ListTenantsResponseSchema: GenMessage<ListTenantsResponse> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 5);
+  messageDesc(file_business_v1_business, 10);
 
 /**
  * @generated from message business.v1.UpdateTenantRequest
@@ -186,7 +363,7 @@ export type UpdateTenantRequest = Message<"business.v1.UpdateTenantRequest"> & {
  * Use `create(UpdateTenantRequestSchema)` to create a new message.
  */
 export const UpdateTenantRequestSchema: GenMessage<UpdateTenantRequest> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 6);
+  messageDesc(file_business_v1_business, 11);
 
 /**
  * @generated from message business.v1.UpdateTenantResponse
@@ -203,7 +380,7 @@ export type UpdateTenantResponse = Message<"business.v1.UpdateTenantResponse"> &
  * Use `create(UpdateTenantResponseSchema)` to create a new message.
  */
 export const UpdateTenantResponseSchema: GenMessage<UpdateTenantResponse> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 7);
+  messageDesc(file_business_v1_business, 12);
 
 /**
  * @generated from message business.v1.SuspendTenantRequest
@@ -220,7 +397,7 @@ export type SuspendTenantRequest = Message<"business.v1.SuspendTenantRequest"> &
  * Use `create(SuspendTenantRequestSchema)` to create a new message.
  */
 export const SuspendTenantRequestSchema: GenMessage<SuspendTenantRequest> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 8);
+  messageDesc(file_business_v1_business, 13);
 
 /**
  * @generated from message business.v1.SuspendTenantResponse
@@ -237,7 +414,7 @@ export type SuspendTenantResponse = Message<"business.v1.SuspendTenantResponse">
  * Use `create(SuspendTenantResponseSchema)` to create a new message.
  */
 export const SuspendTenantResponseSchema: GenMessage<SuspendTenantResponse> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 9);
+  messageDesc(file_business_v1_business, 14);
 
 /**
  * @generated from message business.v1.ResumeTenantRequest
@@ -254,7 +431,7 @@ export type ResumeTenantRequest = Message<"business.v1.ResumeTenantRequest"> & {
  * Use `create(ResumeTenantRequestSchema)` to create a new message.
  */
 export const ResumeTenantRequestSchema: GenMessage<ResumeTenantRequest> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 10);
+  messageDesc(file_business_v1_business, 15);
 
 /**
  * @generated from message business.v1.ResumeTenantResponse
@@ -278,7 +455,7 @@ export type ResumeTenantResponse = Message<"business.v1.ResumeTenantResponse"> &
  * Use `create(ResumeTenantResponseSchema)` to create a new message.
  */
 export const ResumeTenantResponseSchema: GenMessage<ResumeTenantResponse> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 11);
+  messageDesc(file_business_v1_business, 16);
 
 /**
  * @generated from message business.v1.EraseTenantRequest
@@ -300,7 +477,7 @@ export type EraseTenantRequest = Message<"business.v1.EraseTenantRequest"> & {
  * Use `create(EraseTenantRequestSchema)` to create a new message.
  */
 export const EraseTenantRequestSchema: GenMessage<EraseTenantRequest> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 12);
+  messageDesc(file_business_v1_business, 17);
 
 /**
  * @generated from message business.v1.EraseTenantResponse
@@ -317,7 +494,7 @@ export type EraseTenantResponse = Message<"business.v1.EraseTenantResponse"> & {
  * Use `create(EraseTenantResponseSchema)` to create a new message.
  */
 export const EraseTenantResponseSchema: GenMessage<EraseTenantResponse> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 13);
+  messageDesc(file_business_v1_business, 18);
 
 /**
  * @generated from message business.v1.AdmitRequest
@@ -349,7 +526,7 @@ export type AdmitRequest = Message<"business.v1.AdmitRequest"> & {
  * Use `create(AdmitRequestSchema)` to create a new message.
  */
 export const AdmitRequestSchema: GenMessage<AdmitRequest> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 14);
+  messageDesc(file_business_v1_business, 19);
 
 /**
  * One limit of the plan, in the IETF RateLimit header fields' terms.
@@ -405,7 +582,7 @@ export type Limit = Message<"business.v1.Limit"> & {
  * Use `create(LimitSchema)` to create a new message.
  */
 export const LimitSchema: GenMessage<Limit> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 15);
+  messageDesc(file_business_v1_business, 20);
 
 /**
  * @generated from message business.v1.AdmitResponse
@@ -446,7 +623,7 @@ export type AdmitResponse = Message<"business.v1.AdmitResponse"> & {
  * Use `create(AdmitResponseSchema)` to create a new message.
  */
 export const AdmitResponseSchema: GenMessage<AdmitResponse> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 16);
+  messageDesc(file_business_v1_business, 21);
 
 /**
  * @generated from message business.v1.GetQuotaUsageRequest
@@ -463,7 +640,7 @@ export type GetQuotaUsageRequest = Message<"business.v1.GetQuotaUsageRequest"> &
  * Use `create(GetQuotaUsageRequestSchema)` to create a new message.
  */
 export const GetQuotaUsageRequestSchema: GenMessage<GetQuotaUsageRequest> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 17);
+  messageDesc(file_business_v1_business, 22);
 
 /**
  * @generated from message business.v1.GetQuotaUsageResponse
@@ -485,7 +662,7 @@ export type GetQuotaUsageResponse = Message<"business.v1.GetQuotaUsageResponse">
  * Use `create(GetQuotaUsageResponseSchema)` to create a new message.
  */
 export const GetQuotaUsageResponseSchema: GenMessage<GetQuotaUsageResponse> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 18);
+  messageDesc(file_business_v1_business, 23);
 
 /**
  * Running the gateway as a business: the plan catalogue (PLANS), quotas and rate limits counted in the
@@ -567,6 +744,26 @@ export const BusinessService: GenService<{
     methodKind: "unary";
     input: typeof RemoveClientRequestSchema;
     output: typeof RemoveClientResponseSchema;
+  },
+  /**
+   * The audit log: one entry per state-changing request of a tenant or an operator (written by the edge).
+   *
+   * @generated from rpc business.v1.BusinessService.RecordAudit
+   */
+  recordAudit: {
+    methodKind: "unary";
+    input: typeof RecordAuditRequestSchema;
+    output: typeof RecordAuditResponseSchema;
+  },
+  /**
+   * Newest first; a tenant's own (tenant_id set: its keys' and sessions' actions) or everything (operators).
+   *
+   * @generated from rpc business.v1.BusinessService.ListAuditLog
+   */
+  listAuditLog: {
+    methodKind: "unary";
+    input: typeof ListAuditLogRequestSchema;
+    output: typeof ListAuditLogResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_business_v1_business, 0);
