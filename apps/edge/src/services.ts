@@ -17,6 +17,9 @@ export interface Services {
   tenantData: Record<string, ServiceClient<typeof business.TenantDataService>>;
   /** A client's departure (deregistration at the provider): served by the signup process. */
   clientLifecycle: ServiceClient<typeof business.ClientLifecycleService>;
+  /** GET /api/usage: sends per day (messaging) and deliveries per day (dispatcher). */
+  sendCounts: ServiceClient<typeof business.UsageService>;
+  deliveryCounts: ServiceClient<typeof business.UsageService>;
 }
 
 export function connectServices(config: EdgeConfig): Services {
@@ -36,6 +39,8 @@ export function connectServices(config: EdgeConfig): Services {
     business: createServiceClient(business.BusinessService, config.tenantDirectoryAddr, { defaultDeadlineMs: 10_000 }),
     // two provider calls, each bounded by PROVIDER_TIMEOUT_MS (one safe retry)
     clientLifecycle: createServiceClient(business.ClientLifecycleService, config.signupAddr, { defaultDeadlineMs: 90_000 }),
+    sendCounts: createServiceClient(business.UsageService, config.messagingAddr, { defaultDeadlineMs: 10_000 }),
+    deliveryCounts: createServiceClient(business.UsageService, config.dispatcherAddr, { defaultDeadlineMs: 10_000 }),
     tenantData: Object.fromEntries(
       (
         [

@@ -6,3 +6,4 @@ export type { ServiceClient, CallOptions, ClientOptions } from './client';
 export { HealthReporter } from './health';
 export { appErrorToGrpc, grpcToAppError } from './status';
 export { defineTenantDataService } from './tenant-data';
+export { defineUsageService } from './usage';

@@ -4,6 +4,7 @@ import { registerCallRoutes } from './calls';
 import { registerClientRoutes } from './clients';
 import { registerClientLifecycleRoutes } from './client-lifecycle';
 import { registerAuditLogRoutes } from './audit-log';
+import { registerUsageRoutes } from './usage';
 import { registerFlowRoutes } from './flows';
 import { registerMediaRoutes } from './media';
 import { registerMessageRoutes } from './messages';
@@ -29,4 +30,5 @@ export const tenantApiRoutes: RegisterRoutes[] = [
   registerTemplateRoutes,
   registerMediaRoutes,
   registerAuditLogRoutes,
+  registerUsageRoutes,
 ];

@@ -46,3 +46,13 @@ export const auditQuery = Joi.object({
   limit: Joi.number().integer().min(1).max(100).default(20),
   cursor: Joi.string().max(512),
 });
+
+/** GET /api/usage: UTC days, inclusive (default: the last 30 days). */
+export const usageQuery = Joi.object({
+  from: Joi.string()
+    .max(10)
+    .pattern(/^\d{4}-\d{2}-\d{2}$/, 'YYYY-MM-DD'),
+  to: Joi.string()
+    .max(10)
+    .pattern(/^\d{4}-\d{2}-\d{2}$/, 'YYYY-MM-DD'),
+});

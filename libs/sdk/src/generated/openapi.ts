@@ -1222,6 +1222,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's plan, how much of each quota is used, and sends and deliveries per day
+         * @description `from` and `to` are UTC days, inclusive (default: the last 30 days; at most 92 days).
+         */
+        get: operations["getUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 };
 export type webhooks = {
     chat: {
@@ -7094,6 +7114,85 @@ export interface operations {
                         data: components["schemas"]["AuditEntry"][];
                         /** @description Pass as `cursor` to get the next page; null on the last page. */
                         next_cursor: string | null;
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            422: components["responses"]["Error422"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    getUsage: {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+            };
+            header?: {
+                /** @description Your id for this request (echoed; else one is made). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The usage. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The tenant's plan (PLANS). */
+                        plan: string;
+                        /** Format: date */
+                        from: string;
+                        /** Format: date */
+                        to: string;
+                        /** @description Each limit of the plan and its use now: `requests` and `sends` (per second), `sends_per_day`, `clients` (no window: `window_seconds` 0). */
+                        quotas: {
+                            name: string;
+                            quota: number;
+                            window_seconds: number;
+                            used: number;
+                            remaining: number;
+                            reset_seconds: number;
+                        }[];
+                        /** @description Messages sent per UTC day by the provider's pricing category (`unknown` until a status webhook reports it). */
+                        sends: {
+                            /** Format: date */
+                            day: string;
+                            category: string;
+                            count: number;
+                        }[];
+                        /** @description Webhook deliveries per UTC day by their status. */
+                        deliveries: {
+                            /** Format: date */
+                            day: string;
+                            status: string;
+                            count: number;
+                        }[];
                     };
                 };
             };
