@@ -34,7 +34,7 @@ function routeOf(router: Router, ctx: Context): { layer: Layer; params: Record<s
 /**
  * The audit log (issue 28): after authentication, every state-changing request to a route of `router` is
  * recorded once it is answered, whatever the answer: who (key prefix, session, or the operator), which operation
- * and route, the object it named (the route's last parameter, else the body's `client_id`), the status and error
+ * and route, the object it named (the route's last parameter, else the body's `client_id`, else the id of what it created), the status and error
  * code. Never a body, a header or a secret. A failure to record is logged; the answer stands.
  */
 export function auditTrail(router: Router, services: Services, logger: Logger, mount: 'api' | 'admin') {
@@ -56,7 +56,8 @@ export function auditTrail(router: Router, services: Services, logger: Logger, m
       const values = Object.values(route.params);
       const body = ctx.request.body as Record<string, unknown> | undefined;
       const bodyClient = body && typeof body === 'object' && typeof body.client_id === 'string' ? body.client_id : undefined;
-      const answer = ctx.body as { tenant?: { id?: string } } | undefined;
+      const answer = ctx.body as { id?: unknown; tenant?: { id?: string } } | undefined;
+      const createdId = answer && typeof answer === 'object' && typeof answer.id === 'string' ? answer.id : undefined;
       const tenantId =
         mount === 'api' ? ctx.state.tenantId : route.params.id && String(route.layer.path).startsWith('/admin/tenants/') ? route.params.id : answer?.tenant?.id;
       const entry = {
@@ -66,7 +67,7 @@ export function auditTrail(router: Router, services: Services, logger: Logger, m
         action: layerSpec(route.layer)?.operationId ?? `${ctx.method} ${openApiPath(String(route.layer.path))}`,
         method: ctx.method,
         route: openApiPath(String(route.layer.path)),
-        targetId: values.length ? values[values.length - 1] : bodyClient,
+        targetId: values.length ? values[values.length - 1] : (bodyClient ?? createdId),
         status,
         code,
         requestId: currentRequestId() ?? '',

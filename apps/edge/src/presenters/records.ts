@@ -157,7 +157,7 @@ export const AuditEntry = record(bz.AuditEntrySchema, {
     actor_kind: '`api_key`, `session` (the dashboard) or `operator`.',
     actor: "The API key's prefix, or `admin_token`.",
     action: 'The operation id (OpenAPI `operationId`).',
-    target_id: "The object acted on: the route's last path parameter, else the body's `client_id`.",
+    target_id: "The object acted on: the route's last path parameter, else the body's `client_id`, else the id of what the request created.",
     status: 'The HTTP status answered.',
     code: 'The error code answered, if any.',
     created_at: 'ISO 8601.',

@@ -1388,7 +1388,7 @@ export type components = {
             action: string;
             method: string;
             route: string;
-            /** @description The object acted on: the route's last path parameter, else the body's `client_id`. */
+            /** @description The object acted on: the route's last path parameter, else the body's `client_id`, else the id of what the request created. */
             target_id: string | null;
             /** @description The HTTP status answered. */
             status: number;
