@@ -144,9 +144,9 @@ export class Clients {
     return row;
   }
 
-  async list(tenantId: string, limit: number, cursor?: string) {
+  async list(tenantId: string, limit: number, cursor?: string, only?: string[]) {
     const size = pageSize(limit);
-    const rows = await this.repo.listClients(tenantId, size + 1, cursor ? decodePosition(cursor, CLIENT_ID) : undefined);
+    const rows = await this.repo.listClients(tenantId, size + 1, cursor ? decodePosition(cursor, CLIENT_ID) : undefined, only);
     const { page, nextCursor } = takePage(rows, size, (last) => encodePosition({ at: last.position_at, id: last.id }));
     return { clients: page.map(({ position_at: _position, ...r }) => this.present(r)), nextCursor };
   }

@@ -73,7 +73,7 @@ export async function startTenantDirectory(config: TenantDirectoryConfig, logger
     registerClient: async (r) => ({ client: await clients.register(r) }),
     updateClient: async (r) => ({ client: await clients.update(r) }),
     getClient: async (r) => ({ client: await clients.get(r.tenantId, r.clientId) }),
-    listClients: async (r) => clients.list(r.tenantId, r.limit, r.cursor),
+    listClients: async (r) => clients.list(r.tenantId, r.limit, r.cursor, r.onlyClientIds),
     getClientCredentials: async (r) => clients.credentials(r.tenantId, r.clientId),
     findClientsByPhoneNumberId: async (r) => ({ clients: await clients.byPhoneNumberId(r.phoneNumberId) }),
     findClientsByBusinessAccountId: async (r) => ({ clients: await clients.byBusinessAccountId(r.businessAccountId) }),

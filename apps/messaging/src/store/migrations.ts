@@ -99,4 +99,10 @@ export const migrations: Migration[] = [
     // before are the provider's default, POSITIONAL, until a sync or status update brings the provider's value.
     sql: `ALTER TABLE templates ADD COLUMN parameter_format text NOT NULL DEFAULT 'POSITIONAL';`,
   },
+  {
+    version: 40,
+    name: 'messages_tenant_created',
+    // GET /api/usage counts a tenant's sends per day (issue 28)
+    sql: `CREATE INDEX messages_tenant_created ON messages (tenant_id, created_at);`,
+  },
 ];

@@ -86,7 +86,7 @@ export interface DirectoryRepository {
   getClientAnyTenant(id: string): Promise<ClientRow | undefined>;
   updateClient(tenantId: string, id: string, changes: ClientChanges): Promise<ClientRow | undefined>;
   /** Newest first, each with its list position (keyset: a client created meanwhile shifts nothing). */
-  listClients(tenantId: string, limit: number, after?: ListPosition): Promise<Array<ClientRow & { position_at: string }>>;
+  listClients(tenantId: string, limit: number, after?: ListPosition, only?: string[]): Promise<Array<ClientRow & { position_at: string }>>;
   findClientsByPhoneNumberId(phoneNumberId: string): Promise<ClientRow[]>;
   findClientsByBusinessAccountId(businessAccountId: string): Promise<ClientRow[]>;
 }
@@ -221,12 +221,22 @@ export class SqlDirectoryRepository implements DirectoryRepository {
     return rows[0];
   }
 
-  async listClients(tenantId: string, limit: number, after?: ListPosition): Promise<Array<ClientRow & { position_at: string }>> {
+  async listClients(tenantId: string, limit: number, after?: ListPosition, only?: string[]): Promise<Array<ClientRow & { position_at: string }>> {
+    const params: unknown[] = [tenantId, limit];
+    let where = '';
+    if (after) {
+      params.push(after.at, after.id);
+      where += ` AND (created_at, id) < ($${params.length - 1}::timestamptz, $${params.length})`;
+    }
+    if (only?.length) {
+      params.push(JSON.stringify(only));
+      where += ` AND id IN (SELECT jsonb_array_elements_text($${params.length}::jsonb))`;
+    }
     return this.q.query<ClientRow & { position_at: string }>(
       `SELECT *, ${POSITION_AT} AS position_at FROM clients
-       WHERE tenant_id = $1 ${after ? 'AND (created_at, id) < ($3::timestamptz, $4)' : ''}
+       WHERE tenant_id = $1${where}
        ORDER BY created_at DESC, id DESC LIMIT $2`,
-      after ? [tenantId, limit, after.at, after.id] : [tenantId, limit],
+      params,
     );
   }
 

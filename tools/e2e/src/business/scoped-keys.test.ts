@@ -68,6 +68,9 @@ describe('scoped API keys', () => {
     expect((await api.get(`/api/clients/${clientA}`)).status).toBe(200);
     expect((await api.get(`/api/clients/${clientB}`)).status).toBe(404);
     expect((await api.get(`/api/templates?client_id=${clientB}`)).status).toBe(404);
+    // its client list holds its client only
+    expect(((await api.get('/api/clients')).json as any).data.map((c: any) => c.id)).toEqual([clientA]);
+    expect(((await owner.get('/api/clients')).json as any).data).toHaveLength(2);
     // listed with its restrictions
     const keys = (await owner.get('/api/api-keys')).json as any;
     expect(keys.data.find((k: any) => k.client_ids.length)).toMatchObject({ scopes: ['messages:send', 'read_only'], client_ids: [clientA] });
