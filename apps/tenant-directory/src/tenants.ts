@@ -145,6 +145,9 @@ export class Tenants {
     const found = apiKey.length <= 256 ? await this.repo.findApiKeyByHash(sha256Hex(apiKey)) : undefined;
     if (!found || found.revoked_at) throw new AppError('unauthenticated', 'invalid_api_key', 'Invalid API key');
     if (found.expires_at && found.expires_at.getTime() <= Date.now()) throw new AppError('unauthenticated', 'api_key_expired', 'This API key has expired');
+    // a suspended tenant's key opens nothing (its requests are refused by the edge's Admit as well)
+    if ((await this.repo.getTenant(found.tenant_id))?.suspended_at)
+      throw new AppError('forbidden', 'tenant_suspended', 'This tenant is suspended: ask the operator');
     void this.repo.touchApiKey(found.prefix).catch(() => undefined);
     return { tenantId: found.tenant_id, prefix: found.prefix };
   }

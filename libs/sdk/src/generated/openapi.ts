@@ -2939,6 +2939,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];

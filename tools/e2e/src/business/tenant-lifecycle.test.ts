@@ -104,6 +104,14 @@ describe('tenant lifecycle: suspend, resume, delete', () => {
     const bySession = await fetch(`${stack.baseUrl}/api/clients`, { headers: { cookie } });
     expect([bySession.status, ((await bySession.json()) as any).code]).toEqual([403, 'tenant_suspended']);
 
+    // nor can a new dashboard session be opened
+    const signInRefused = await fetch(`${stack.baseUrl}/dashboard/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ api_key: t.apiKey }),
+    });
+    expect([signInRefused.status, ((await signInRefused.json()) as any).code]).toEqual([403, 'tenant_suspended']);
+
     // an event while suspended: recorded as held, not sent
     const inbound = await sim.inboundMessage(t.phone.phone_number_id, '16505550111', 'text', { body: 'are you open?' });
     await waitFor(
