@@ -1,4 +1,4 @@
-import { Gateway, type Schemas } from '@gateway/sdk/client';
+import { Gateway, type Schemas, type Usage as UsageAnswer } from '@gateway/sdk/client';
 
 /**
  * Calls the gateway's public routes with the session cookie (sent by the browser, never readable here) and,
@@ -108,6 +108,8 @@ export type Template = Schemas['Template'];
 export type SecretRotation = Schemas['SecretRotation'];
 export type Call = Schemas['Call'];
 export type CallingSettings = Schemas['CallingSettings'];
+export type AuditEntry = Schemas['AuditEntry'];
+export type Usage = UsageAnswer;
 
 /** Event types of the webhook envelope (docs/webhooks.md). */
 export const EVENT_TYPES = ['chat', 'signup_completed', 'template_status', 'flow_completion', 'test'] as const;

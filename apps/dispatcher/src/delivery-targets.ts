@@ -17,6 +17,8 @@ export interface DeliveryTarget {
   events: string[];
   /** Set when the client's webhook is disabled (gone, or failing for too long): why. */
   disabledReason: string | null;
+  /** The tenant is suspended: its events are held (recorded `skipped`, replayed on resume). */
+  suspended?: boolean;
 }
 
 /** The secrets that sign a delivery at `now`: the current one first, then the previous one while it lives. */
@@ -73,6 +75,7 @@ export class DeliveryTargets {
           : {}),
         events: r.webhookEvents,
         disabledReason: r.webhookStatus === 'disabled' ? (r.webhookDisabledReason ?? 'disabled') : null,
+        suspended: r.tenantSuspended,
       };
     } catch (e) {
       if (e instanceof AppError && e.kind === 'not_found') return null;

@@ -39,6 +39,9 @@ export type DisableWebhook = (clientId: string, url: string, reason: string) => 
  * recorded `skipped` (a replay delivers them once it is enabled again); event types the client's
  * `webhook_events` leave out are neither delivered nor recorded (test events always are).
  */
+/** The last_error of an event held while its tenant is suspended (issue 28). */
+export const TENANT_SUSPENDED = 'held: tenant suspended';
+
 export class DeliveryWorker {
   constructor(
     private readonly repo: DeliveryRepository,
@@ -95,6 +98,12 @@ export class DeliveryWorker {
       // filtered out: no record of the event's own series; a series created up front (retry, replay) is closed
       if (record || presetId)
         await this.writer.write({ ...key, status: 'skipped', url: null, responseCode: null, lastError: `${eventType} is not in the client's webhook_events` });
+      return ACK;
+    }
+    if (target.suspended) {
+      // held: the operator's resume replays the tenant's events recorded so since its suspension
+      await this.writer.write({ ...key, status: 'skipped', url: target.url, responseCode: null, lastError: TENANT_SUSPENDED });
+      this.opts.observe?.('skipped', 0);
       return ACK;
     }
     if (target.disabledReason) {

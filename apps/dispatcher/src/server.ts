@@ -3,9 +3,9 @@ import { dispatcher as d, tenantDirectory as td } from '@gateway/contracts';
 import { followDirectoryChanges } from '@gateway/directory-changes';
 import type { Logger } from '@gateway/logger';
 import { startOutboxRelay } from '@gateway/outbox';
-import { createServiceClient, defineService, startGrpcServer } from '@gateway/rpc';
+import { createServiceClient, defineService, startGrpcServer, defineTenantDataService, defineUsageService } from '@gateway/rpc';
 import { Metrics, startMetricsServer, type RunningProcess } from '@gateway/runtime';
-import { openDb } from '@gateway/store';
+import { openDb, eraseRowsMentioning } from '@gateway/store';
 import { nanos } from 'nats';
 import type { DispatcherConfig } from './config';
 import { Deliveries } from './deliveries';
@@ -105,7 +105,24 @@ export async function startDispatcher(config: DispatcherConfig, logger: Logger):
     sendTestEvent: (r) => deliveries.sendTest(r.tenantId, r.clientId),
     replayDeliveries: (r) => deliveries.replay(r),
   });
-  const grpc = await startGrpcServer({ host: config.grpcHost, port: config.grpcPort, logger, services: [service], observer: metrics.grpcObserver });
+  const grpc = await startGrpcServer({
+    host: config.grpcHost,
+    port: config.grpcPort,
+    logger,
+    services: [
+      service,
+      defineTenantDataService((ids) => eraseRowsMentioning(db, ids)),
+      // GET /api/usage: this service's rows of the tenant per UTC day
+      defineUsageService((tenantId: string, from: string, to: string) =>
+        db.query<{ day: string; key: string; count: number }>(
+          `SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, status AS key, count(*)::int AS count FROM deliveries
+             WHERE tenant_id = $1 AND created_at >= $2::date AND created_at < ($3::date + 1) GROUP BY 1, 2 ORDER BY 1, 2`,
+          [tenantId, from, to],
+        ),
+      ),
+    ],
+    observer: metrics.grpcObserver,
+  });
   const metricsServer = await startMetricsServer(metrics, config.metricsPort);
   logger.info({ grpcPort: grpc.port, metricsPort: metricsServer.port, storage: db.kind, retryDelaysMs: config.retryDelaysMs }, 'dispatcher ready');
 

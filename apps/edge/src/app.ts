@@ -8,6 +8,9 @@ import { SessionCookie } from './dashboard/session-cookie';
 import { registerDashboardStatic } from './dashboard/static';
 import { jsonBody } from './middleware/body';
 import { nosniff } from './middleware/nosniff';
+import { quotaGate } from './middleware/quota';
+import { auditTrail } from './middleware/audit';
+import { scopeGate } from './scopes';
 import { requestContext } from './middleware/request-context';
 import { storableParams } from './middleware/storable-params';
 import { registerAdminRoutes } from './routes/admin';
@@ -89,6 +92,7 @@ export function createEdgeApp(opts: EdgeAppOptions): Koa {
   app.use(
     mountUnder('/admin', [
       adminAuth(opts.config.adminToken),
+      auditTrail(admin, opts.services, opts.logger, 'admin'),
       storableParams,
       jsonBody(opts.config.bodyLimitBytes, { timeoutMs: opts.config.bodyTimeoutMs }),
       allowedMethods(admin),
@@ -101,9 +105,12 @@ export function createEdgeApp(opts: EdgeAppOptions): Koa {
   app.use(
     mountUnder('/api', [
       tenantAuth(opts.keys, opts.config.adminToken, sessions.principal),
+      auditTrail(api, opts.services, opts.logger, 'api'),
+      quotaGate(opts.services),
       storableParams,
       jsonBody(opts.config.bodyLimitBytes, { timeoutMs: opts.config.bodyTimeoutMs, ownBody: isMediaUpload }),
       allowedMethods(api),
+      scopeGate,
       api.routes(),
     ]),
   );

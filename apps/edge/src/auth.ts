@@ -78,6 +78,7 @@ export function tenantAuth(cache: ApiKeyCache, adminToken: string, session?: (ct
   return async (ctx: Context, next: Next) => {
     let principal: KeyPrincipal | undefined;
     if (!ctx.get('authorization') && session) principal = await session(ctx);
+    ctx.state.viaSession = principal !== undefined;
     if (!principal) {
       const token = bearerToken(ctx);
       // the admin token is not a tenant credential

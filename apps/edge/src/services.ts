@@ -1,4 +1,4 @@
-import { calls, dispatcher, flows, messaging, signup, templates, tenantDirectory } from '@gateway/contracts';
+import { business, calls, dispatcher, flows, messaging, signup, templates, tenantDirectory } from '@gateway/contracts';
 import { createServiceClient, type ServiceClient } from '@gateway/rpc';
 import type { EdgeConfig } from './config';
 
@@ -13,6 +13,15 @@ export interface Services {
   templates: ServiceClient<typeof templates.TemplatesService>;
   /** Served by the messaging process, which owns the call records. */
   calls: ServiceClient<typeof calls.CallsService>;
+  /** Plans, quotas, tenant lifecycle and the audit log: served by the tenant-directory process. */
+  business: ServiceClient<typeof business.BusinessService>;
+  /** Every service storing a tenant's data, by name: each erases a deleted tenant's rows (the directory last). */
+  tenantData: Record<string, ServiceClient<typeof business.TenantDataService>>;
+  /** A client's departure (deregistration at the provider): served by the signup process. */
+  clientLifecycle: ServiceClient<typeof business.ClientLifecycleService>;
+  /** GET /api/usage: sends per day (messaging) and deliveries per day (dispatcher). */
+  sendCounts: ServiceClient<typeof business.UsageService>;
+  deliveryCounts: ServiceClient<typeof business.UsageService>;
 }
 
 export function connectServices(config: EdgeConfig): Services {
@@ -31,9 +40,26 @@ export function connectServices(config: EdgeConfig): Services {
     templates: createServiceClient(templates.TemplatesService, config.messagingAddr, { defaultDeadlineMs: 60_000 }),
     // a call action waits for the provider (PROVIDER_TIMEOUT_MS, never retried)
     calls: createServiceClient(calls.CallsService, config.messagingAddr, { defaultDeadlineMs: 60_000 }),
+    business: createServiceClient(business.BusinessService, config.tenantDirectoryAddr, { defaultDeadlineMs: 10_000 }),
+    // two provider calls, each bounded by PROVIDER_TIMEOUT_MS (one safe retry)
+    clientLifecycle: createServiceClient(business.ClientLifecycleService, config.signupAddr, { defaultDeadlineMs: 90_000 }),
+    sendCounts: createServiceClient(business.UsageService, config.messagingAddr, { defaultDeadlineMs: 10_000 }),
+    deliveryCounts: createServiceClient(business.UsageService, config.dispatcherAddr, { defaultDeadlineMs: 10_000 }),
+    tenantData: Object.fromEntries(
+      (
+        [
+          ['messaging', config.messagingAddr],
+          ['flows', config.flowsAddr],
+          ['signup', config.signupAddr],
+          ['dispatcher', config.dispatcherAddr],
+          ['tenant-directory', config.tenantDirectoryAddr],
+        ] as const
+      ).map(([name, addr]) => [name, createServiceClient(business.TenantDataService, addr, { defaultDeadlineMs: 60_000 })]),
+    ),
   };
 }
 
 export function closeServices(s: Services): void {
-  for (const c of Object.values(s)) (c as { close(): void }).close();
+  const { tenantData, ...rest } = s;
+  for (const c of [...Object.values(rest), ...Object.values(tenantData)]) (c as { close(): void }).close();
 }

@@ -1,9 +1,9 @@
 import { flows as f, tenantDirectory as td } from '@gateway/contracts';
 import type { Logger } from '@gateway/logger';
-import { createServiceClient, defineService, startGrpcServer } from '@gateway/rpc';
+import { createServiceClient, defineService, startGrpcServer, defineTenantDataService } from '@gateway/rpc';
 import { Metrics, startMetricsServer, type RunningProcess } from '@gateway/runtime';
 import { connectProvider } from '@gateway/provider-client';
-import { openDb } from '@gateway/store';
+import { openDb, eraseRowsMentioning } from '@gateway/store';
 import type { FlowsConfig } from './config';
 import { Flows } from './flows';
 import { presentFlow } from './present';
@@ -46,7 +46,13 @@ export async function startFlows(config: FlowsConfig, logger: Logger): Promise<R
   });
 
   // no bus: this service neither publishes nor consumes events
-  const grpc = await startGrpcServer({ host: config.grpcHost, port: config.grpcPort, logger, services: [service], observer: metrics.grpcObserver });
+  const grpc = await startGrpcServer({
+    host: config.grpcHost,
+    port: config.grpcPort,
+    logger,
+    services: [service, defineTenantDataService((ids) => eraseRowsMentioning(db, ids))],
+    observer: metrics.grpcObserver,
+  });
   const metricsServer = await startMetricsServer(metrics, config.metricsPort);
   logger.info({ grpcPort: grpc.port, metricsPort: metricsServer.port, storage: db.kind }, 'flows ready');
 

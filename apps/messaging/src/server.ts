@@ -3,10 +3,10 @@ import { connectBus, STREAMS } from '@gateway/bus';
 import { calls as c, messaging as m, tenantDirectory as td } from '@gateway/contracts';
 import { followDirectoryChanges } from '@gateway/directory-changes';
 import type { Logger } from '@gateway/logger';
-import { createServiceClient, defineService, startGrpcServer } from '@gateway/rpc';
+import { createServiceClient, defineService, startGrpcServer, defineTenantDataService, defineUsageService } from '@gateway/rpc';
 import { Metrics, startMetricsServer, type RunningProcess } from '@gateway/runtime';
 import { connectProvider } from '@gateway/provider-client';
-import { openDb } from '@gateway/store';
+import { openDb, eraseRowsMentioning } from '@gateway/store';
 import { Calls } from './calls/calls';
 import { defineCallsService } from './calls/service';
 import { SqlCallRepository } from './calls/store';
@@ -105,7 +105,20 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
     host: config.grpcHost,
     port: config.grpcPort,
     logger,
-    services: [service, defineTemplatesService(templates), defineCallsService(calls)],
+    services: [
+      service,
+      defineTemplatesService(templates),
+      defineCallsService(calls),
+      defineTenantDataService((ids) => eraseRowsMentioning(db, ids)),
+      // GET /api/usage: this service's rows of the tenant per UTC day
+      defineUsageService((tenantId: string, from: string, to: string) =>
+        db.query<{ day: string; key: string; count: number }>(
+          `SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, coalesce(pricing->>'category', 'unknown') AS key, count(*)::int AS count FROM messages
+             WHERE tenant_id = $1 AND created_at >= $2::date AND created_at < ($3::date + 1) GROUP BY 1, 2 ORDER BY 1, 2`,
+          [tenantId, from, to],
+        ),
+      ),
+    ],
     observer: metrics.grpcObserver,
   });
   const metricsServer = await startMetricsServer(metrics, config.metricsPort);

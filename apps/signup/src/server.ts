@@ -1,11 +1,12 @@
-import { signup as s, tenantDirectory as td } from '@gateway/contracts';
+import { business, signup as s, tenantDirectory as td } from '@gateway/contracts';
 import { resolveSecretsKey, SecretBox } from '@gateway/crypto';
 import type { Logger } from '@gateway/logger';
 import { connectProvider } from '@gateway/provider-client';
-import { createServiceClient, defineService, startGrpcServer } from '@gateway/rpc';
+import { createServiceClient, defineService, startGrpcServer, defineTenantDataService } from '@gateway/rpc';
 import { Metrics, startMetricsServer, type RunningProcess } from '@gateway/runtime';
-import { openDb } from '@gateway/store';
+import { openDb, eraseRowsMentioning } from '@gateway/store';
 import type { SignupConfig } from './config';
+import { Offboarding } from './offboarding';
 import { PinVault } from './pins';
 import { Signup } from './signup';
 import { migrations } from './store/migrations';
@@ -52,6 +53,12 @@ export async function startSignup(config: SignupConfig, logger: Logger): Promise
     failSignup: (r) => signup.fail(r),
   });
 
+  const businessClient = createServiceClient(business.BusinessService, config.tenantDirectoryAddr, { defaultDeadlineMs: 10_000 });
+  const offboarding = new Offboarding(directory, businessClient, provider, logger);
+  const lifecycle = defineService(business.ClientLifecycleService, {
+    deleteClient: (r) => offboarding.deleteClient(r.tenantId, r.clientId),
+  });
+
   // sessions that were used are kept a month after they expire (support questions), never-used ones only until
   // they expire; then they are deleted so the table stays small
   const purge = setInterval(() => {
@@ -59,7 +66,13 @@ export async function startSignup(config: SignupConfig, logger: Logger): Promise
   }, 60 * 60_000);
   purge.unref();
 
-  const grpc = await startGrpcServer({ host: config.grpcHost, port: config.grpcPort, logger, services: [service], observer: metrics.grpcObserver });
+  const grpc = await startGrpcServer({
+    host: config.grpcHost,
+    port: config.grpcPort,
+    logger,
+    services: [service, lifecycle, defineTenantDataService((ids) => eraseRowsMentioning(db, ids))],
+    observer: metrics.grpcObserver,
+  });
   const metricsServer = await startMetricsServer(metrics, config.metricsPort);
   logger.info({ grpcPort: grpc.port, metricsPort: metricsServer.port, storage: db.kind }, 'signup ready');
 
@@ -71,6 +84,7 @@ export async function startSignup(config: SignupConfig, logger: Logger): Promise
       await grpc.shutdown();
       await metricsServer.close();
       directory.close();
+      businessClient.close();
       await provider.close();
       await db.close();
     },

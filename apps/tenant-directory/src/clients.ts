@@ -27,6 +27,8 @@ export class Clients {
     private readonly publicBaseUrl: string,
     /** Resolves once what was committed to the outbox (events, change notices) is on the bus, or after a bounded wait. */
     private readonly published: () => Promise<void>,
+    /** In the registration's transaction, before the insert: one more client must fit the tenant's plan (business/quotas.ts). */
+    private readonly admitClient?: (q: Queryable, tenantId: string) => Promise<void>,
   ) {}
 
   async register(req: td.RegisterClientRequest): Promise<ClientInit> {
@@ -55,6 +57,7 @@ export class Clients {
     // signup, it gets its one signup_completed event, written with the row (spec 6.4)
     const row = await this.repo
       .tx(async (repo, q) => {
+        await this.admitClient?.(q, req.tenantId);
         const inserted = await repo.insertClient(init);
         if (complete) await enqueueEvent(q, signupCompletedEvent(inserted));
         // inbound routing may hold an empty answer for this phone number
@@ -140,15 +143,26 @@ export class Clients {
     return this.present(await this.row(tenantId, clientId));
   }
 
+  /** A deleted client (business/ClientLifecycleService): its row goes, its encrypted token with it; caches follow the notice. */
+  async remove(tenantId: string, clientId: string): Promise<void> {
+    await this.repo.tx(async (repo, q) => {
+      const before = await repo.getClient(tenantId, clientId, true);
+      if (!before) throw notFound();
+      await q.query('DELETE FROM clients WHERE tenant_id = $1 AND id = $2', [tenantId, clientId]);
+      await notifyClientChange(q, before, before);
+    });
+    await this.published();
+  }
+
   async row(tenantId: string, clientId: string): Promise<ClientRow> {
     const row = await this.repo.getClient(tenantId, clientId);
     if (!row) throw notFound();
     return row;
   }
 
-  async list(tenantId: string, limit: number, cursor?: string) {
+  async list(tenantId: string, limit: number, cursor?: string, only?: string[]) {
     const size = pageSize(limit);
-    const rows = await this.repo.listClients(tenantId, size + 1, cursor ? decodePosition(cursor, CLIENT_ID) : undefined);
+    const rows = await this.repo.listClients(tenantId, size + 1, cursor ? decodePosition(cursor, CLIENT_ID) : undefined, only);
     const { page, nextCursor } = takePage(rows, size, (last) => encodePosition({ at: last.position_at, id: last.id }));
     return { clients: page.map(({ position_at: _position, ...r }) => this.present(r)), nextCursor };
   }

@@ -1,4 +1,5 @@
 import { common, int, loadConfig, url, type Env } from '@gateway/config';
+import { plansField } from './business/plans';
 
 export function readConfig(env: Env = process.env) {
   return loadConfig(
@@ -15,6 +16,8 @@ export function readConfig(env: Env = process.env) {
       sessionIdleMs: int('DASHBOARD_SESSION_IDLE_MS', 30 * 60_000, { min: 1000 }),
       /** ... and this long after sign-in whatever happens (default 12 h). */
       sessionMaxMs: int('DASHBOARD_SESSION_MAX_MS', 12 * 3600_000, { min: 1000 }),
+      /** The plan catalogue (business/plans.ts, docs/business.md): JSON, default free/standard/pro/enterprise. */
+      plans: plansField,
     },
     env,
   );

@@ -5,11 +5,21 @@ import { directoryChangeMessage, type DirectoryChange } from '@gateway/directory
 import { enqueueMessages } from '@gateway/outbox';
 import type { tenantDirectory as td } from '@gateway/contracts';
 import type { MessageInitShape } from '@bufbuild/protobuf';
-import type { ApiKeyRow, DirectoryRepository, TenantRow } from './store/repository';
+import type { ApiKeyRow, DirectoryRepository, KeyLimits, TenantRow } from './store/repository';
+import { FALLBACK_PLAN, type PlanCatalogue } from './business/plans';
 
 type TenantInit = MessageInitShape<typeof td.TenantSchema>;
 
-const DEFAULT_PLAN = 'standard';
+const DEFAULT_PLAN = FALLBACK_PLAN;
+
+/** A plan outside the catalogue (PLANS) is a 422 naming `plan`. */
+export function checkPlan(plans: PlanCatalogue, plan: string): void {
+  if (plans[plan]) return;
+  const allowed = Object.keys(plans);
+  throw AppError.validation([
+    { loc: ['body', 'plan'], msg: `Unknown plan: one of ${allowed.join(', ')}`, type: 'any.only', input: plan, ctx: { valids: allowed } },
+  ]);
+}
 
 /**
  * API keys: "gw_<8 chars>_<43 chars>" — 32 random bytes of secret, a visible prefix ("gw_<8 chars>") to
@@ -26,6 +36,8 @@ export interface TenantsOptions {
   secretOverlapMs: number;
   /** Resolves once the change notices committed so far are on the bus (or after a bounded wait). */
   published: () => Promise<void>;
+  /** The plan catalogue (PLANS): a tenant's plan must be one of it. */
+  plans: PlanCatalogue;
 }
 
 /**
@@ -50,6 +62,7 @@ export class Tenants {
   }
 
   async create(input: { name: string; email: string; plan?: string; webhookUrl?: string; billingCustomerId?: string; billingSubscriptionId?: string }) {
+    if (input.plan !== undefined) checkPlan(this.opts.plans, input.plan);
     const id = randomUUID();
     const key = mintApiKey();
     await this.repo.tx(async (repo) => {
@@ -106,10 +119,15 @@ export class Tenants {
     return { webhookSecret: secret, previousSecretExpiresAt: expiresAt.toISOString() };
   }
 
-  async createApiKey(tenantId: string) {
+  async createApiKey(tenantId: string, limits: KeyLimits = {}) {
     await this.row(tenantId);
+    for (const clientId of limits.clientIds ?? []) {
+      if (!(await this.repo.getClient(tenantId, clientId))) {
+        throw AppError.validation([{ loc: ['body', 'client_ids'], msg: 'Unknown client', type: 'client_not_found', input: clientId, ctx: {} }]);
+      }
+    }
     const key = mintApiKey();
-    await this.repo.insertApiKey({ prefix: key.prefix, tenantId, keyHash: key.hash });
+    await this.repo.insertApiKey({ prefix: key.prefix, tenantId, keyHash: key.hash, ...limits });
     return { apiKey: key.key, prefix: key.prefix };
   }
 
@@ -126,6 +144,10 @@ export class Tenants {
   async authenticate(apiKey: string): Promise<{ tenantId: string; prefix: string }> {
     const found = apiKey.length <= 256 ? await this.repo.findApiKeyByHash(sha256Hex(apiKey)) : undefined;
     if (!found || found.revoked_at) throw new AppError('unauthenticated', 'invalid_api_key', 'Invalid API key');
+    if (found.expires_at && found.expires_at.getTime() <= Date.now()) throw new AppError('unauthenticated', 'api_key_expired', 'This API key has expired');
+    // a suspended tenant's key opens nothing (its requests are refused by the edge's Admit as well)
+    if ((await this.repo.getTenant(found.tenant_id))?.suspended_at)
+      throw new AppError('forbidden', 'tenant_suspended', 'This tenant is suspended: ask the operator');
     void this.repo.touchApiKey(found.prefix).catch(() => undefined);
     return { tenantId: found.tenant_id, prefix: found.prefix };
   }
@@ -142,6 +164,7 @@ export class Tenants {
       billingCustomerId: row.billing_customer_id ?? undefined,
       billingSubscriptionId: row.billing_subscription_id ?? undefined,
       createdAt: row.created_at.toISOString(),
+      suspendedAt: row.suspended_at?.toISOString(),
     };
   }
 }
@@ -152,5 +175,8 @@ function presentKey(k: ApiKeyRow) {
     createdAt: k.created_at.toISOString(),
     revokedAt: k.revoked_at?.toISOString(),
     lastUsedAt: k.last_used_at?.toISOString(),
+    scopes: k.scopes ?? [],
+    clientIds: k.client_ids ?? [],
+    expiresAt: k.expires_at?.toISOString(),
   };
 }

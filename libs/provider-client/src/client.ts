@@ -326,6 +326,18 @@ export class ProviderClient {
     confirmed(res, 'subscribe the app to the business account');
   }
 
+  /** POST /{phone_number_id}/deregister → `{"success": true}` (a deleted client's number leaves the platform). */
+  async deregisterPhone(token: string, phoneNumberId: string): Promise<void> {
+    const res = await this.http.call<{ success?: boolean }>({ method: 'POST', path: `${phoneNumberId}/deregister`, token, idempotent: true });
+    confirmed(res, 'deregister the phone number');
+  }
+
+  /** DELETE /{waba_id}/subscribed_apps → `{"success": true}`: the app stops receiving the business account's webhooks. */
+  async unsubscribeApp(token: string, wabaId: string): Promise<void> {
+    const res = await this.http.call<{ success?: boolean }>({ method: 'DELETE', path: `${wabaId}/subscribed_apps`, token, idempotent: true });
+    confirmed(res, 'unsubscribe the app from the business account');
+  }
+
   async listCatalogs(token: string, wabaId: string): Promise<Array<{ id: string; name?: string }>> {
     const res = await this.http.call<{ data?: Array<{ id: string; name?: string }> }>({
       method: 'GET',

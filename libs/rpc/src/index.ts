@@ -5,3 +5,5 @@ export { createServiceClient } from './client';
 export type { ServiceClient, CallOptions, ClientOptions } from './client';
 export { HealthReporter } from './health';
 export { appErrorToGrpc, grpcToAppError } from './status';
+export { defineTenantDataService } from './tenant-data';
+export { defineUsageService } from './usage';

@@ -1,9 +1,11 @@
 import createClient, { type Client, type Middleware } from 'openapi-fetch';
-import type { components, paths } from './generated/openapi';
+import type { components, operations, paths } from './generated/openapi';
 
 export type Schemas = components['schemas'];
 export type ValidationIssue = Schemas['ValidationIssue'];
 export type ProviderError = Schemas['ProviderError'];
+/** `GET /api/usage`: the plan, each quota's use, sends and deliveries per day (docs/business.md). */
+export type Usage = operations['getUsage']['responses'][200]['content']['application/json'];
 
 /**
  * Any answer other than 2xx, as an error: `status`, the stable `code` (`validation_failed` for a 422 without

@@ -6,3 +6,4 @@ export { GroupCommit } from './group-commit';
 export { DbError } from './db-error';
 export { POSITION_AT, encodePosition, decodePosition, pageSize, takePage } from './list-position';
 export type { ListPosition } from './list-position';
+export { eraseRowsMentioning } from './erase';

@@ -6,6 +6,10 @@ import { GRPC_SERVICES } from '@gateway/config';
 import { freePort, writeNatsServerConf } from '@gateway/testing';
 import { start, waitPort, type Proc } from './processes';
 
+/** The plan catalogue of a bench run: every plan's names with limits no run reaches. */
+const UNLIMITED = { max_clients: 10_000, sends_per_day: 100_000_000, sends_per_second: 1_000_000, campaigns_per_day: 100_000, requests_per_second: 1_000_000 };
+const TEST_PLANS = JSON.stringify(Object.fromEntries(['free', 'standard', 'pro', 'enterprise'].map((p) => [p, UNLIMITED])));
+
 export const ROOT = resolve(__dirname, '..', '..');
 const dist = (app: string) => join(ROOT, 'dist', 'apps', app, 'main.js');
 
@@ -72,6 +76,8 @@ export async function bootStack(natsBin: string, opts: StackOptions): Promise<Be
     PROVIDER_BASE_URL: `http://127.0.0.1:${simPort}`,
     PUBLIC_BASE_URL: `http://127.0.0.1:${edgePort}`,
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    // the bench measures throughput, not the plans' rate limits (docs/business.md): every plan unlimited
+    PLANS: TEST_PLANS,
     GRPC_HOST: '127.0.0.1',
     HOST: '127.0.0.1',
     METRICS_PORT: '0',

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { createLogger } from '@gateway/logger';
-import { SERVICES, type StartedService } from '@gateway/test-stack';
+import { SERVICES, TEST_PLANS, type StartedService } from '@gateway/test-stack';
 import { bundleApp } from './bundle';
 import {
   createTestDatabase,
@@ -95,6 +95,8 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
       DATA_DIR: dataDir.path,
       GATEWAY_ADMIN_TOKEN: randomBytes(24).toString('base64url'),
       SECRETS_KEY: randomBytes(32).toString('base64'),
+      // the fault run measures delivery under faults, not the plans' rate limits
+      PLANS: TEST_PLANS,
       PUBLIC_BASE_URL: `http://127.0.0.1:${edgePorts[0]}`,
       PROVIDER_BASE_URL: sim.url,
       PROVIDER_APP_ID: 'sim-app-id',

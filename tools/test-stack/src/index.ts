@@ -1,4 +1,4 @@
-export { Stack, startStack } from './stack';
+export { Stack, startStack, TEST_PLANS } from './stack';
 export type { StackOptions, SimHandle } from './stack';
 export { ApiClient } from './api-client';
 export { checkAnswer } from './openapi-check';

@@ -34,6 +34,13 @@ export interface SimHandle {
 export const ADMIN_TOKEN_LENGTH = 32;
 
 /**
+ * The stack's plan catalogue (PLANS): the default plans' names with limits no test of another area reaches (a
+ * fuzz run makes hundreds of requests a second). Tests of the limits themselves set their own PLANS.
+ */
+const UNLIMITED = { max_clients: 10_000, sends_per_day: 10_000_000, sends_per_second: 100_000, campaigns_per_day: 100_000, requests_per_second: 100_000 };
+export const TEST_PLANS = JSON.stringify(Object.fromEntries(['free', 'standard', 'pro', 'enterprise'].map((p) => [p, UNLIMITED])));
+
+/**
  * A whole gateway for integration tests: a private nats-server, its own database, the provider simulator,
  * and the chosen services started in-process with the same config readers as their main.ts. Everything
  * talks over real HTTP, gRPC and JetStream.
@@ -93,6 +100,7 @@ export class Stack {
       PROVIDER_APP_SECRET: 'sim-app-secret',
       PROVIDER_VERIFY_TOKEN: 'sim-verify-token',
       PROVIDER_CONFIG_ID: 'sim-config-id',
+      PLANS: TEST_PLANS,
       ...opts.env,
     };
     // nothing of this stack may reach another stack on the machine: a service it does not start, and the provider

@@ -1,4 +1,4 @@
-import { get, type Client, type Delivery, type Page } from '../api';
+import { get, type Client, type Delivery, type Page, type Usage } from '../api';
 import { Empty, Link, Loaded, StatusBadge, Time, signupLabel } from '../components';
 import { useLoad } from '../hooks';
 import { openColumn, RecordTable } from '../records';
@@ -45,7 +45,56 @@ async function summarize(): Promise<Summary> {
   return { clients, more: cursor !== null, byStatus, deliveries, failures: failures.slice(0, 5) };
 }
 
+const QUOTA_LABELS: Record<string, string> = {
+  clients: 'Clients',
+  sends_per_day: 'Sends today',
+  sends: 'Sends this second',
+  requests: 'API requests this second',
+};
+
+/** The tenant's plan and how much of each quota is used (GET /api/usage), and today's sends. */
+function PlanUsage() {
+  const [load, reload] = useLoad(() => get<Usage>('/api/usage'), []);
+  return (
+    <section aria-labelledby="ov-plan">
+      <Loaded load={load} what="your plan and usage" retry={reload}>
+        {(u) => (
+          <>
+            <h2 id="ov-plan">
+              Plan: <span class="plan">{u.plan}</span>
+            </h2>
+            <dl class="stats">
+              {u.quotas
+                .filter((q) => q.name in QUOTA_LABELS && q.name !== 'requests')
+                .map((q) => (
+                  <div key={q.name} class="stat">
+                    <dt>{QUOTA_LABELS[q.name]}</dt>
+                    <dd>
+                      {q.used} of {q.quota}
+                    </dd>
+                  </div>
+                ))}
+            </dl>
+            <p class="muted">
+              Sends in the last 30 days: {u.sends.reduce((n, s) => n + s.count, 0)}; webhook deliveries: {u.deliveries.reduce((n, d) => n + d.count, 0)}.
+            </p>
+          </>
+        )}
+      </Loaded>
+    </section>
+  );
+}
+
 export function OverviewPage() {
+  return (
+    <>
+      <PlanUsage />
+      <ClientsSummary />
+    </>
+  );
+}
+
+function ClientsSummary() {
   const [load, reload] = useLoad(summarize, []);
   return (
     <Loaded load={load} what="the overview" retry={reload}>

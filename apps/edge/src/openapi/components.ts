@@ -53,6 +53,12 @@ const errorExtras: Record<string, JsonSchema> = {
   signup_status: { type: 'string', description: "A client's signup state, when the conflict is about it (`client_not_active`)." },
   status_reason: { type: 'string', description: "Why the provider's account updates deactivated the client (`client_inactive`: `ACCOUNT_RESTRICTION`...)." },
   validation_errors: { type: 'array', items: anyObject, description: "The provider's validation errors of a flow JSON." },
+  limit: {
+    type: 'string',
+    description: "The plan's limit a `429` is over: `requests`, `sends` (per second), `sends_per_day`, `clients` (docs/business.md).",
+  },
+  quota: { type: 'integer', description: 'That limit (`clients`: the most clients of the plan).' },
+  scope: { type: 'string', description: 'The scope a `403 insufficient_scope` route needs (docs/business.md).' },
 };
 
 function errorSchema(status: number): JsonSchema {

@@ -48,7 +48,7 @@ describe('describing a route', () => {
     const upload = doc.paths['/api/uploads'].post;
     expect(Object.keys(upload.requestBody.content)).toEqual(['multipart/form-data']);
     expect(upload.parameters[0]).toMatchObject({ name: 'client_id', in: 'query', required: true });
-    expect(Object.keys(upload.responses)).toEqual(['201', '401', '403', '404', '408', '413', '415', '422', '500', '503', '504']);
+    expect(Object.keys(upload.responses)).toEqual(['201', '401', '403', '404', '408', '413', '415', '422', '429', '500', '503', '504']);
     expect(upload.security).toEqual([{ apiKey: [] }, { dashboardSession: [] }]);
     expect(doc.paths['/api/uploads/{id}'].get.parameters[0]).toMatchObject({ name: 'id', in: 'path', required: true });
     // a route without a description is left out of the document, and listed as such (the router coverage test fails on it)

@@ -112,12 +112,16 @@ const camel = (s: string) => s.replace(/[-_](\w)/g, (_, c: string) => c.toUpperC
 const REQUEST_ID_PARAM = { $ref: '#/components/parameters/RequestId' };
 const REQUEST_ID_HEADER = { $ref: '#/components/headers/RequestId' };
 const NO_STORE_HEADER = { $ref: '#/components/headers/NoStore' };
+/** Every answer of a tenant's /api request past authentication (middleware/quota.ts). */
+const RATE_LIMIT_HEADERS = { 'RateLimit-Policy': { $ref: '#/components/headers/RateLimitPolicy' }, RateLimit: { $ref: '#/components/headers/RateLimit' } };
 
 /** Statuses every operation of a mount can answer (besides its own `errors`). */
 function defaultErrors(mount: Mount, spec: OperationSpec, method: string): number[] {
   const out = new Set<number>([500]);
   const security = spec.security ?? (mount === 'api' ? 'tenant' : mount === 'admin' ? 'admin' : 'public');
   if (security !== 'public') out.add(401);
+  // every tenant request is counted against its plan's limits (middleware/quota.ts); a suspended tenant is a 403
+  if (security === 'tenant') out.add(429).add(403);
   // a state-changing request made with the dashboard session cookie needs its CSRF token
   if (security === 'tenant' && method !== 'get') out.add(403);
   if (mount !== 'public') {
@@ -160,6 +164,9 @@ const ERROR_TEXT: Record<number, string> = {
   504: 'A service or the provider did not answer in time (`provider_outcome_unknown`: a send may have happened).',
 };
 
+const RATE_LIMITED_TEXT =
+  "Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against.";
+
 function errorResponse(status: number): Obj {
   const headers: Obj = { 'X-Request-Id': REQUEST_ID_HEADER };
   if (status === 429 || status === 503) headers['Retry-After'] = { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 1 } };
@@ -182,7 +189,12 @@ function buildOperation(mount: Mount, method: string, spec: OperationSpec): Obj 
   const responses: Obj = {};
   const noStore = noStoreOf(spec);
   for (const [status, res] of Object.entries(spec.responses)) {
-    const headers: Obj = { 'X-Request-Id': REQUEST_ID_HEADER, ...(noStore ? { 'Cache-Control': NO_STORE_HEADER } : {}), ...(res.headers ?? {}) };
+    const headers: Obj = {
+      'X-Request-Id': REQUEST_ID_HEADER,
+      ...(noStore ? { 'Cache-Control': NO_STORE_HEADER } : {}),
+      ...(mount === 'api' ? RATE_LIMIT_HEADERS : {}),
+      ...(res.headers ?? {}),
+    };
     const out: Obj = { description: res.description, headers };
     const types = [res.contentType ?? 'application/json'].flat();
     if (res.schema !== undefined) out.content = Object.fromEntries(types.map((t) => [t, { schema: res.schema === null ? { type: 'null' } : res.schema }]));
@@ -190,6 +202,10 @@ function buildOperation(mount: Mount, method: string, spec: OperationSpec): Obj 
   }
   for (const status of defaultErrors(mount, spec, method)) {
     if (!ERROR_CODES[String(status)]) throw new Error(`no error codes were collected for status ${status} (scripts/collect-error-codes.mjs)`);
+    if (status === 429 && mount === 'api') {
+      const limited = errorResponse(429);
+      responses['429'] ??= { ...limited, description: RATE_LIMITED_TEXT, headers: { ...(limited.headers as Obj), ...RATE_LIMIT_HEADERS } };
+    }
     responses[String(status)] ??= { $ref: `#/components/responses/Error${status}` };
   }
   const op: Obj = {
@@ -363,6 +379,15 @@ export function buildOpenApiDocument(routers: MountedRouter[], opts: DocumentOpt
           description: 'The answer holds a secret (or is otherwise private): no cache may keep it.',
           required: true,
           schema: { type: 'string', const: 'no-store' },
+        },
+        RateLimitPolicy: {
+          description:
+            'The plan\'s limits this request was counted against (IETF RateLimit header fields): `"<name>";q=<quota>;w=<window seconds>`, comma-separated. Names: `requests` (API requests per second), and for sends `sends` (per second) and `sends_per_day`.',
+          schema: { type: 'string' },
+        },
+        RateLimit: {
+          description: 'What is left of each limit of `RateLimit-Policy`: `"<name>";r=<remaining>;t=<seconds until its window ends>`, comma-separated.',
+          schema: { type: 'string' },
         },
         MessageId: {
           description: "The provider's message id of the send (`wamid.…`): its status is `GET /api/messages/{message_id}`.",

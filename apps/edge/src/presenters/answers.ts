@@ -87,3 +87,66 @@ export const readiness = (status: 'ready' | 'not_ready') =>
 export const CallConnected = shape<{ callId: string }>({
   call_id: field({ type: 'string', description: "The provider's call id (`wacid.…`): the call's record is `GET /api/calls/{call_id}`." }, (r) => r.callId),
 });
+
+/** `GET /api/usage` (issue 28): the plan, each quota's use now, and sends and deliveries per UTC day. */
+export interface UsageInput {
+  plan: string;
+  limits: Array<{ name: string; quota: bigint; windowSeconds: bigint; used: bigint; remaining: bigint; resetSeconds: bigint }>;
+  sends: Array<{ day: string; key: string; count: bigint }>;
+  deliveries: Array<{ day: string; key: string; count: bigint }>;
+  from: string;
+  to: string;
+}
+
+const dayCounts = (key: string, description: string) => ({
+  type: 'array',
+  maxItems: 10_000,
+  description,
+  items: {
+    type: 'object',
+    required: ['day', key, 'count'],
+    additionalProperties: false,
+    properties: { day: { type: 'string', format: 'date' }, [key]: { type: 'string' }, count: { type: 'integer', minimum: 0 } },
+  },
+});
+
+export const Usage = shape<UsageInput>({
+  plan: field({ type: 'string', description: "The tenant's plan (PLANS)." }, (u) => u.plan),
+  from: field({ type: 'string', format: 'date' }, (u) => u.from),
+  to: field({ type: 'string', format: 'date' }, (u) => u.to),
+  quotas: field(
+    {
+      type: 'array',
+      maxItems: 20,
+      description: 'Each limit of the plan and its use now: `requests` and `sends` (per second), `sends_per_day`, `clients` (no window: `window_seconds` 0).',
+      items: {
+        type: 'object',
+        required: ['name', 'quota', 'window_seconds', 'used', 'remaining', 'reset_seconds'],
+        additionalProperties: false,
+        properties: {
+          name: { type: 'string' },
+          quota: { type: 'integer' },
+          window_seconds: { type: 'integer' },
+          used: { type: 'integer' },
+          remaining: { type: 'integer' },
+          reset_seconds: { type: 'integer' },
+        },
+      },
+    },
+    (u) =>
+      u.limits.map((l) => ({
+        name: l.name,
+        quota: Number(l.quota),
+        window_seconds: Number(l.windowSeconds),
+        used: Number(l.used),
+        remaining: Number(l.remaining),
+        reset_seconds: Number(l.resetSeconds),
+      })),
+  ),
+  sends: field(dayCounts('category', "Messages sent per UTC day by the provider's pricing category (`unknown` until a status webhook reports it)."), (u) =>
+    u.sends.map((c) => ({ day: c.day, category: c.key, count: Number(c.count) })),
+  ),
+  deliveries: field(dayCounts('status', 'Webhook deliveries per UTC day by their status.'), (u) =>
+    u.deliveries.map((c) => ({ day: c.day, status: c.key, count: Number(c.count) })),
+  ),
+});

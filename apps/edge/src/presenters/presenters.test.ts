@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { create } from '@bufbuild/protobuf';
-import { calls as cl, dispatcher as d, flows as fl, messaging as m, templates as tp, tenantDirectory as td } from '@gateway/contracts';
+import { business as bz, calls as cl, dispatcher as d, flows as fl, messaging as m, templates as tp, tenantDirectory as td } from '@gateway/contracts';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import ts from 'typescript';
@@ -53,6 +53,8 @@ describe('one presenter per answer', () => {
     for (const [name, schema] of Object.entries(components)) ajv.addSchema(schema as object, `#/components/schemas/${name}`);
     const samples: Record<string, unknown> = {
       Tenant: create(td.TenantSchema, { id: 't1', webhookSecret: 'whsec_x', createdAt: '2026-01-01T00:00:00Z' }),
+      AuditEntry: create(bz.AuditEntrySchema, { id: 'a1', actorKind: 'api_key', action: 'registerClient', status: 200, targetId: 'c1', code: 'x' }),
+      AdminTenant: create(td.TenantSchema, { id: 't1', webhookSecret: 'whsec_x', createdAt: '2026-01-01T00:00:00Z', suspendedAt: '2026-01-02T00:00:00Z' }),
       Client: create(td.ClientSchema, { id: 'c1', signupFailureReason: 'internal', webhookEvents: ['chat'] }),
       SecretRotation: create(td.RotateWebhookSecretResponseSchema, { webhookSecret: 'whsec_y' }),
       Session: create(td.SessionSchema, { csrfToken: 'x' }),
@@ -106,6 +108,6 @@ describe('one presenter per answer', () => {
         .filter(([, p]) => p.secret)
         .map(([n]) => n)
         .sort(),
-    ).toEqual(['AdminApiKeyCreated', 'ApiKeyCreated', 'SecretRotation', 'Session', 'Tenant', 'TenantCreated']);
+    ).toEqual(['AdminApiKeyCreated', 'AdminTenant', 'ApiKeyCreated', 'SecretRotation', 'Session', 'Tenant', 'TenantCreated']);
   });
 });

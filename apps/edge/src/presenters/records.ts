@@ -1,5 +1,5 @@
 import type { DeadLetter as BusDeadLetter } from '@gateway/bus';
-import { calls as cl, dispatcher as d, flows as fl, messaging as m, templates as tp, tenantDirectory as td } from '@gateway/contracts';
+import { business as bz, calls as cl, dispatcher as d, flows as fl, messaging as m, templates as tp, tenantDirectory as td } from '@gateway/contracts';
 import { CALL_STATUSES, DELIVERY_STATUSES, EVENT_TYPES } from '@gateway/events';
 import type { JsonSchema } from '../openapi/operation';
 import { field, shape, type AnyPresenter } from './presenter';
@@ -17,8 +17,20 @@ const anyObject: JsonSchema = { type: 'object', additionalProperties: true };
 /** Tenant record of spec 2.1. */
 export const Tenant = record(td.TenantSchema, {
   name: 'Tenant',
+  omit: ['suspended_at'],
   secrets: ['webhook_secret'],
   describe: { webhook_secret: 'Signs every webhook (`whsec_…`).', created_at: 'ISO 8601.' },
+});
+
+/** A tenant as the operator sees it (`/admin/tenants`): the spec's record and whether it is suspended. */
+export const AdminTenant = record(td.TenantSchema, {
+  name: 'AdminTenant',
+  secrets: ['webhook_secret'],
+  describe: {
+    webhook_secret: 'Signs every webhook (`whsec_…`).',
+    created_at: 'ISO 8601.',
+    suspended_at: 'Set while suspended (its keys and sessions refused, its events held); null otherwise.',
+  },
 });
 
 /** Client record of spec 2.2 (the contract never carries the access token; the failure reason stays internal). */
@@ -242,9 +254,25 @@ export const CallingSettings = record(cl.CallingSettingsSchema, {
   },
 });
 
+/** One audit log entry (issue 28): who did what to which object, and how it was answered; never a body or a secret. */
+export const AuditEntry = record(bz.AuditEntrySchema, {
+  name: 'AuditEntry',
+  describe: {
+    actor_kind: '`api_key`, `session` (the dashboard) or `operator`.',
+    actor: "The API key's prefix, or `admin_token`.",
+    action: 'The operation id (OpenAPI `operationId`).',
+    target_id: "The object acted on: the route's last path parameter, else the body's `client_id`, else the id of what the request created.",
+    status: 'The HTTP status answered.',
+    code: 'The error code answered, if any.',
+    created_at: 'ISO 8601.',
+  },
+});
+
 /** Every named record: the document's component schemas (components.ts). */
 export const RECORDS: AnyPresenter[] = [
   Tenant,
+  AdminTenant,
+  AuditEntry,
   Client,
   SecretRotation,
   Session,

@@ -7,13 +7,16 @@ import { deadLetterQuery, replayBody } from '../schemas/dead-letters';
 import { validateParts } from '../validation';
 import { json, operation } from '../openapi/operation';
 import type { RegisterRoutes } from './context';
+import { registerTenantAdminRoutes } from './admin-tenants';
 
 const DeadLetters = pageOf(DeadLetter);
 const AdminApiKeys = listOf(AdminApiKey);
 
 /** Operator API (decisions.md), authorised by GATEWAY_ADMIN_TOKEN. */
 /** Mounted under /admin behind adminAuth (see app.ts). */
-export const registerAdminRoutes: RegisterRoutes = (router, { services, bus, logger, config }) => {
+export const registerAdminRoutes: RegisterRoutes = (router, deps) => {
+  const { services, bus, logger, config } = deps;
+  registerTenantAdminRoutes(router, deps);
   const cursors = new ListCursors(config.adminToken);
   const connectedBus = () => {
     if (!bus?.isConnected()) throw new AppError('unavailable', 'bus_unavailable', 'The event bus is unavailable');

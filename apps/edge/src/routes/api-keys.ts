@@ -1,7 +1,7 @@
 import { AppError } from '@gateway/errors';
 import { tenantOf } from '../auth';
 import { ApiKey, ApiKeyCreated, listOf, respond } from '../presenters';
-import { apiKeyPath, revokeQuery } from '../schemas/dashboard';
+import { apiKeyPath, createKeyBody, revokeQuery } from '../schemas/dashboard';
 import { validateParts } from '../validation';
 import { json, operation } from '../openapi/operation';
 import type { RegisterRoutes } from './context';
@@ -33,14 +33,24 @@ export const registerApiKeyRoutes: RegisterRoutes = (router, { services }) => {
 
   const create = async (ctx: import('koa').Context) => {
     const tenantId = tenantOf(ctx);
-    const res = await services.directory.createApiKey({ tenantId });
+    const { body } = validateParts<{ body: { scopes?: string[]; client_ids?: string[]; expires_at?: string } }>({
+      body: [createKeyBody, ctx.request.body ?? {}],
+    });
+    const expiresAt = body.expires_at === undefined ? undefined : new Date(body.expires_at);
+    if (expiresAt && expiresAt.getTime() <= Date.now()) {
+      throw AppError.validation([{ loc: ['body', 'expires_at'], msg: 'must be in the future', type: 'date.greater', input: body.expires_at, ctx: {} }]);
+    }
+    const res = await services.directory.createApiKey({ tenantId, scopes: body.scopes, clientIds: body.client_ids, expiresAt: expiresAt?.toISOString() });
     const info = (await services.directory.listApiKeys({ tenantId })).keys.find((k) => k.prefix === res.prefix);
     respond(ctx, ApiKeyCreated, { created: res, info }, 201);
   };
   const createOp = operation({
     operationId: 'createApiKey',
     summary: 'Create an API key (shown once)',
+    description:
+      'Optionally scoped: `scopes` (what it may do), `client_ids` (the only clients it reaches: others are 404) and `expires_at`. A key without the scope a route needs gets `403 insufficient_scope`. Without them the key may do everything.',
     tags: ['Tenant'],
+    request: { body: createKeyBody },
     responses: {
       201: json('The new key.', ApiKeyCreated),
     },

@@ -68,8 +68,15 @@ export const registerClientRoutes: RegisterRoutes = (router, { services, config 
 
   const list = async (ctx: import('koa').Context) => {
     const { query } = validateParts<{ query: { limit: number; cursor?: string } }>({ query: [listQuery, ctx.query] });
-    const scope = ['clients', tenantOf(ctx)];
-    const res = await services.directory.listClients({ tenantId: tenantOf(ctx), limit: query.limit, cursor: cursors.open(scope, query.cursor) });
+    // a key limited to some clients lists those only (scopes.ts)
+    const only = (ctx.state.clientIds as string[] | undefined) ?? [];
+    const scope = ['clients', tenantOf(ctx), ...only];
+    const res = await services.directory.listClients({
+      tenantId: tenantOf(ctx),
+      limit: query.limit,
+      cursor: cursors.open(scope, query.cursor),
+      onlyClientIds: only,
+    });
     respond(ctx, Clients, { items: res.clients, nextCursor: cursors.seal(scope, res.nextCursor) });
   };
   const listOp = operation({

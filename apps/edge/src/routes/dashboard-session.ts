@@ -28,7 +28,8 @@ export function registerDashboardSessionRoutes(router: Router, { services }: Rou
     tags: ['Dashboard'],
     request: { body: signInBody },
     responses: { 201: json('The session (its CSRF token; the session token is only in the HttpOnly cookie).', Session) },
-    errors: sessionErrors,
+    // 403 tenant_suspended: the key's tenant is suspended by an operator
+    errors: [...sessionErrors, 403],
   });
   router.post('/dashboard/session', signInOp, jsonBody(BODY_LIMIT_BYTES), async (ctx) => {
     const { body } = validateParts<{ body: { api_key: string } }>({ body: [signInBody, ctx.request.body] });

@@ -2,6 +2,9 @@ import type { RegisterRoutes } from './context';
 import { registerApiKeyRoutes } from './api-keys';
 import { registerCallRoutes } from './calls';
 import { registerClientRoutes } from './clients';
+import { registerClientLifecycleRoutes } from './client-lifecycle';
+import { registerAuditLogRoutes } from './audit-log';
+import { registerUsageRoutes } from './usage';
 import { registerFlowRoutes } from './flows';
 import { registerMediaRoutes } from './media';
 import { registerMessageRoutes } from './messages';
@@ -17,6 +20,7 @@ import { registerWebhookDeliveryRoutes } from './webhook-deliveries';
 export const tenantApiRoutes: RegisterRoutes[] = [
   registerTenantRoutes,
   registerClientRoutes,
+  registerClientLifecycleRoutes,
   registerMessagingRoutes,
   registerCallRoutes,
   registerMessageRoutes,
@@ -25,4 +29,6 @@ export const tenantApiRoutes: RegisterRoutes[] = [
   registerApiKeyRoutes,
   registerTemplateRoutes,
   registerMediaRoutes,
+  registerAuditLogRoutes,
+  registerUsageRoutes,
 ];

@@ -133,4 +133,10 @@ export const migrations: Migration[] = [
       CREATE INDEX calls_call_id ON calls (call_id);
     `,
   },
+  {
+    version: 40,
+    name: 'messages_tenant_created',
+    // GET /api/usage counts a tenant's sends per day (issue 28)
+    sql: `CREATE INDEX messages_tenant_created ON messages (tenant_id, created_at);`,
+  },
 ];

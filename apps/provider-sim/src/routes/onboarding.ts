@@ -69,6 +69,32 @@ export function registerOnboarding(router: Router, d: OnboardingDeps): void {
     ctx.body = { success: true };
   });
 
+  /*
+   * Deregistration (provider-openapi-v23 deregisterPhoneNumber): the number must be registered (else code 100), and
+   * it counts against the same register/deregister rate as registration (133016).
+   */
+  router.post('/:phoneId/deregister', (ctx) => {
+    const phone = phoneFor(ctx, d.state, ctx.params.phoneId);
+    const now = d.state.now();
+    const limits = d.state.registration;
+    phone.registerLog = phone.registerLog.filter((at) => at > now - limits.attemptsWindowMs);
+    if (phone.registerLog.length >= limits.attempts) {
+      throw new GraphError(400, 133016, '(#133016) Account register deregister rate limit exceeded', {
+        details: `Too many register or deregister attempts for this phone number: at most ${limits.attempts} in ${limits.attemptsWindowMs / 3600_000} hours`,
+      });
+    }
+    if (!phone.registered) throw invalidParameter('The phone number is not registered on the WhatsApp Business Platform');
+    phone.registerLog.push(now);
+    phone.registered = false;
+    ctx.body = { success: true };
+  });
+
+  router.delete('/:wabaId/subscribed_apps', (ctx) => {
+    const waba = wabaFor(ctx, d.state, ctx.params.wabaId);
+    waba.subscribedApps.delete(d.appId);
+    ctx.body = { success: true };
+  });
+
   router.get('/:wabaId/subscribed_apps', (ctx) => {
     const waba = wabaFor(ctx, d.state, ctx.params.wabaId);
     ctx.body = {

@@ -99,4 +99,55 @@ export const migrations: Migration[] = [
       ALTER TABLE clients ADD COLUMN status_reason text;
     `,
   },
+  {
+    version: 40,
+    name: 'plans_quotas_suspension',
+    sql: `
+      -- quotas and rate limits (business/quotas.ts): one row per tenant, limit and fixed window, shared by every edge
+      CREATE TABLE usage_counters (
+        tenant_id text NOT NULL,
+        name text NOT NULL,
+        window_start timestamptz NOT NULL,
+        used integer NOT NULL,
+        PRIMARY KEY (tenant_id, name, window_start)
+      );
+      CREATE INDEX usage_counters_window ON usage_counters (window_start);
+      ALTER TABLE tenants ADD COLUMN suspended_at timestamptz;
+      -- when the last suspension began: its held events are replayed on resume
+      ALTER TABLE tenants ADD COLUMN last_suspended_at timestamptz;
+    `,
+  },
+  {
+    version: 41,
+    name: 'scoped_api_keys',
+    sql: `
+      -- NULL scopes / client_ids: a full-access key (every key made before scopes existed)
+      ALTER TABLE api_keys ADD COLUMN scopes jsonb;
+      ALTER TABLE api_keys ADD COLUMN client_ids jsonb;
+      ALTER TABLE api_keys ADD COLUMN expires_at timestamptz;
+    `,
+  },
+  {
+    version: 42,
+    name: 'audit_log',
+    sql: `
+      -- one row per state-changing request of a tenant or an operator (business/audit.ts); never a body or a secret
+      CREATE TABLE audit_log (
+        id text PRIMARY KEY,
+        tenant_id text,
+        actor_kind text NOT NULL,
+        actor text NOT NULL,
+        action text NOT NULL,
+        method text NOT NULL,
+        route text NOT NULL,
+        target_id text,
+        status integer NOT NULL,
+        code text,
+        request_id text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE INDEX audit_log_tenant ON audit_log (tenant_id, created_at DESC, id DESC);
+      CREATE INDEX audit_log_created ON audit_log (created_at DESC, id DESC);
+    `,
+  },
 ];

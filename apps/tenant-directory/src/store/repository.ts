@@ -13,6 +13,8 @@ export interface TenantRow {
   previous_secret_expires_at: Date | null;
   created_at: Date;
   active_wabas: number;
+  /** Set while suspended (business/tenant-admin.ts). */
+  suspended_at?: Date | null;
 }
 
 export interface ClientRow {
@@ -53,6 +55,17 @@ export interface ApiKeyRow {
   created_at: Date;
   revoked_at: Date | null;
   last_used_at: Date | null;
+  /** Scoped keys: null = full access / every client / no expiry. */
+  scopes: string[] | null;
+  client_ids: string[] | null;
+  expires_at: Date | null;
+}
+
+/** A new key's restrictions (scoped keys, business/scopes); absent: a full-access key. */
+export interface KeyLimits {
+  scopes?: string[];
+  clientIds?: string[];
+  expiresAt?: Date;
 }
 
 export type NewTenant = Omit<TenantRow, 'created_at' | 'active_wabas' | 'previous_webhook_secret_enc' | 'previous_secret_expires_at'>;
@@ -84,7 +97,7 @@ export interface DirectoryRepository {
   setTenantWebhookUrl(id: string, url: string): Promise<boolean>;
   /** The current secret becomes the previous one (live until `previousExpiresAt`), `secretEnc` the current. */
   rotateTenantSecret(id: string, secretEnc: string, previousExpiresAt: Date): Promise<boolean>;
-  insertApiKey(k: { prefix: string; tenantId: string; keyHash: string }): Promise<void>;
+  insertApiKey(k: { prefix: string; tenantId: string; keyHash: string } & KeyLimits): Promise<void>;
   findApiKeyByHash(hash: string): Promise<ApiKeyRow | undefined>;
   touchApiKey(prefix: string): Promise<void>;
   listApiKeys(tenantId: string): Promise<ApiKeyRow[]>;
@@ -94,13 +107,15 @@ export interface DirectoryRepository {
   getClientAnyTenant(id: string): Promise<ClientRow | undefined>;
   updateClient(tenantId: string, id: string, changes: ClientChanges): Promise<ClientRow | undefined>;
   /** Newest first, each with its list position (keyset: a client created meanwhile shifts nothing). */
-  listClients(tenantId: string, limit: number, after?: ListPosition): Promise<Array<ClientRow & { position_at: string }>>;
+  listClients(tenantId: string, limit: number, after?: ListPosition, only?: string[]): Promise<Array<ClientRow & { position_at: string }>>;
   findClientsByPhoneNumberId(phoneNumberId: string): Promise<ClientRow[]>;
   findClientsByBusinessAccountId(businessAccountId: string): Promise<ClientRow[]>;
 }
 
-const TENANT_COLUMNS = `t.*, (SELECT count(DISTINCT c.business_account_id)::int FROM clients c
+export const TENANT_COLUMNS = `t.*, (SELECT count(DISTINCT c.business_account_id)::int FROM clients c
   WHERE c.tenant_id = t.id AND c.is_active AND c.business_account_id IS NOT NULL) AS active_wabas`;
+
+const KEY_COLUMNS = 'prefix, tenant_id, created_at, revoked_at, last_used_at, scopes, client_ids, expires_at';
 
 export class SqlDirectoryRepository implements DirectoryRepository {
   constructor(
@@ -142,12 +157,19 @@ export class SqlDirectoryRepository implements DirectoryRepository {
     return rows.length > 0;
   }
 
-  async insertApiKey(k: { prefix: string; tenantId: string; keyHash: string }): Promise<void> {
-    await this.q.query('INSERT INTO api_keys (prefix, tenant_id, key_hash) VALUES ($1, $2, $3)', [k.prefix, k.tenantId, k.keyHash]);
+  async insertApiKey(k: { prefix: string; tenantId: string; keyHash: string } & KeyLimits): Promise<void> {
+    await this.q.query('INSERT INTO api_keys (prefix, tenant_id, key_hash, scopes, client_ids, expires_at) VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6)', [
+      k.prefix,
+      k.tenantId,
+      k.keyHash,
+      k.scopes?.length ? JSON.stringify(k.scopes) : null,
+      k.clientIds?.length ? JSON.stringify(k.clientIds) : null,
+      k.expiresAt ?? null,
+    ]);
   }
 
   async findApiKeyByHash(hash: string): Promise<ApiKeyRow | undefined> {
-    return (await this.q.query<ApiKeyRow>('SELECT prefix, tenant_id, created_at, revoked_at, last_used_at FROM api_keys WHERE key_hash = $1', [hash]))[0];
+    return (await this.q.query<ApiKeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE key_hash = $1`, [hash]))[0];
   }
 
   async touchApiKey(prefix: string): Promise<void> {
@@ -158,9 +180,7 @@ export class SqlDirectoryRepository implements DirectoryRepository {
   }
 
   async listApiKeys(tenantId: string): Promise<ApiKeyRow[]> {
-    return this.q.query<ApiKeyRow>('SELECT prefix, tenant_id, created_at, revoked_at, last_used_at FROM api_keys WHERE tenant_id = $1 ORDER BY created_at', [
-      tenantId,
-    ]);
+    return this.q.query<ApiKeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE tenant_id = $1 ORDER BY created_at`, [tenantId]);
   }
 
   async revokeApiKey(tenantId: string, prefix: string): Promise<boolean> {
@@ -222,12 +242,22 @@ export class SqlDirectoryRepository implements DirectoryRepository {
     return rows[0];
   }
 
-  async listClients(tenantId: string, limit: number, after?: ListPosition): Promise<Array<ClientRow & { position_at: string }>> {
+  async listClients(tenantId: string, limit: number, after?: ListPosition, only?: string[]): Promise<Array<ClientRow & { position_at: string }>> {
+    const params: unknown[] = [tenantId, limit];
+    let where = '';
+    if (after) {
+      params.push(after.at, after.id);
+      where += ` AND (created_at, id) < ($${params.length - 1}::timestamptz, $${params.length})`;
+    }
+    if (only?.length) {
+      params.push(JSON.stringify(only));
+      where += ` AND id IN (SELECT jsonb_array_elements_text($${params.length}::jsonb))`;
+    }
     return this.q.query<ClientRow & { position_at: string }>(
       `SELECT *, ${POSITION_AT} AS position_at FROM clients
-       WHERE tenant_id = $1 ${after ? 'AND (created_at, id) < ($3::timestamptz, $4)' : ''}
+       WHERE tenant_id = $1${where}
        ORDER BY created_at DESC, id DESC LIMIT $2`,
-      after ? [tenantId, limit, after.at, after.id] : [tenantId, limit],
+      params,
     );
   }
 

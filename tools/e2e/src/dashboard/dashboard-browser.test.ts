@@ -199,6 +199,9 @@ describe('the tenant dashboard in Chromium against a real gateway', () => {
     await expect(stat('Active')).resolves.toBe('1');
     await expect(stat('Pending signup')).resolves.toBe('2');
     await expect(stat('Signup failed')).resolves.toBe('0');
+    // the plan and its quotas' use (GET /api/usage)
+    await expect(page.locator('#ov-plan').textContent()).resolves.toContain('standard');
+    await expect(stat('Clients')).resolves.toMatch(/^3 of \d+$/);
     await check('overview');
 
     const [cookie] = await context.cookies();
@@ -489,6 +492,23 @@ describe('the tenant dashboard in Chromium against a real gateway', () => {
     const saved = (await tenantA.api.get<{ enabled: boolean; callback_permission: boolean }>(`/api/clients/${client.id}/calling`)).json;
     expect([saved.enabled, saved.callback_permission]).toEqual([false, true]);
     await check('calling-settings');
+  });
+
+  it('shows the audit log: what the keys changed, filterable by action', async () => {
+    const t = await stack.createTenant({ name: 'Audited tenant' });
+    const created = await t.api.post('/api/clients/', { display_name: 'Audited shop' });
+    await t.api.post('/api/clients/', {});
+    await signIn(t.apiKey);
+    await openFromNav('Audit');
+    const row = page.locator(`tr`, { hasText: 'registerClient' }).first();
+    await row.waitFor();
+    await expect(page.locator('tbody').textContent()).resolves.toContain((created.json as { id: string }).id);
+    await expect(page.locator('tbody').textContent()).resolves.toContain('422');
+    await check('audit');
+    await page.getByLabel('Action').fill('nothingLikeThis');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.getByText('No entry matches these filters.').waitFor();
+    expect(new URL(page.url()).searchParams.get('action')).toBe('nothingLikeThis');
   });
 
   it('revoking the key of the current session asks for confirmation, then signs out', async () => {

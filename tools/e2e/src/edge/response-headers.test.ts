@@ -51,6 +51,10 @@ describe('answers holding a secret are never stored by a cache', () => {
       [
         'adminCreateApiKey',
         'adminGetTenant',
+        'adminListTenants',
+        'adminResumeTenant',
+        'adminSuspendTenant',
+        'adminUpdateTenant',
         'createApiKey',
         'createTenant',
         'getSession',

@@ -8,11 +8,11 @@ describe('tenants and clients through edge → gRPC → tenant-directory → sto
   afterAll(() => stack.stop());
 
   it('creates a tenant, authenticates with its key and sets the webhook URL', async () => {
-    const { tenant, api } = await stack.createTenant({ name: 'Acme', email: 'ops@acme.test', plan: 'growth', billing_customer_id: 'cus_1' });
+    const { tenant, api } = await stack.createTenant({ name: 'Acme', email: 'ops@acme.test', plan: 'pro', billing_customer_id: 'cus_1' });
     expect(tenant).toMatchObject({
       name: 'Acme',
       email: 'ops@acme.test',
-      plan: 'growth',
+      plan: 'pro',
       active_wabas: 0,
       webhook_url: null,
       billing_customer_id: 'cus_1',
