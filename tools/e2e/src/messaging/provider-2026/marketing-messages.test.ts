@@ -69,7 +69,7 @@ describe.each(['pglite', 'postgres'] as const)('Marketing Messages API routing, 
       what: 'the client onboarded from the account_update webhook',
     });
     expect((await api.get<any>(`/api/clients/${clients.plain.id}`)).json.marketing_messages_onboarded).toBe(false);
-  }, 90_000);
+  }, 180_000);
   afterAll(() => stack?.stop());
   beforeEach(() => control.reset());
 

@@ -50,7 +50,7 @@ describe.each(['pglite', 'postgres'] as const)('sends to a BSUID (`recipient`), 
     expect(value.messages[0]).not.toHaveProperty('from');
     expect(value.messages[0]).toMatchObject({ from_user_id: hidden.user_id, from_parent_user_id: hidden.parent_user_id });
     await control.inboundFromUser(phone.phone_number_id, known.user_id);
-  }, 90_000);
+  }, 180_000);
   afterAll(() => stack?.stop());
   beforeEach(() => control.reset());
 

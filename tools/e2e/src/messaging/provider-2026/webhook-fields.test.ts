@@ -46,7 +46,7 @@ describe.each(['pglite', 'postgres'] as const)('webhook fields of 2026, storage 
       access_token: phone.access_token,
     });
     clientId = c.json.id;
-  }, 90_000);
+  }, 180_000);
   afterAll(async () => {
     await receiver?.close();
     await stack?.stop();
@@ -131,5 +131,10 @@ describe.each(['pglite', 'postgres'] as const)('webhook fields of 2026, storage 
     expect(res.status).toBe(409);
     expect(res.json).toMatchObject({ code: 'client_inactive', status_reason: 'ACCOUNT_RESTRICTION' });
     expect(await control.calls('/messages')).toHaveLength(0);
+    // the tenant turns it on again (the restriction lifted): the reason goes, sends go
+    const again = await api.patch<any>(`/api/clients/${clientId}`, { is_active: true });
+    expect(again.json).toMatchObject({ is_active: true, status_reason: null });
+    await control.inboundMessage(phone.phone_number_id, '16505551234', 'text', { body: 'hello again' });
+    expect((await api.post('/api/messaging/send-text', { client_id: clientId, to: '+16505551234', text: 'hi' })).status).toBe(200);
   });
 });
