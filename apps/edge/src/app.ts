@@ -17,6 +17,7 @@ import { registerHealthRoutes } from './routes/health';
 import { registerReferenceRoutes } from './routes/reference';
 import type { MountedRouter } from './openapi/document';
 import { keepDescriptions } from './openapi/operation';
+import { isCampaignCsvUpload } from './routes/campaigns';
 import { MEDIA_UPLOAD_ROUTE } from './routes/media';
 import { tenantApiRoutes } from './routes';
 
@@ -60,6 +61,8 @@ export function routesOf(app: Koa): RouteInfo[] {
 
 /** The one /api route with its own body reader and limit (multipart, up to the largest media the provider takes). */
 const isMediaUpload = (ctx: Context) => ctx.method === MEDIA_UPLOAD_ROUTE.method && ctx.path === MEDIA_UPLOAD_ROUTE.path;
+/** Routes that read their own body: the media upload, and a campaign's CSV of recipients (streamed). */
+const readsOwnBody = (ctx: Context) => isMediaUpload(ctx) || isCampaignCsvUpload(ctx);
 
 export function createEdgeApp(opts: EdgeAppOptions): Koa {
   // forwarded headers are believed from TRUSTED_PROXIES only: clientAddress drops them from any other peer
@@ -102,7 +105,7 @@ export function createEdgeApp(opts: EdgeAppOptions): Koa {
     mountUnder('/api', [
       tenantAuth(opts.keys, opts.config.adminToken, sessions.principal),
       storableParams,
-      jsonBody(opts.config.bodyLimitBytes, { timeoutMs: opts.config.bodyTimeoutMs, ownBody: isMediaUpload }),
+      jsonBody(opts.config.bodyLimitBytes, { timeoutMs: opts.config.bodyTimeoutMs, ownBody: readsOwnBody }),
       allowedMethods(api),
       api.routes(),
     ]),

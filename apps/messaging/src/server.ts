@@ -6,6 +6,11 @@ import { createServiceClient, defineService, startGrpcServer } from '@gateway/rp
 import { Metrics, startMetricsServer, type RunningProcess } from '@gateway/runtime';
 import { connectProvider } from '@gateway/provider-client';
 import { openDb } from '@gateway/store';
+import { Campaigns } from './campaigns/campaigns';
+import { CampaignInbound } from './campaigns/inbound';
+import { CampaignRunner } from './campaigns/runner';
+import { defineCampaignsService } from './campaigns/service';
+import { SqlCampaignRepository } from './campaigns/store';
 import { ClientCredentialsCache } from './client-cache';
 import type { MessagingConfig } from './config';
 import { IdempotentRunner } from './idempotency';
@@ -36,8 +41,11 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
   const runner = new IdempotentRunner(db, { ttlMs: DAY_MS, leaseMs: Math.max(60_000, config.providerTimeoutMs * 6) }, store, logger);
   const credentials = new ClientCredentialsCache(directory);
   const routes = new ClientLookup(directory);
-  const templates = new Templates(credentials, provider, new SqlTemplateRepository(db));
+  const templateRepo = new SqlTemplateRepository(db);
+  const templates = new Templates(credentials, provider, templateRepo);
   const svc = new Messaging(directory, provider, runner, messages, credentials, templates);
+  const campaignRepo = new SqlCampaignRepository(db);
+  const campaigns = new Campaigns(campaignRepo, templateRepo, svc);
 
   const service = defineService(m.MessagingService, {
     send: (r) => svc.send(r),
@@ -76,16 +84,18 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
       routes.clear();
     },
   });
-  const inbound = await startInboundConsumer({ bus, lookup: routes, messages, templates, logger, metrics });
+  const inbound = await startInboundConsumer({ bus, lookup: routes, messages, templates, campaigns: new CampaignInbound(campaignRepo), logger, metrics });
+  const campaignRunner = new CampaignRunner(campaignRepo, svc, logger, metrics);
 
   const grpc = await startGrpcServer({
     host: config.grpcHost,
     port: config.grpcPort,
     logger,
-    services: [service, defineTemplatesService(templates)],
+    services: [service, defineTemplatesService(templates), defineCampaignsService(campaigns)],
     observer: metrics.grpcObserver,
   });
   const metricsServer = await startMetricsServer(metrics, config.metricsPort);
+  campaignRunner.start();
   // expired idempotency keys are deleted hourly (a key is also taken over once expired, so this only bounds the table)
   const purge = setInterval(
     () => {
@@ -103,6 +113,7 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
     async stop() {
       clearInterval(purge);
       await grpc.shutdown();
+      await campaignRunner.stop();
       await store.flush();
       await inbound.stop();
       await changes.stop();

@@ -18,6 +18,7 @@ import { registerMessages } from './routes/messages';
 import { registerOnboarding } from './routes/onboarding';
 import { registerTemplates } from './routes/templates';
 import { registerWindowControl } from './routes/window-control';
+import { registerCampaignControl } from './routes/campaign-control';
 import { TemplateRegistry } from './templates/registry';
 import { SimState, type RecordedRequest } from './state';
 import { WebhookSender } from './webhooks';
@@ -133,6 +134,7 @@ export async function startProviderSim(opts: ProviderSimOptions): Promise<Runnin
   registerControl(control, state, webhooks, limits);
   registerFlowControl(control, state);
   registerWindowControl(control, state);
+  registerCampaignControl(control, state, webhooks, limits);
   // the provider's web side (SDK, signup dialog): outside the Graph API, so neither recorded nor faulted
   registerEmbeddedSignup(control, { state, appId: opts.appId, configId: opts.configId });
   control.put('/_sim/auto-statuses', (ctx) => {

@@ -2,6 +2,7 @@ import type { DeadLetter as BusDeadLetter } from '@gateway/bus';
 import { dispatcher as d, flows as fl, messaging as m, templates as tp, tenantDirectory as td } from '@gateway/contracts';
 import { DELIVERY_STATUSES, EVENT_TYPES } from '@gateway/events';
 import type { JsonSchema } from '../openapi/operation';
+import { Campaign, CampaignRecipient, OptOut } from './campaigns';
 import { field, shape, type AnyPresenter } from './presenter';
 import { nullable, record } from './proto-record';
 
@@ -139,4 +140,19 @@ export const DeadLetter = shape<BusDeadLetter>(
 );
 
 /** Every named record: the document's component schemas (components.ts). */
-export const RECORDS: AnyPresenter[] = [Tenant, Client, SecretRotation, Session, ApiKey, AdminApiKey, Flow, Message, Delivery, Template, DeadLetter];
+export const RECORDS: AnyPresenter[] = [
+  Tenant,
+  Client,
+  SecretRotation,
+  Session,
+  ApiKey,
+  AdminApiKey,
+  Flow,
+  Message,
+  Delivery,
+  Template,
+  DeadLetter,
+  Campaign,
+  CampaignRecipient,
+  OptOut,
+];

@@ -1,6 +1,7 @@
 import type { RegisterRoutes } from './context';
 import { registerApiKeyRoutes } from './api-keys';
 import { registerCallRoutes } from './calls';
+import { registerCampaignRoutes } from './campaigns';
 import { registerClientRoutes } from './clients';
 import { registerFlowRoutes } from './flows';
 import { registerMediaRoutes } from './media';
@@ -25,4 +26,5 @@ export const tenantApiRoutes: RegisterRoutes[] = [
   registerApiKeyRoutes,
   registerTemplateRoutes,
   registerMediaRoutes,
+  registerCampaignRoutes,
 ];

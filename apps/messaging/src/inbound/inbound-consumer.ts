@@ -1,6 +1,7 @@
 import { runConsumer, ACK, deadLetterNow, STREAMS, type Bus, type RunningConsumer } from '@gateway/bus';
 import type { Logger } from '@gateway/logger';
 import type { Metrics } from '@gateway/runtime';
+import type { CampaignInbound } from '../campaigns/inbound';
 import type { MessageRepository } from '../store/messages';
 import type { Templates } from '../templates/templates';
 import type { ClientLookup } from './client-lookup';
@@ -21,10 +22,12 @@ export async function startInboundConsumer(deps: {
   lookup: ClientLookup;
   messages: MessageRepository;
   templates?: Pick<Templates, 'applyStatus'>;
+  /** Campaign recipients follow their messages' statuses; opt-out signals update the clients' lists. */
+  campaigns?: CampaignInbound;
   logger: Logger;
   metrics: Metrics;
 }): Promise<RunningConsumer> {
-  const { bus, lookup, messages, templates, logger, metrics } = deps;
+  const { bus, lookup, messages, templates, campaigns, logger, metrics } = deps;
   const updates = metrics.counter('inbound_updates_total', 'Provider webhook changes by outcome', ['outcome']);
   const emitted = metrics.counter('events_emitted_total', 'Events published from provider webhooks, by type', ['type']);
   return runConsumer({
@@ -54,6 +57,10 @@ export async function startInboundConsumer(deps: {
         emitted.inc({ type: e.type });
       }
       for (const s of routed.statuses) await messages.recordStatus(s.messageId, s.status, s.at, s.errors, { conversation: s.conversation, pricing: s.pricing });
+      if (campaigns) {
+        for (const s of routed.statuses) await campaigns.applyStatus(s.messageId, s.status, s.errors);
+        await campaigns.applyOptOuts(routed.optOuts ?? []);
+      }
       if (routed.unrouted) {
         updates.inc({ outcome: 'unknown_client' }, routed.unrouted);
         logger.warn({ seq: m.seq, changes: routed.unrouted }, 'inbound changes for a phone number or business account of no client; skipped');

@@ -1,5 +1,6 @@
 import { deterministicUuid, sha256Hex } from '@gateway/crypto';
 import { buildEvent, type EventInput, type GatewayEvent } from '@gateway/events';
+import { optOutSignals, type OptOutSignal } from '../campaigns/opt-out-signals';
 import { ClientLookup, type RoutedClient } from './client-lookup';
 import { flowCompletions, statusUpdates, templateStatus, type StatusUpdate, type TemplateStatus } from './derive';
 import { splitByClient, targetOf, type ChangeTarget } from './split';
@@ -16,6 +17,8 @@ export interface RoutedUpdate {
   unusable?: string;
   /** Entries and changes of a usable body left out for their shape. */
   malformed: number;
+  /** Stop texts and `user_preferences` changes, per client (the client's opt-out list follows them). */
+  optOuts?: Array<OptOutSignal & { clientId: string }>;
 }
 
 /**
@@ -50,6 +53,7 @@ export async function routeInbound(raw: string, lookup: ClientLookup): Promise<R
 
   const events: GatewayEvent[] = [];
   const statuses: StatusUpdate[] = [];
+  const optOuts: NonNullable<RoutedUpdate['optOuts']> = [];
   const emit = (client: RoutedClient, type: EventInput['type'], payload: EventInput['payload'], ...idParts: string[]) =>
     events.push(
       buildEvent({
@@ -68,6 +72,7 @@ export async function routeInbound(raw: string, lookup: ClientLookup): Promise<R
       flowCompletions(change).forEach((fc, j) => emit(share.client, 'flow_completion', { ...fc }, String(i), String(j)));
       const ts = templateStatus(change);
       if (ts) emit(share.client, 'template_status', { ...ts }, String(i));
+      for (const o of optOutSignals(change)) optOuts.push({ ...o, clientId: share.client.id });
     });
   }
   // status updates concern message records, once per change whoever else receives it
@@ -79,5 +84,5 @@ export async function routeInbound(raw: string, lookup: ClientLookup): Promise<R
       if (ts && typeof entry.id === 'string' && ts.template_id) templateStatuses.push({ ...ts, businessAccountId: entry.id });
     }
   }
-  return { events, statuses, templateStatuses, unrouted: unrouted.length, malformed: skipped };
+  return { events, statuses, templateStatuses, unrouted: unrouted.length, malformed: skipped, optOuts };
 }
