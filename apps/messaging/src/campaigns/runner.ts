@@ -130,7 +130,9 @@ export class CampaignRunner {
           toSend.map(async ({ r, call }, i) => {
             await sleep(t0 + i * intervalMs - Date.now());
             await window.take(() => throttled || status !== 'running' || this.stopped);
-            // never called: back to the queue (after a 130429 the rest of the batch waits for the slower pace)
+            // never called: skipped if the campaign was cancelled, else back to the queue (paused, stopping, or
+            // after a 130429: the rest of the batch waits for the slower pace)
+            if (status === 'cancelled') return this.repo.finish(c.id, String(r.seq), { status: 'skipped', reason: 'cancelled' });
             if (throttled || status !== 'running' || this.stopped) return this.repo.finish(c.id, String(r.seq), { status: 'queued' });
             const outcome = await this.call(c, r, call);
             this.sends.inc({ outcome });

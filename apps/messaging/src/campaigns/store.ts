@@ -197,8 +197,9 @@ export class SqlCampaignRepository {
    */
   async recoverExpired(): Promise<{ requeued: number; unknown: number }> {
     const requeued = await this.q.query(
-      `UPDATE campaign_recipients SET status = 'queued', claimed_by = NULL, claimed_until = NULL, updated_at = now()
-       WHERE status = 'claimed' AND claimed_until < now() RETURNING seq`,
+      `UPDATE campaign_recipients r SET status = CASE WHEN c.status = 'cancelled' THEN 'skipped' ELSE 'queued' END,
+         reason = CASE WHEN c.status = 'cancelled' THEN 'cancelled' ELSE r.reason END, claimed_by = NULL, claimed_until = NULL, updated_at = now()
+       FROM campaigns c WHERE c.id = r.campaign_id AND r.status = 'claimed' AND r.claimed_until < now() RETURNING r.seq`,
     );
     const unknown = await this.q.query(
       `UPDATE campaign_recipients SET status = 'unknown', reason = 'outcome_unknown', claimed_by = NULL, claimed_until = NULL, updated_at = now()
