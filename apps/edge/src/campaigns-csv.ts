@@ -24,36 +24,52 @@ export async function* csvRows(source: AsyncIterable<Buffer | string>): AsyncGen
   };
   for await (const chunk of source) {
     const text = typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
-    for (let i = 0; i < text.length; i++) {
-      const ch = text[i];
-      if (++lineLength > MAX_CSV_LINE) throw new AppError('too_large', 'csv_line_too_long', `A CSV line is longer than ${MAX_CSV_LINE} characters`);
+    let i = 0;
+    while (i < text.length) {
       if (quoted) {
-        if (ch === '"') {
-          if (text[i + 1] === '"') {
-            field += '"';
-            i++;
-          } else {
-            quoted = false;
-            afterQuote = true;
-          }
-        } else field += ch;
-        continue;
+        // up to the next quote in one slice
+        const q = text.indexOf('"', i);
+        const until = q < 0 ? text.length : q;
+        field += text.slice(i, until);
+        lineLength += until - i;
+        i = until;
+        if (q < 0) break;
+        if (text[q + 1] === '"') {
+          field += '"';
+          i = q + 2;
+        } else {
+          quoted = false;
+          afterQuote = true;
+          i = q + 1;
+        }
+      } else {
+        const ch = text[i];
+        if (ch === '"' && afterQuote) {
+          // the second quote of a "" that a chunk boundary split
+          field += '"';
+          quoted = true;
+          afterQuote = false;
+        } else if (ch === '"' && field === '') quoted = true;
+        else if (ch === ',') {
+          row.push(field);
+          field = '';
+          afterQuote = false;
+        } else if (ch === '\n') {
+          afterQuote = false;
+          const out = endRow();
+          if (out.length > 1 || out[0] !== '') yield out;
+        } else if (ch !== '\r') {
+          // up to the next special character in one slice
+          let j = i + 1;
+          while (j < text.length && !'",\r\n'.includes(text[j])) j++;
+          field += text.slice(i, j);
+          lineLength += j - i - 1;
+          i = j - 1;
+        }
+        i += 1;
+        lineLength += 1;
       }
-      if (ch === '"' && afterQuote) {
-        // the second quote of a "" that a chunk boundary split
-        field += '"';
-        quoted = true;
-        afterQuote = false;
-      } else if (ch === '"' && field === '') quoted = true;
-      else if (ch === ',') {
-        row.push(field);
-        field = '';
-        afterQuote = false;
-      } else if (ch === '\n') {
-        afterQuote = false;
-        const out = endRow();
-        if (out.length > 1 || out[0] !== '') yield out;
-      } else if (ch !== '\r') field += ch;
+      if (lineLength > MAX_CSV_LINE) throw new AppError('too_large', 'csv_line_too_long', `A CSV line is longer than ${MAX_CSV_LINE} characters`);
     }
   }
   if (field !== '' || row.length) yield endRow();
@@ -95,4 +111,4 @@ export function csvLayout(header: string[]): (cells: string[], line: number) => 
 }
 
 const csvIssue = (line: number, msg: string, type: string, input: unknown) =>
-  AppError.validation([{ loc: ['body', 'line', String(line)], msg, type, input, ctx: { line } }]);
+  AppError.validation([{ loc: ['body', 'line', String(line)], msg, type, input, ctx: { line } }], msg);
