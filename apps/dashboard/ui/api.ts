@@ -108,7 +108,7 @@ export type Template = Schemas['Template'];
 export type SecretRotation = Schemas['SecretRotation'];
 
 /** Event types of the webhook envelope (docs/webhooks.md). */
-export const EVENT_TYPES = ['chat', 'signup_completed', 'template_status', 'flow_completion', 'test'] as const;
+export const EVENT_TYPES = ['chat', 'signup_completed', 'template_status', 'flow_completion', 'test', 'campaign_status'] as const;
 
 /** The validation items of a 422 (empty for any other error). */
 export function validationItems(err: unknown): ValidationItem[] {

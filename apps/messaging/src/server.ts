@@ -6,7 +6,9 @@ import { createServiceClient, defineService, startGrpcServer } from '@gateway/rp
 import { Metrics, startMetricsServer, type RunningProcess } from '@gateway/runtime';
 import { connectProvider } from '@gateway/provider-client';
 import { openDb } from '@gateway/store';
+import { startOutboxRelay } from '@gateway/outbox';
 import { Campaigns } from './campaigns/campaigns';
+import { CampaignEvents } from './campaigns/events';
 import { CampaignInbound } from './campaigns/inbound';
 import { CampaignRunner } from './campaigns/runner';
 import { defineCampaignsService } from './campaigns/service';
@@ -45,7 +47,6 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
   const templates = new Templates(credentials, provider, templateRepo);
   const svc = new Messaging(directory, provider, runner, messages, credentials, templates);
   const campaignRepo = new SqlCampaignRepository(db);
-  const campaigns = new Campaigns(campaignRepo, templateRepo, svc);
 
   const service = defineService(m.MessagingService, {
     send: (r) => svc.send(r),
@@ -85,7 +86,10 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
     },
   });
   const inbound = await startInboundConsumer({ bus, lookup: routes, messages, templates, campaigns: new CampaignInbound(campaignRepo), logger, metrics });
-  const campaignRunner = new CampaignRunner(campaignRepo, svc, logger, metrics);
+  const relay = startOutboxRelay({ db, bus, logger });
+  const campaignEvents = new CampaignEvents(relay, credentials);
+  const campaigns = new Campaigns(db, templateRepo, svc, campaignEvents);
+  const campaignRunner = new CampaignRunner(db, svc, logger, metrics, campaignEvents);
 
   const grpc = await startGrpcServer({
     host: config.grpcHost,
@@ -114,6 +118,7 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
       clearInterval(purge);
       await grpc.shutdown();
       await campaignRunner.stop();
+      await relay.stop();
       await store.flush();
       await inbound.stop();
       await changes.stop();

@@ -1,7 +1,7 @@
 import { create } from '@bufbuild/protobuf';
 import { campaigns as cp, messaging as m } from '@gateway/contracts';
 import { AppError, type ValidationIssue } from '@gateway/errors';
-import { decodePosition, encodePosition, pageSize, takePage } from '@gateway/store';
+import { decodePosition, encodePosition, pageSize, takePage, type Db } from '@gateway/store';
 import type { Messaging } from '../messaging';
 import { parameterIssues, parameterNameIssues, templateIssue } from '../templates/params';
 import type { SqlTemplateRepository, TemplateRecord } from '../templates/store';
@@ -13,8 +13,9 @@ import {
   type RecipientParams,
   type RecipientRow,
   type RecipientStatus,
-  type SqlCampaignRepository,
+  SqlCampaignRepository,
 } from './store';
+import type { CampaignEventName, CampaignEvents } from './events';
 
 type Json = Record<string, unknown>;
 
@@ -62,22 +63,21 @@ function paramsOf(r: cp.RecipientInput): RecipientParams {
   return named.length ? Object.fromEntries(named) : null;
 }
 
-export interface CampaignEvents {
-  /** A campaign started, paused, completed or was cancelled (the `campaign_status` event). */
-  changed(c: CampaignRow, counts: Counts, state: string): Promise<void>;
-}
-
 /**
  * The campaign API of the messaging service (issue 26): campaigns of a tenant's client, their recipients, and
  * the client's opt-out list. A campaign of another tenant or client is not found. Sending is the runner's.
  */
 export class Campaigns {
+  private readonly repo: SqlCampaignRepository;
+
   constructor(
-    private readonly repo: SqlCampaignRepository,
+    private readonly db: Db,
     private readonly templates: SqlTemplateRepository,
     private readonly messaging: Pick<Messaging, 'resolve'>,
     private readonly events?: CampaignEvents,
-  ) {}
+  ) {
+    this.repo = new SqlCampaignRepository(db);
+  }
 
   private async client(caller: cp.CampaignCaller | undefined) {
     if (!caller?.tenantId || !caller.clientId) throw new AppError('internal', 'caller_missing', 'tenant_id and client_id are required');
@@ -203,7 +203,7 @@ export class Campaigns {
 
   async control(r: cp.ControlCampaignRequest): Promise<cp.Campaign> {
     const c = await this.campaign(r.caller, r.campaignId);
-    const moves: Record<string, { from: CampaignRow['status'][]; to: CampaignRow['status']; event: string }> = {
+    const moves: Record<string, { from: CampaignRow['status'][]; to: CampaignRow['status']; event: CampaignEventName }> = {
       start: { from: ['draft', 'scheduled'], to: 'running', event: 'started' },
       pause: { from: ['running', 'scheduled'], to: 'paused', event: 'paused' },
       resume: { from: ['paused'], to: 'running', event: 'resumed' },
@@ -213,15 +213,23 @@ export class Campaigns {
     if (!move) throw AppError.validation([{ loc: ['path', 'action'], msg: `unknown action ${r.action}`, type: 'any.only', input: r.action, ctx: {} }]);
     // an inactive client cannot send
     if (r.action === 'start' || r.action === 'resume') await this.client({ ...r.caller!, clientId: c.client_id });
-    const moved = await this.repo.transition(c.id, move.from, move.to);
+    const externalId = (await this.events?.externalId(c)) ?? null;
+    // the change, what it does to the recipients and its campaign_status event: one transaction
+    const moved = await this.db.tx(async (q) => {
+      const repo = new SqlCampaignRepository(q);
+      const row = await repo.transition(c.id, move.from, move.to);
+      if (!row) return undefined;
+      if (r.action === 'pause') await repo.release(c.id);
+      if (r.action === 'cancel') await repo.release(c.id, 'cancelled');
+      await this.events?.enqueue(q, row, await repo.counts(c.id), move.event, externalId);
+      return row;
+    });
     if (!moved) {
       throw AppError.conflict('campaign_state_conflict', `A ${c.status} campaign cannot be ${r.action === 'start' ? 'started' : `${r.action}d`}`, {
         status: c.status,
       });
     }
-    if (r.action === 'pause') await this.repo.release(c.id);
-    if (r.action === 'cancel') await this.repo.release(c.id, 'cancelled');
-    await this.events?.changed(moved, await this.repo.counts(c.id), move.event);
+    this.events?.kick();
     return this.present(moved);
   }
 

@@ -5,8 +5,10 @@ import { AppError } from '@gateway/errors';
 import type { Logger } from '@gateway/logger';
 import type { Metrics } from '@gateway/runtime';
 import type { Messaging } from '../messaging';
-import { composeComponents, throughputOf, type CampaignEvents } from './campaigns';
-import type { CampaignRow, RecipientRow, SqlCampaignRepository } from './store';
+import type { Db } from '@gateway/store';
+import { composeComponents, throughputOf } from './campaigns';
+import type { CampaignEventName, CampaignEvents } from './events';
+import { SqlCampaignRepository, type CampaignRow, type RecipientRow } from './store';
 
 /**
  * The share of a number's rate the pacing uses: sends are spaced 1/(rate × this) apart and at most rate × this
@@ -40,13 +42,16 @@ export class CampaignRunner {
   private stopped = false;
   private readonly sends;
 
+  private readonly repo: SqlCampaignRepository;
+
   constructor(
-    private readonly repo: SqlCampaignRepository,
+    private readonly db: Db,
     private readonly messaging: Pick<Messaging, 'resolve' | 'prepareSend'>,
     private readonly logger: Logger,
     metrics: Metrics,
     private readonly events?: CampaignEvents,
   ) {
+    this.repo = new SqlCampaignRepository(db);
     this.sends = metrics.counter('campaign_sends_total', 'Campaign recipients by send outcome', ['outcome']);
   }
 
@@ -70,7 +75,7 @@ export class CampaignRunner {
   }
 
   private async tick(): Promise<void> {
-    for (const c of await this.repo.startDue()) await this.events?.changed(c, await this.repo.counts(c.id), 'started');
+    for (const c of await this.repo.due()) await this.change(c, (repo) => repo.transition(c.id, ['scheduled'], 'running'), 'started');
     await this.repo.recoverExpired();
     for (const c of await this.repo.running()) {
       if (this.active.has(c.id) || this.stopped) continue;
@@ -79,6 +84,18 @@ export class CampaignRunner {
         .finally(() => this.active.delete(c.id));
       this.active.set(c.id, work);
     }
+  }
+
+  /** A change of the campaign made by the runner, with its campaign_status event, in one transaction. */
+  private async change(c: CampaignRow, move: (repo: SqlCampaignRepository) => Promise<CampaignRow | undefined>, event: CampaignEventName): Promise<void> {
+    const externalId = (await this.events?.externalId(c)) ?? null;
+    const moved = await this.db.tx(async (q) => {
+      const repo = new SqlCampaignRepository(q);
+      const row = await move(repo);
+      if (row) await this.events?.enqueue(q, row, await repo.counts(c.id), event, externalId);
+      return row;
+    });
+    if (moved) this.events?.kick();
   }
 
   private async work(c: CampaignRow): Promise<void> {
@@ -106,8 +123,7 @@ export class CampaignRunner {
         const claimed = await this.repo.claim(c.id, this.owner, batch);
         if (!claimed.length) {
           await this.repo.reconcileStatuses(c.id);
-          const done = await this.repo.completeIfDone(c.id);
-          if (done) await this.events?.changed(done, await this.repo.counts(c.id), 'completed');
+          await this.change(c, (repo) => repo.completeIfDone(c.id), 'completed');
           return;
         }
         const skipped = c.category === 'MARKETING' ? await this.repo.skipOptedOut(c.id, c.client_id, this.owner) : new Set<string>();

@@ -179,12 +179,9 @@ export class SqlCampaignRepository {
     return rows.length;
   }
 
-  /** Scheduled campaigns whose time has come start. */
-  async startDue(): Promise<CampaignRow[]> {
-    return this.q.query<CampaignRow>(
-      `UPDATE campaigns SET status = 'running', started_at = COALESCE(started_at, now()), updated_at = now()
-       WHERE status = 'scheduled' AND schedule_at <= now() RETURNING *, ${POSITION_AT} AS position_at`,
-    );
+  /** Scheduled campaigns whose time has come (each then starts with `transition`). */
+  async due(): Promise<CampaignRow[]> {
+    return this.q.query<CampaignRow>(`SELECT *, ${POSITION_AT} AS position_at FROM campaigns WHERE status = 'scheduled' AND schedule_at <= now()`);
   }
 
   async running(): Promise<CampaignRow[]> {

@@ -1,3 +1,4 @@
+import { outboxMigration } from '@gateway/outbox';
 import type { Migration } from '@gateway/store';
 
 export const migrations: Migration[] = [
@@ -160,4 +161,6 @@ export const migrations: Migration[] = [
       );
     `,
   },
+  // the campaign_status events, published once their campaign's change commits
+  outboxMigration(51),
 ];

@@ -1,5 +1,5 @@
 import { startStack, type ApiClient, type Stack } from '@gateway/test-stack';
-import { SimControl, waitFor } from '@gateway/testing';
+import { SimControl, startWebhookReceiver, waitFor, type WebhookReceiver } from '@gateway/testing';
 import { allRecipients, campaign, campaignUntil, clientWithTemplates, maxPerSecond, recipients, sumOfCounts, type SimPhone } from './testing';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- tests read arbitrary JSON */
@@ -16,17 +16,20 @@ describe('campaigns: a template to many recipients, paced to the number, each se
   let other: ApiClient;
   let clientId: string;
   let phone: SimPhone;
+  let receiver: WebhookReceiver;
 
   beforeAll(async () => {
+    receiver = await startWebhookReceiver();
     // the messaging service in a process of its own, as deployed: the simulator's arrival times are not those of one busy event loop
-    stack = await startStack({ services: ['tenant-directory', 'messaging', 'edge'], processes: ['messaging'] });
+    stack = await startStack({ services: ['tenant-directory', 'messaging', 'dispatcher', 'edge'], processes: ['messaging'] });
     sim = new SimControl(stack.sim!.url);
-    ({ api } = await stack.createTenant({ name: 'Sender' }));
+    ({ api } = await stack.createTenant({ name: 'Sender', webhook_url: receiver.url }));
     ({ api: other } = await stack.createTenant({ name: 'Other' }));
     ({ clientId, phone } = await clientWithTemplates(stack, api));
     await sim.autoStatuses(true);
   }, 120_000);
   afterAll(async () => {
+    await receiver?.close();
     await stack?.stop();
   });
 
@@ -83,6 +86,17 @@ describe('campaigns: a template to many recipients, paced to the number, each se
     expect(lines[0]).toBe('to,status,message_id,error_code,reason,updated_at');
     expect(lines).toHaveLength(301);
     await sim.setThroughput(phone.phone_number_id, null);
+
+    // campaign_status events, delivered to the tenant's webhook like every other event
+    const events = () =>
+      receiver
+        .byType('campaign_status')
+        .map((r) => (r.body as any).payload)
+        .filter((p) => p.campaign_id === c.id);
+    await waitFor(() => events().length >= 2, { what: 'started and completed events', timeoutMs: 30_000 });
+    expect(events().map((p) => p.event)).toEqual(['started', 'completed']);
+    expect(events()[0]).toMatchObject({ name: 'Shipping', status: 'running', counts: { total: 300 } });
+    expect(events()[1]).toMatchObject({ status: 'completed', counts: { total: 300, queued: 0, failed: 0 } });
   }, 180_000);
 
   it('refuses a campaign the template cannot take, naming the field, before anything is stored', async () => {
