@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { create } from '@bufbuild/protobuf';
-import { dispatcher as d, flows as fl, messaging as m, templates as tp, tenantDirectory as td } from '@gateway/contracts';
+import { campaigns as cp, dispatcher as d, flows as fl, messaging as m, templates as tp, tenantDirectory as td } from '@gateway/contracts';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import ts from 'typescript';
@@ -69,6 +69,9 @@ describe('one presenter per answer', () => {
       Delivery: create(d.DeliverySchema, { id: 'd1', status: 'succeeded', eventType: 'test', attemptLog: [{}] }),
       Template: create(tp.TemplateSchema, { id: '1', componentsJson: '[{"type":"BODY","text":"Hi"}]' }),
       DeadLetter: { seq: 3, subject: 'dead_letter.EVENTS', source: {}, error: 'x', at: '2026-01-01T00:00:00Z', headers: {}, data: 'é'.repeat(5000) },
+      Campaign: create(cp.CampaignSchema, { id: 'k1', status: 'running', ratePerSecond: 20, counts: { total: 2, queued: 1, sent: 1 } }),
+      CampaignRecipient: create(cp.CampaignRecipientSchema, { id: '1', to: '16505551234', status: 'failed', errorCode: '131050' }),
+      OptOut: create(cp.OptOutSchema, { user: '16505551234', source: 'api', createdAt: '2026-01-01T00:00:00Z' }),
     };
     expect(RECORDS.map((r) => r.name).sort()).toEqual(Object.keys(samples).sort());
     for (const record of RECORDS) {
