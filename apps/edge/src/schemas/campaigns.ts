@@ -55,7 +55,7 @@ export const listRecipientsQuery = Joi.object({
 });
 
 /** A user of an opt-out list: a phone number or a business-scoped user id (BSUID). */
-const user = Joi.alternatives().try(phone, Joi.string().pattern(/^[A-Z]{2}\.[\x21-\x7e]{1,120}$/, 'business-scoped user id'));
+const user = Joi.string().pattern(/^(\+?\d{7,15}|[A-Z]{2}\.[\x21-\x7e]{1,120})$/, 'phone number or business-scoped user id');
 export const optOutsPath = Joi.object({ id: uuid.required() });
 export const listOptOutsQuery = Joi.object({ limit: Joi.number().integer().min(1).max(100).default(20), cursor: Joi.string().max(2048) });
 export const optOutsBody = Joi.object({ users: Joi.array().items(user).min(1).max(1000).required() }).required();

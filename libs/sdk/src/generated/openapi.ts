@@ -6374,7 +6374,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    users: (string)[];
+                    users: string[];
                 };
             };
         };
@@ -6418,7 +6418,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    users: (string)[];
+                    users: string[];
                 };
             };
         };
