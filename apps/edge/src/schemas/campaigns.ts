@@ -32,7 +32,7 @@ export const createCampaignBody = Joi.object({
     .required(),
   components: Joi.array().items(component).max(20),
   recipients: Joi.array().items(campaignRecipient).max(MAX_CAMPAIGN_RECIPIENTS),
-  schedule_at: Joi.date().iso().raw(),
+  schedule_at: Joi.string().isoDate().max(64),
   rate_per_second: Joi.number().integer().min(1).max(1000),
 }).required();
 

@@ -79,6 +79,26 @@ describe('campaigns: pause, resume, cancel, opt-outs and the provider throttling
     expect((await api.post(`/api/campaigns/${c.id}/resume`, {})).status).toBe(409);
   }, 120_000);
 
+  it('starts a scheduled campaign by itself at schedule_at', async () => {
+    const list = recipients(3, 30_000);
+    const at = new Date(Date.now() + 2000);
+    const created = await api.post('/api/campaigns', {
+      client_id: clientId,
+      name: 'Later',
+      template_name: 'shipping_notice',
+      lang: 'en_US',
+      recipients: list,
+      schedule_at: at.toISOString(),
+    });
+    expect([created.status, (created.json as any).status, (created.json as any).schedule_at]).toEqual([201, 'scheduled', at.toISOString()]);
+    const c = created.json as any;
+    const done = await campaignUntil(api, c.id, (x) => x.status === 'completed', 'the scheduled campaign completed', 60_000);
+    expect(new Date(done.started_at).getTime()).toBeGreaterThanOrEqual(at.getTime());
+    const arrivals = await arrivalsTo(list);
+    expect(arrivals).toHaveLength(3);
+    expect(Math.min(...arrivals.map((a) => a.at))).toBeGreaterThanOrEqual(at.getTime());
+  }, 90_000);
+
   it('skips opted-out recipients of a marketing campaign (user_preferences webhook, STOP text, the API), and a 131050 adds to the list', async () => {
     const [byWebhook, byText, byApi, by131050, resumed, normal] = [
       '+16505551001',
