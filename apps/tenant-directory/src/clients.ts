@@ -72,6 +72,7 @@ export class Clients {
     if (req.externalId !== undefined) changes.external_id = req.externalId;
     if (req.webhookUrl !== undefined) changes.webhook_url = req.webhookUrl;
     if (req.setWebhookEvents) changes.webhook_events = [...new Set(req.webhookEvents)];
+    if (req.setStopKeywords) changes.stop_keywords = [...new Set(req.stopKeywords.map((k) => k.trim().toUpperCase()))];
     for (const f of req.clearFields) {
       if (f === 'external_id') changes.external_id = null;
       else if (f === 'webhook_url') changes.webhook_url = null;
@@ -250,6 +251,7 @@ export class Clients {
       webhookStatus: r.webhook_status,
       webhookDisabledReason: r.webhook_disabled_reason ?? undefined,
       webhookDisabledAt: r.webhook_disabled_at?.toISOString(),
+      stopKeywords: r.stop_keywords,
     };
   }
 }

@@ -25,6 +25,7 @@ interface PatchBody {
   external_id?: string | null;
   webhook_url?: string | null;
   webhook_events?: string[] | null;
+  stop_keywords?: string[];
   webhook_status?: string;
   is_active?: boolean;
 }
@@ -124,6 +125,8 @@ export const registerClientRoutes: RegisterRoutes = (router, { services, config 
         isActive: body.is_active,
         setWebhookEvents: body.webhook_events !== undefined,
         webhookEvents: body.webhook_events ?? [],
+        setStopKeywords: body.stop_keywords !== undefined,
+        stopKeywords: body.stop_keywords ?? [],
         webhookStatus: body.webhook_status,
       });
       respond(ctx, Client, res.client);

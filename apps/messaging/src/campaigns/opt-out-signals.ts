@@ -23,7 +23,8 @@ const userOf = (v: Record<string, unknown>, idField: string): string | undefined
  * Opt-out signals in one change for one client: inbound texts that are exactly one of its stop keywords (case and
  * surrounding space ignored), and `user_preferences` entries of the marketing category (provider-2026.md).
  */
-export function optOutSignals(change: WebhookChange, keywords: string[] = DEFAULT_STOP_KEYWORDS): OptOutSignal[] {
+export function optOutSignals(change: WebhookChange, clientKeywords?: string[]): OptOutSignal[] {
+  const keywords = clientKeywords?.length ? clientKeywords : DEFAULT_STOP_KEYWORDS;
   const out: OptOutSignal[] = [];
   const v = change.value;
   if (!isObj(v)) return out;

@@ -246,7 +246,11 @@ export class SqlCampaignRepository {
        WHERE campaign_id = $1 AND seq = $2`,
       [campaignId, seq, outcome.status, outcome.messageId ?? null, outcome.errorCode ?? null, outcome.reason ?? null],
     );
-    if (outcome.status === 'sent') await this.q.query(`UPDATE campaigns SET last_send_at = now() WHERE id = $1`, [campaignId]);
+  }
+
+  /** When the campaign last sent (once per batch): it completes 24 hours after, whatever statuses are missing. */
+  async touchLastSend(campaignId: string): Promise<void> {
+    await this.q.query(`UPDATE campaigns SET last_send_at = now() WHERE id = $1`, [campaignId]);
   }
 
   /** Skips the claimed recipients that are on the client's opt-out list; the skipped ones' seqs. */

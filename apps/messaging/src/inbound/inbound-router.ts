@@ -72,7 +72,7 @@ export async function routeInbound(raw: string, lookup: ClientLookup): Promise<R
       flowCompletions(change).forEach((fc, j) => emit(share.client, 'flow_completion', { ...fc }, String(i), String(j)));
       const ts = templateStatus(change);
       if (ts) emit(share.client, 'template_status', { ...ts }, String(i));
-      for (const o of optOutSignals(change)) optOuts.push({ ...o, clientId: share.client.id });
+      for (const o of optOutSignals(change, share.client.stopKeywords)) optOuts.push({ ...o, clientId: share.client.id });
     });
   }
   // status updates concern message records, once per change whoever else receives it

@@ -1441,6 +1441,7 @@ export type components = {
             webhook_status: string;
             webhook_disabled_reason: string | null;
             webhook_disabled_at: string | null;
+            stop_keywords: string[];
         };
         SecretRotation: {
             webhook_secret: string;
@@ -3695,6 +3696,7 @@ export interface operations {
                     /** Format: uri */
                     webhook_url?: string | null;
                     webhook_events?: ("chat" | "signup_completed" | "template_status" | "flow_completion" | "test" | "campaign_status")[] | null;
+                    stop_keywords?: string[];
                     /** @enum {string} */
                     webhook_status?: "active" | "disabled";
                     is_active?: boolean;

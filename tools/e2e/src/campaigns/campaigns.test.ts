@@ -20,8 +20,9 @@ describe('campaigns: a template to many recipients, paced to the number, each se
 
   beforeAll(async () => {
     receiver = await startWebhookReceiver();
-    // the messaging service in a process of its own, as deployed: the simulator's arrival times are not those of one busy event loop
-    stack = await startStack({ services: ['tenant-directory', 'messaging', 'dispatcher', 'edge'], processes: ['messaging'] });
+    // the messaging service and the dispatcher in processes of their own, as deployed: the simulator's arrival times are
+    // not those of one busy event loop (PGlite blocks the loop it runs in)
+    stack = await startStack({ services: ['tenant-directory', 'messaging', 'dispatcher', 'edge'], processes: ['messaging', 'dispatcher'] });
     sim = new SimControl(stack.sim!.url);
     ({ api } = await stack.createTenant({ name: 'Sender', webhook_url: receiver.url }));
     ({ api: other } = await stack.createTenant({ name: 'Other' }));

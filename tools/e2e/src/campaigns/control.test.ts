@@ -100,17 +100,24 @@ describe('campaigns: pause, resume, cancel, opt-outs and the provider throttling
   }, 90_000);
 
   it('skips opted-out recipients of a marketing campaign (user_preferences webhook, STOP text, the API), and a 131050 adds to the list', async () => {
-    const [byWebhook, byText, byApi, by131050, resumed, normal] = [
+    const [byWebhook, byText, byApi, by131050, resumed, normal, byCustom] = [
       '+16505551001',
       '+16505551002',
       '+16505551003',
       '+16505551004',
       '+16505551005',
       '+16505551006',
+      '+16505551007',
     ];
     const digits = (n: string) => n.replace(/^\+/, '');
+    // the client's own stop keywords (PATCH /api/clients/{id}); STOP stays among them
+    const patched = await api.patch(`/api/clients/${clientId}`, { stop_keywords: ['stop', 'Quit'] });
+    expect([patched.status, (patched.json as any).stop_keywords]).toEqual([200, ['STOP', 'QUIT']]);
     await sim.userPreferences(phone.phone_number_id, byWebhook, 'stop');
     await sim.inboundMessage(phone.phone_number_id, digits(byText), 'text', { body: ' stop ' });
+    await sim.inboundMessage(phone.phone_number_id, digits(byCustom), 'text', { body: 'quit' });
+    // a text that merely contains a keyword is no opt-out
+    await sim.inboundMessage(phone.phone_number_id, digits(normal), 'text', { body: 'please do not stop' });
     expect((await api.post(`/api/clients/${clientId}/opt-outs`, { users: [byApi, resumed] })).json).toEqual({ added: 2 });
     // a user who stopped and then resumed is off the list again
     await sim.userPreferences(phone.phone_number_id, resumed, 'stop');
@@ -122,22 +129,28 @@ describe('campaigns: pause, resume, cancel, opt-outs and the provider throttling
       expect(res.status).toBe(200);
       return new Map((res.json as any).data.map((o: any) => [o.user, o.source]));
     };
-    await waitFor(async () => (await listed()).size === 3, { what: 'three opt-outs', timeoutMs: 20_000 });
-    expect(Object.fromEntries(await listed())).toEqual({ [digits(byWebhook)]: 'user_preferences', [digits(byText)]: 'stop_keyword', [digits(byApi)]: 'api' });
+    await waitFor(async () => (await listed()).size === 4, { what: 'four opt-outs', timeoutMs: 20_000 });
+    expect(Object.fromEntries(await listed())).toEqual({
+      [digits(byWebhook)]: 'user_preferences',
+      [digits(byText)]: 'stop_keyword',
+      [digits(byCustom)]: 'stop_keyword',
+      [digits(byApi)]: 'api',
+    });
 
-    const all = [byWebhook, byText, byApi, by131050, resumed, normal].map((to) => ({ to, parameters: { first_name: 'Jo' } }));
+    const all = [byWebhook, byText, byApi, by131050, resumed, normal, byCustom].map((to) => ({ to, parameters: { first_name: 'Jo' } }));
     const c = (await api.post('/api/campaigns', { client_id: clientId, name: 'Promo', template_name: 'spring_promo', lang: 'en_US', recipients: all }))
       .json as any;
     expect((await api.post(`/api/campaigns/${c.id}/start`, {})).status).toBe(200);
     const done = await campaignUntil(api, c.id, (x) => x.status === 'completed', 'the promo completed');
-    expect(done.counts).toMatchObject({ total: 6, skipped: 3, failed: 1 });
+    expect(done.counts).toMatchObject({ total: 7, skipped: 4, failed: 1 });
     const rows = new Map((await allRecipients(api, c.id)).map((r) => [r.to, r]));
-    for (const u of [byWebhook, byText, byApi]) expect(rows.get(digits(u))).toMatchObject({ status: 'skipped', reason: 'opted_out', message_id: null });
+    for (const u of [byWebhook, byText, byApi, byCustom])
+      expect(rows.get(digits(u))).toMatchObject({ status: 'skipped', reason: 'opted_out', message_id: null });
     expect(rows.get(digits(by131050))).toMatchObject({ status: 'failed', error_code: '131050' });
     expect(['sent', 'delivered', 'read']).toContain(rows.get(digits(resumed)).status);
     expect(['sent', 'delivered', 'read']).toContain(rows.get(digits(normal)).status);
     // nothing was sent to the opted-out ones
-    expect((await arrivalsTo([{ to: byWebhook }, { to: byText }, { to: byApi }])).length).toBe(0);
+    expect((await arrivalsTo([{ to: byWebhook }, { to: byText }, { to: byApi }, { to: byCustom }])).length).toBe(0);
     expect((await listed()).get(digits(by131050))).toBe('provider_131050');
     expect((await api.request('DELETE', `/api/clients/${clientId}/opt-outs`, { users: [by131050] })).json).toEqual({ removed: 1 });
   }, 90_000);
