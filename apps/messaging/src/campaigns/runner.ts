@@ -8,7 +8,7 @@ import type { Messaging } from '../messaging';
 import type { Db } from '@gateway/store';
 import { composeComponents, throughputOf } from './campaigns';
 import type { CampaignEventName, CampaignEvents } from './events';
-import { SqlCampaignRepository, type CampaignRow, type RecipientRow } from './store';
+import { SqlCampaignRepository, type CampaignRow, type FinishOutcome, type RecipientRow } from './store';
 
 /**
  * The share of a number's rate the pacing uses: sends are spaced 1/(rate × this) apart and at most rate × this
@@ -142,6 +142,9 @@ export class CampaignRunner {
         const { firstInMs, intervalMs } = await this.repo.reserveSlots(credentials.phoneNumberId, toSend.length, baseIntervalMs);
         const t0 = Date.now() + firstInMs;
         let throttled = false;
+        // the batch's outcomes, written in one statement once it is over (a replica killed before that leaves its
+        // recipients `sending`: unknown, never sent twice)
+        const outcomes: Array<{ seq: string } & FinishOutcome> = [];
         // one batch at a time: claiming and preparing the next one while this one is sent (tried) runs database work
         // between a call's slot and its request leaving, which bunched arrivals up (22 in a second at 20 per second)
         await Promise.all(
@@ -150,13 +153,15 @@ export class CampaignRunner {
             await window.take(() => throttled || status !== 'running' || this.stopped);
             // never called: skipped if the campaign was cancelled, else back to the queue (paused, stopping, or
             // after a 130429: the rest of the batch waits for the slower pace)
-            if (status === 'cancelled') return this.repo.finish(c.id, String(r.seq), { status: 'skipped', reason: 'cancelled' });
-            if (throttled || status !== 'running' || this.stopped) return this.repo.finish(c.id, String(r.seq), { status: 'queued' });
-            const outcome = await this.call(c, r, call);
+            if (status === 'cancelled') return outcomes.push({ seq: String(r.seq), status: 'skipped', reason: 'cancelled' });
+            if (throttled || status !== 'running' || this.stopped) return outcomes.push({ seq: String(r.seq), status: 'queued' });
+            const { outcome, finish } = await this.call(c, r, call);
+            outcomes.push({ seq: String(r.seq), ...finish });
             this.sends.inc({ outcome });
             if (outcome === 'throttled') throttled = true;
           }),
         );
+        await this.repo.finishMany(c.id, outcomes);
         await this.repo.touchLastSend(c.id);
         if (throttled) await this.repo.throttle(credentials.phoneNumberId, THROTTLE_PAUSE_MS);
         else await this.repo.recover(credentials.phoneNumberId);
@@ -195,34 +200,26 @@ export class CampaignRunner {
     }
   }
 
-  /** The provider call of a recipient marked `sending`, and its outcome recorded. */
-  private async call(c: CampaignRow, r: RecipientRow, call: () => Promise<string>): Promise<Outcome> {
-    const seq = String(r.seq);
+  /** The provider call of a recipient marked `sending`: what happened, and what becomes of the recipient. */
+  private async call(c: CampaignRow, r: RecipientRow, call: () => Promise<string>): Promise<{ outcome: Outcome; finish: FinishOutcome }> {
     try {
       const messageId = await call();
-      await this.repo.finish(c.id, seq, { status: 'sent', messageId });
-      return 'sent';
+      return { outcome: 'sent', finish: { status: 'sent', messageId } };
     } catch (e) {
       const err = e instanceof AppError ? e : undefined;
       const providerCode = (err?.details.provider_error as { code?: unknown } | undefined)?.code;
-      if (providerCode === 130429 || err?.code === 'provider_throughput_limited') {
-        // refused by the provider: not sent, safe to send later
-        await this.repo.finish(c.id, seq, { status: 'queued' });
-        return 'throttled';
-      }
+      // refused by the provider: not sent, safe to send later
+      if (providerCode === 130429 || err?.code === 'provider_throughput_limited') return { outcome: 'throttled', finish: { status: 'queued' } };
       if (!err || err.kind === 'timeout' || err.kind === 'unavailable' || err.kind === 'internal') {
         // it may have reached the provider: never sent again
-        this.logger.warn({ err: e, campaign_id: c.id, seq }, 'campaign send outcome unknown');
-        await this.repo.finish(c.id, seq, { status: 'unknown', reason: 'outcome_unknown', errorCode: err?.code });
-        return 'unknown';
+        this.logger.warn({ err: e, campaign_id: c.id, seq: String(r.seq) }, 'campaign send outcome unknown');
+        return { outcome: 'unknown', finish: { status: 'unknown', reason: 'outcome_unknown', errorCode: err?.code } };
       }
       if (providerCode === 131050) await this.repo.addOptOuts(c.client_id, [r.to_user], 'provider_131050');
-      await this.repo.finish(c.id, seq, {
-        status: 'failed',
-        errorCode: providerCode !== undefined ? String(providerCode) : err.code,
-        reason: err.message.slice(0, 500),
-      });
-      return 'failed';
+      return {
+        outcome: 'failed',
+        finish: { status: 'failed', errorCode: providerCode !== undefined ? String(providerCode) : err.code, reason: err.message.slice(0, 500) },
+      };
     }
   }
 }

@@ -45,6 +45,14 @@ export interface NewRecipient {
   params: RecipientParams;
 }
 
+/** What becomes of a recipient once its turn is over. */
+export interface FinishOutcome {
+  status: RecipientStatus;
+  messageId?: string;
+  errorCode?: string;
+  reason?: string;
+}
+
 export const COUNT_NAMES = ['total', 'queued', 'sent', 'delivered', 'read', 'failed', 'skipped', 'deferred', 'unknown'] as const;
 export type Counts = Record<(typeof COUNT_NAMES)[number], number>;
 
@@ -237,6 +245,31 @@ export class SqlCampaignRepository {
       [campaignId, seqs, owner],
     );
     return new Set(rows.map((r) => String(r.seq)));
+  }
+
+  /**
+   * A batch's outcomes in one statement. A recipient a status webhook already moved on (delivered before its
+   * `sent` was written) keeps that status; it gets its message id.
+   */
+  async finishMany(campaignId: string, outcomes: Array<{ seq: string } & FinishOutcome>): Promise<void> {
+    for (let start = 0; start < outcomes.length; start += INSERT_CHUNK) {
+      const chunk = outcomes.slice(start, start + INSERT_CHUNK);
+      const params: unknown[] = [campaignId];
+      const values = chunk.map((o) => {
+        params.push(o.seq, o.status, o.messageId ?? null, o.errorCode ?? null, o.reason ?? null);
+        const n = params.length;
+        return `($${n - 4}::bigint, $${n - 3}::text, $${n - 2}::text, $${n - 1}::text, $${n}::text)`;
+      });
+      await this.q.query(
+        `UPDATE campaign_recipients r SET
+           status = CASE WHEN r.status IN ('delivered', 'read', 'failed') AND v.status = 'sent' THEN r.status ELSE v.status END,
+           message_id = COALESCE(v.message_id, r.message_id), error_code = COALESCE(v.error_code, r.error_code), reason = v.reason,
+           claimed_by = NULL, claimed_until = NULL, updated_at = now()
+         FROM (VALUES ${values.join(', ')}) AS v(seq, status, message_id, error_code, reason)
+         WHERE r.campaign_id = $1 AND r.seq = v.seq`,
+        params,
+      );
+    }
   }
 
   async finish(campaignId: string, seq: string, outcome: { status: RecipientStatus; messageId?: string; errorCode?: string; reason?: string }): Promise<void> {
