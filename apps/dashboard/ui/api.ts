@@ -112,7 +112,7 @@ export type AuditEntry = Schemas['AuditEntry'];
 export type Usage = UsageAnswer;
 
 /** Event types of the webhook envelope (docs/webhooks.md). */
-export const EVENT_TYPES = ['chat', 'signup_completed', 'template_status', 'flow_completion', 'test'] as const;
+export const EVENT_TYPES = ['chat', 'signup_completed', 'template_status', 'flow_completion', 'test', 'campaign_status'] as const;
 
 /** The validation items of a 422 (empty for any other error). */
 export function validationItems(err: unknown): ValidationItem[] {

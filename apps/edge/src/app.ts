@@ -20,6 +20,7 @@ import { registerHealthRoutes } from './routes/health';
 import { registerReferenceRoutes } from './routes/reference';
 import type { MountedRouter } from './openapi/document';
 import { keepDescriptions } from './openapi/operation';
+import { isCampaignCsvUpload } from './routes/campaigns';
 import { MEDIA_UPLOAD_ROUTE } from './routes/media';
 import { tenantApiRoutes } from './routes';
 
@@ -63,6 +64,8 @@ export function routesOf(app: Koa): RouteInfo[] {
 
 /** The one /api route with its own body reader and limit (multipart, up to the largest media the provider takes). */
 const isMediaUpload = (ctx: Context) => ctx.method === MEDIA_UPLOAD_ROUTE.method && ctx.path === MEDIA_UPLOAD_ROUTE.path;
+/** Routes that read their own body: the media upload, and a campaign's CSV of recipients (streamed). */
+const readsOwnBody = (ctx: Context) => isMediaUpload(ctx) || isCampaignCsvUpload(ctx);
 
 export function createEdgeApp(opts: EdgeAppOptions): Koa {
   // forwarded headers are believed from TRUSTED_PROXIES only: clientAddress drops them from any other peer
@@ -108,7 +111,7 @@ export function createEdgeApp(opts: EdgeAppOptions): Koa {
       auditTrail(api, opts.services, opts.logger, 'api'),
       quotaGate(opts.services),
       storableParams,
-      jsonBody(opts.config.bodyLimitBytes, { timeoutMs: opts.config.bodyTimeoutMs, ownBody: isMediaUpload }),
+      jsonBody(opts.config.bodyLimitBytes, { timeoutMs: opts.config.bodyTimeoutMs, ownBody: readsOwnBody }),
       allowedMethods(api),
       scopeGate,
       api.routes(),

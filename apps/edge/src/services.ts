@@ -1,4 +1,4 @@
-import { business, calls, dispatcher, flows, messaging, signup, templates, tenantDirectory } from '@gateway/contracts';
+import { business, calls, campaigns, dispatcher, flows, messaging, signup, templates, tenantDirectory } from '@gateway/contracts';
 import { createServiceClient, type ServiceClient } from '@gateway/rpc';
 import type { EdgeConfig } from './config';
 
@@ -22,6 +22,8 @@ export interface Services {
   /** GET /api/usage: sends per day (messaging) and deliveries per day (dispatcher). */
   sendCounts: ServiceClient<typeof business.UsageService>;
   deliveryCounts: ServiceClient<typeof business.UsageService>;
+  /** Served by the messaging process, which owns the campaign tables and the opt-out lists. */
+  campaigns: ServiceClient<typeof campaigns.CampaignsService>;
 }
 
 export function connectServices(config: EdgeConfig): Services {
@@ -56,6 +58,7 @@ export function connectServices(config: EdgeConfig): Services {
         ] as const
       ).map(([name, addr]) => [name, createServiceClient(business.TenantDataService, addr, { defaultDeadlineMs: 60_000 })]),
     ),
+    campaigns: createServiceClient(campaigns.CampaignsService, config.messagingAddr, { defaultDeadlineMs: 60_000 }),
   };
 }
 

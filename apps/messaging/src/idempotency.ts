@@ -54,6 +54,11 @@ export class IdempotentRunner {
     this.keys = new SqlIdempotencyRepository(db, times);
   }
 
+  /** Stores the record of a send made under no idempotency key, one prepared ahead (a campaign's: `Messaging.prepareSend`). */
+  recordSent(message: NonNullable<Executed<object>['message']>): Promise<void> {
+    return this.store({ response: {}, message });
+  }
+
   purgeExpired(): Promise<number> {
     return this.keys.purgeExpired();
   }

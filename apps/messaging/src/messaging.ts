@@ -113,6 +113,28 @@ export class Messaging {
   }
 
   /**
+   * A send prepared now and made later (a campaign's, paced to its slot): the body checked, the client resolved, the
+   * payload built and a template checked against the local copy here (`checkTemplate: false`: the caller checked
+   * it, a campaign once per batch); the answer makes the provider call and stores
+   * the record, nothing else, so it reaches the provider at the moment it is called.
+   */
+  async prepareSend(r: m.SendRequest, opts: { checkTemplate?: boolean } = {}): Promise<() => Promise<string>> {
+    const { kind, body: validated } = readSendRequest(r);
+    const body = kind.prepare(validated);
+    const recordKind = kind.recordKind(body);
+    const { client, credentials } = await this.resolve(r.caller);
+    const payload = kind.build(body, { catalogId: client.catalogId || undefined });
+    const template = kind.template?.(body);
+    if (template && opts.checkTemplate !== false)
+      await this.templates?.checkSend({ tenantId: client.tenantId, clientId: client.id }, template.name, template.language, template.components);
+    return async () => {
+      const { messageId } = await this.provider.sendMessage(credentials.accessToken, credentials.phoneNumberId, payload);
+      await this.runner.recordSent({ id: messageId, tenantId: client.tenantId, clientId: client.id, to: body.to, kind: recordKind });
+      return messageId;
+    };
+  }
+
+  /**
    * Blocks or unblocks users. A partial failure is never hidden: a 502 `block_users_partial_failure` whose
    * `failed_users` lists each user that failed and the provider's errors for it.
    */

@@ -10,6 +10,13 @@ import { openDb, eraseRowsMentioning } from '@gateway/store';
 import { Calls } from './calls/calls';
 import { defineCallsService } from './calls/service';
 import { SqlCallRepository } from './calls/store';
+import { startOutboxRelay } from '@gateway/outbox';
+import { Campaigns } from './campaigns/campaigns';
+import { CampaignEvents } from './campaigns/events';
+import { CampaignInbound } from './campaigns/inbound';
+import { CampaignRunner } from './campaigns/runner';
+import { defineCampaignsService } from './campaigns/service';
+import { SqlCampaignRepository } from './campaigns/store';
 import { ClientCredentialsCache } from './client-cache';
 import type { MessagingConfig } from './config';
 import { IdempotentRunner } from './idempotency';
@@ -41,10 +48,12 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
   const runner = new IdempotentRunner(db, { ttlMs: DAY_MS, leaseMs: Math.max(60_000, config.providerTimeoutMs * 6) }, store, logger);
   const credentials = new ClientCredentialsCache(directory);
   const routes = new ClientLookup(directory);
-  const templates = new Templates(credentials, provider, new SqlTemplateRepository(db));
+  const templateRepo = new SqlTemplateRepository(db);
+  const templates = new Templates(credentials, provider, templateRepo);
   const svc = new Messaging(directory, provider, runner, messages, credentials, templates);
   const callRecords = new SqlCallRepository(db);
   const calls = new Calls(svc, provider, runner, callRecords);
+  const campaignRepo = new SqlCampaignRepository(db);
 
   const service = defineService(m.MessagingService, {
     send: (r) => svc.send(r),
@@ -93,6 +102,7 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
     messages,
     templates,
     calls: callRecords,
+    campaigns: new CampaignInbound(campaignRepo),
     // the tenant directory owns the client: it changes it and publishes the change notice the caches follow
     applyAccountUpdate: async (client, u) => {
       await directory.applyProviderAccountUpdate({ tenantId: client.tenantId, clientId: client.id, ...u });
@@ -100,6 +110,10 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
     logger,
     metrics,
   });
+  const relay = startOutboxRelay({ db, bus, logger });
+  const campaignEvents = new CampaignEvents(relay, credentials);
+  const campaigns = new Campaigns(db, templateRepo, svc, campaignEvents);
+  const campaignRunner = new CampaignRunner(db, svc, logger, metrics, campaignEvents);
 
   const grpc = await startGrpcServer({
     host: config.grpcHost,
@@ -109,6 +123,7 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
       service,
       defineTemplatesService(templates),
       defineCallsService(calls),
+      defineCampaignsService(campaigns),
       defineTenantDataService((ids) => eraseRowsMentioning(db, ids)),
       // GET /api/usage: this service's rows of the tenant per UTC day
       defineUsageService((tenantId: string, from: string, to: string) =>
@@ -122,6 +137,7 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
     observer: metrics.grpcObserver,
   });
   const metricsServer = await startMetricsServer(metrics, config.metricsPort);
+  campaignRunner.start();
   // expired idempotency keys are deleted hourly (a key is also taken over once expired, so this only bounds the table)
   const purge = setInterval(
     () => {
@@ -139,6 +155,8 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
     async stop() {
       clearInterval(purge);
       await grpc.shutdown();
+      await campaignRunner.stop();
+      await relay.stop();
       await store.flush();
       await inbound.stop();
       await changes.stop();

@@ -21,6 +21,7 @@ import { registerOnboarding } from './routes/onboarding';
 import { registerTemplates } from './routes/templates';
 import { registerWebhookFields } from './routes/webhook-fields';
 import { registerWindowControl } from './routes/window-control';
+import { registerCampaignControl } from './routes/campaign-control';
 import { TemplateRegistry } from './templates/registry';
 import { SimState, type RecordedRequest } from './state';
 import { WebhookSender } from './webhooks';
@@ -148,6 +149,7 @@ export async function startProviderSim(opts: ProviderSimOptions): Promise<Runnin
   registerWindowControl(control, state);
   registerCallControl(control, state, webhooks);
   registerWebhookFields(control, state, webhooks);
+  registerCampaignControl(control, state, webhooks, limits);
   // the provider's web side (SDK, signup dialog): outside the Graph API, so neither recorded nor faulted
   registerEmbeddedSignup(control, { state, appId: opts.appId, configId: opts.configId });
   control.put('/_sim/auto-statuses', (ctx) => {

@@ -176,6 +176,10 @@ export class SimState {
   webhookUrl: string | undefined;
   /** Throughput per business number (130429) and the pair rate (131056): on by default, like the provider. */
   rateLimits: { throughputPerSecond: number | null; pairRate: boolean } = { throughputPerSecond: 80, pairRate: true };
+  /** A number's own throughput (messages per second), set by a test; others have `rateLimits.throughputPerSecond`. */
+  readonly phoneThroughput = new Map<string, number>();
+  /** `${wabaId}:${user digits}` of users who stopped the business's marketing messages (`user_preferences` stop): 131050. */
+  readonly marketingOptOuts = new Set<string>();
   /**
    * The 24-hour customer-service window (131047) for free-form messages: `async` (the provider's usual behaviour,
    * reference §1.2) accepts the send and reports a `failed` status, `sync` refuses the send, `off` sends anyway.

@@ -89,6 +89,7 @@ export class Clients {
       }
       changes.marketing_messages = req.marketingMessages;
     }
+    if (req.setStopKeywords) changes.stop_keywords = [...new Set(req.stopKeywords.map((k) => k.trim().toUpperCase()))];
     for (const f of req.clearFields) {
       if (f === 'external_id') changes.external_id = null;
       else if (f === 'webhook_url') changes.webhook_url = null;
@@ -286,6 +287,7 @@ export class Clients {
       messagingLimit: r.messaging_limit ?? undefined,
       throughput: r.throughput ?? undefined,
       statusReason: r.status_reason ?? undefined,
+      stopKeywords: r.stop_keywords,
     };
   }
 

@@ -9,3 +9,4 @@ export * as flows from './gen/flows/v1/flows_pb';
 export * as templates from './gen/templates/v1/templates_pb';
 export * as calls from './gen/calls/v1/calls_pb';
 export * as business from './gen/business/v1/business_pb';
+export * as campaigns from './gen/campaigns/v1/campaigns_pb';

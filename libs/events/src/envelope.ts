@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { eventSubject } from '@gateway/bus';
 
 /** Event types of spec 6.1. */
-export const EVENT_TYPES = ['chat', 'signup_completed', 'template_status', 'flow_completion', 'test'] as const;
+export const EVENT_TYPES = ['chat', 'signup_completed', 'template_status', 'flow_completion', 'test', 'campaign_status'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** States of a webhook delivery series (decisions.md "Events and delivery"). */

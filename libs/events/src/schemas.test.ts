@@ -67,6 +67,13 @@ const SAMPLES: Record<EventType, EventInput['payload']> = {
     response: { date: '2026-12-01', guests: 2 },
   },
   test: { test: true, requested_at: new Date().toISOString() },
+  campaign_status: {
+    campaign_id: '0b7c1e0e-4f43-4b4e-9a43-7b1f2f0b5a11',
+    name: 'Spring sale',
+    event: 'completed',
+    status: 'completed',
+    counts: { total: 3, queued: 0, sent: 0, delivered: 1, read: 1, failed: 0, skipped: 1, deferred: 0, unknown: 0 },
+  },
 };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -168,6 +168,28 @@ export const eventPayloadSchemas: Readonly<Record<EventType, JsonSchema>> = deep
       response: { type: 'object', description: "The fields the flow collected (keys are the flow's own), without `flow_token`." },
     },
   },
+  campaign_status: {
+    title: 'CampaignStatusPayload',
+    description: 'A campaign started (by `start` or at its `schedule_at`), was paused or resumed, completed, or was cancelled; with its counts then.',
+    type: 'object',
+    required: ['campaign_id', 'name', 'event', 'status', 'counts'],
+    additionalProperties: false,
+    properties: {
+      campaign_id: string('The campaign id.', { format: 'uuid' }),
+      name: string("The campaign's name."),
+      event: { type: 'string', enum: ['started', 'paused', 'resumed', 'completed', 'cancelled'], description: 'What happened.' },
+      status: { type: 'string', enum: ['running', 'paused', 'completed', 'cancelled'], description: "The campaign's status after it." },
+      counts: {
+        type: 'object',
+        description: 'Recipients by status (`total` is their sum).',
+        required: ['total', 'queued', 'sent', 'delivered', 'read', 'failed', 'skipped', 'deferred', 'unknown'],
+        additionalProperties: false,
+        properties: Object.fromEntries(
+          ['total', 'queued', 'sent', 'delivered', 'read', 'failed', 'skipped', 'deferred', 'unknown'].map((k) => [k, { type: 'integer', minimum: 0 }]),
+        ),
+      },
+    },
+  },
   test: {
     title: 'TestPayload',
     description: 'A test event, requested from the dashboard or with `POST /api/clients/{id}/webhook/test`.',
@@ -206,6 +228,7 @@ const PAYLOAD_TITLES: Record<EventType, string> = {
   template_status: 'TemplateStatusEvent',
   flow_completion: 'FlowCompletionEvent',
   test: 'TestEvent',
+  campaign_status: 'CampaignStatusEvent',
 };
 
 /** The full envelope of one event type: `type` fixed, `payload` that type's schema (a fresh, unfrozen copy). */

@@ -117,6 +117,7 @@ const EVENT_NAMES: Record<EventType, string> = {
   template_status: 'TemplateStatusEvent',
   flow_completion: 'FlowCompletionEvent',
   test: 'TestEvent',
+  campaign_status: 'CampaignStatusEvent',
 };
 const camel = (type: string) => type.replace(/_(.)/g, (_m, c: string) => c.toUpperCase());
 
@@ -167,6 +168,13 @@ const EXAMPLE_PAYLOADS: Record<EventType, EventInput['payload']> = {
     response: { date: '2026-12-01', guests: 2 },
   },
   test: { test: true, requested_at: '2026-11-23T12:00:00.000Z' },
+  campaign_status: {
+    campaign_id: '7d1e2f3a-4b5c-4d6e-8f7a-9b0c1d2e3f4a',
+    name: 'Spring sale',
+    event: 'completed',
+    status: 'completed',
+    counts: { total: 3, queued: 0, sent: 0, delivered: 1, read: 1, failed: 0, skipped: 1, deferred: 0, unknown: 0 },
+  },
 };
 const EXAMPLE_EVENT_IDS: Record<EventType, string> = {
   chat: '3f2b8c1d-7e4a-5b6c-9d8e-0f1a2b3c4d5e',
@@ -174,6 +182,7 @@ const EXAMPLE_EVENT_IDS: Record<EventType, string> = {
   template_status: '9a8b7c6d-5e4f-5a3b-8c2d-1e0f9a8b7c6d',
   flow_completion: '1c2d3e4f-5a6b-5c7d-8e9f-0a1b2c3d4e5f',
   test: 'c0ffee00-1234-4abc-8def-0123456789ab',
+  campaign_status: '5e6f7a8b-9c0d-5e1f-8a2b-3c4d5e6f7a8b',
 };
 
 function exampleEvent(type: EventType) {

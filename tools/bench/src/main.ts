@@ -19,6 +19,7 @@ import { Client } from 'pg';
 import { Agent, request } from 'undici';
 import { buildEvent } from '@gateway/events';
 import { SimControl } from '@gateway/testing';
+import { CAMPAIGN_LIMIT, CAMPAIGN_NUMBERS, CAMPAIGN_RECIPIENTS, campaignRun, type CampaignResult } from './campaign';
 import { startHelper } from './ceilings';
 import { cpuSecondsOf, pidsMatching, type Proc } from './processes';
 import { load, type LoadResult } from './load';
@@ -33,7 +34,7 @@ const CONNECTIONS = 50;
 const APP_SECRET = 'sim-app-secret';
 const helpersBundle = join(__dirname, 'helpers-server.js');
 const CONFIGS = (process.env.BENCH_CONFIGS ?? 'embedded,production').split(',').filter(Boolean) as ConfigName[];
-const ONLY = new Set((process.env.BENCH_ONLY ?? 'dispatch,send,ingest,scaling,tracing').split(',').filter(Boolean));
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'dispatch,send,ingest,scaling,tracing,campaign').split(',').filter(Boolean));
 const RSS_GOAL_MB = 150;
 
 type ConfigName = 'embedded' | 'production';
@@ -68,6 +69,7 @@ interface ConfigResult {
   sendTraced?: LoadResult;
   traceExports?: { exports: number; bytes: number };
   rss: Map<string, number>;
+  campaign?: CampaignResult;
 }
 interface Ceilings {
   dispatch?: number;
@@ -339,6 +341,14 @@ async function runConfig(config: ConfigName, natsBin: string, receiver: Proc, re
       );
     }
 
+    // 2b. a campaign per number, paced by the messaging service to the simulator's per-number limit
+    if (ONLY.has('campaign')) {
+      result.campaign = await campaignRun(stack.baseUrl, stack.simUrl, auth, (m) => log(`${config}: ${m}`));
+      const c = result.campaign;
+      if (c.duplicates) fail(`campaign: ${c.duplicates} recipients sent twice`);
+      if (c.lost) fail(`campaign: ${c.lost} recipients lost`);
+    }
+
     // 3. inbound ingest: signed status-update webhooks, each body distinct
     const jsm = await nc.jetstreamManager();
     const nextRequest = signedStatuses(phone.waba_id, phone.phone_number_id);
@@ -603,6 +613,24 @@ function report(results: Partial<Record<ConfigName, ConfigResult>>): string {
       ),
       '≤ 3 × ceiling p99',
       goal(prod?.send && prod.send.p99Ms <= 3 * p99(prod)),
+    ]);
+  }
+  if (ONLY.has('campaign')) {
+    rows.push([
+      `Campaign: ${fmt(CAMPAIGN_RECIPIENTS)} recipients over ${CAMPAIGN_NUMBERS} numbers, ${CAMPAIGN_LIMIT}/s each (simulator limit)`,
+      ...cells((r) =>
+        r.campaign
+          ? `**${r.campaign.ratePerNumber.map((x) => fmt(x)).join(', ')}/s** per number = **${pct(Math.min(...r.campaign.ratePerNumber), CAMPAIGN_LIMIT)}**–${pct(Math.max(...r.campaign.ratePerNumber), CAMPAIGN_LIMIT)} of the limit; at most ${fmt(r.campaign.maxWindow)} in any 1 s (${fmt(r.campaign.refused)} refused with 130429); duplicates ${fmt(r.campaign.duplicates)}, lost ${fmt(r.campaign.lost)}, unknown ${fmt(r.campaign.unknown)}; ${fmt(r.campaign.seconds, 1)} s`
+          : '',
+      ),
+      '≥ 95 % of the limit, never above it in 1 s; 0 duplicates, 0 lost',
+      goal(
+        prod?.campaign &&
+          Math.min(...prod.campaign.ratePerNumber) >= 0.95 * CAMPAIGN_LIMIT &&
+          prod.campaign.maxWindow <= CAMPAIGN_LIMIT &&
+          prod.campaign.duplicates === 0 &&
+          prod.campaign.lost === 0,
+      ),
     ]);
   }
   if (ONLY.has('ingest')) {

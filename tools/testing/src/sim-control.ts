@@ -130,6 +130,23 @@ export class SimControl {
     });
   }
 
+  /** A business number's own throughput limit (messages per second, any one-second window; 130429 beyond); null: the simulator's. */
+  setThroughput(phoneNumberId: string, perSecond: number | null): Promise<unknown> {
+    return this.send('PUT', `/_sim/phone-numbers/${encodeURIComponent(phoneNumberId)}/throughput`, { per_second: perSecond });
+  }
+
+  /** Every send attempt of a number as it arrived at the simulator (`at` in ms), and whether its throughput let it through. */
+  async sends(phoneNumberId: string): Promise<Array<{ at: number; to: string; accepted: boolean }>> {
+    return (
+      await this.send<{ sends: Array<{ at: number; to: string; accepted: boolean }> }>('GET', `/_sim/phone-numbers/${encodeURIComponent(phoneNumberId)}/sends`)
+    ).sends;
+  }
+
+  /** A user stops or resumes the business's marketing messages: the `user_preferences` webhook (then 131050 on marketing sends). */
+  userPreferences(phoneNumberId: string, from: string, value: 'stop' | 'resume'): Promise<unknown> {
+    return this.send('POST', '/_sim/inbound/user-preferences', { phone_number_id: phoneNumberId, from, value });
+  }
+
   /** Moves the simulator's clock `ms` ahead (media ids, 24-hour windows, tokens expire by it). */
   advanceClock(ms: number): Promise<{ now: string; offset_ms: number }> {
     return this.send('PUT', '/_sim/clock', { advance_ms: ms });

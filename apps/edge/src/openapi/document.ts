@@ -270,6 +270,7 @@ const EVENT_TEXT: Record<EventType, string> = {
   template_status: 'A message template changed status at the provider.',
   flow_completion: 'A user completed a flow.',
   test: 'A test event (`POST /api/clients/{id}/webhook/test`).',
+  campaign_status: 'A campaign started, was paused or resumed, completed or was cancelled, with its counts.',
 };
 
 /** 3.1 `webhooks`: one POST per event type, the envelope with that type's payload (@gateway/events, the AsyncAPI's source too). */

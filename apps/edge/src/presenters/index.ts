@@ -6,3 +6,4 @@
 export { respond, pageOf, listOf, schemaOf, isPresenter, type Presenter, type AnyPresenter } from './presenter';
 export * from './records';
 export * from './answers';
+export * from './campaigns';

@@ -1,7 +1,16 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { create } from '@bufbuild/protobuf';
-import { business as bz, calls as cl, dispatcher as d, flows as fl, messaging as m, templates as tp, tenantDirectory as td } from '@gateway/contracts';
+import {
+  business as bz,
+  calls as cl,
+  campaigns as cp,
+  dispatcher as d,
+  flows as fl,
+  messaging as m,
+  templates as tp,
+  tenantDirectory as td,
+} from '@gateway/contracts';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import ts from 'typescript';
@@ -84,6 +93,9 @@ describe('one presenter per answer', () => {
         actionsJson: '[{"action_name":"start_call"}]',
       }),
       CallingSettings: create(cl.CallingSettingsSchema, { enabled: true, callIconVisibility: 'DEFAULT', callHoursJson: '{"enabled":false}' }),
+      Campaign: create(cp.CampaignSchema, { id: 'k1', status: 'running', ratePerSecond: 20, counts: { total: 2, queued: 1, sent: 1 } }),
+      CampaignRecipient: create(cp.CampaignRecipientSchema, { id: '1', to: '16505551234', status: 'failed', errorCode: '131050' }),
+      OptOut: create(cp.OptOutSchema, { user: '16505551234', source: 'api', createdAt: '2026-01-01T00:00:00Z' }),
     };
     expect(RECORDS.map((r) => r.name).sort()).toEqual(Object.keys(samples).sort());
     for (const record of RECORDS) {

@@ -2,6 +2,7 @@ import type { DeadLetter as BusDeadLetter } from '@gateway/bus';
 import { business as bz, calls as cl, dispatcher as d, flows as fl, messaging as m, templates as tp, tenantDirectory as td } from '@gateway/contracts';
 import { CALL_STATUSES, DELIVERY_STATUSES, EVENT_TYPES } from '@gateway/events';
 import type { JsonSchema } from '../openapi/operation';
+import { Campaign, CampaignRecipient, OptOut } from './campaigns';
 import { field, shape, type AnyPresenter } from './presenter';
 import { nullable, record } from './proto-record';
 
@@ -286,4 +287,7 @@ export const RECORDS: AnyPresenter[] = [
   Call,
   CallPermission,
   CallingSettings,
+  Campaign,
+  CampaignRecipient,
+  OptOut,
 ];

@@ -25,6 +25,7 @@ interface PatchBody {
   external_id?: string | null;
   webhook_url?: string | null;
   webhook_events?: string[] | null;
+  stop_keywords?: string[];
   webhook_status?: string;
   is_active?: boolean;
   marketing_messages?: 'auto' | 'cloud_api';
@@ -133,6 +134,8 @@ export const registerClientRoutes: RegisterRoutes = (router, { services, config 
         isActive: body.is_active,
         setWebhookEvents: body.webhook_events !== undefined,
         webhookEvents: body.webhook_events ?? [],
+        setStopKeywords: body.stop_keywords !== undefined,
+        stopKeywords: body.stop_keywords ?? [],
         webhookStatus: body.webhook_status,
         marketingMessages: body.marketing_messages,
       });

@@ -1,6 +1,7 @@
 import type { RegisterRoutes } from './context';
 import { registerApiKeyRoutes } from './api-keys';
 import { registerCallRoutes } from './calls';
+import { registerCampaignRoutes } from './campaigns';
 import { registerClientRoutes } from './clients';
 import { registerClientLifecycleRoutes } from './client-lifecycle';
 import { registerAuditLogRoutes } from './audit-log';
@@ -31,4 +32,5 @@ export const tenantApiRoutes: RegisterRoutes[] = [
   registerMediaRoutes,
   registerAuditLogRoutes,
   registerUsageRoutes,
+  registerCampaignRoutes,
 ];

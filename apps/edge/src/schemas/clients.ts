@@ -30,6 +30,8 @@ export const patchBody = Joi.object({
   external_id: Joi.string().max(255).allow(null),
   webhook_url: httpUrl.allow(null),
   webhook_events: webhookEvents,
+  // campaigns' opt-outs (issue 26): inbound texts that are exactly one of these put the sender on the opt-out list
+  stop_keywords: Joi.array().items(Joi.string().trim().min(1).max(64)).max(20).unique(),
   // "active" enables a disabled webhook again; "disabled" stops deliveries on purpose
   webhook_status: Joi.string().valid('active', 'disabled'),
   is_active: Joi.boolean(),

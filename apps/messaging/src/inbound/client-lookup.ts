@@ -7,6 +7,8 @@ export interface RoutedClient {
   id: string;
   tenantId: string;
   externalId: string | null;
+  /** The client's stop keywords (campaign opt-outs); empty or absent: the defaults (a directory before them sends none). */
+  stopKeywords?: string[];
 }
 
 /**
@@ -56,7 +58,7 @@ export class ClientLookup {
         'phoneNumberId' in t
           ? await this.directory.findClientsByPhoneNumberId({ phoneNumberId: t.phoneNumberId })
           : await this.directory.findClientsByBusinessAccountId({ businessAccountId: t.businessAccountId });
-      return res.clients.map((c) => ({ id: c.id, tenantId: c.tenantId, externalId: c.externalId ?? null }));
+      return res.clients.map((c) => ({ id: c.id, tenantId: c.tenantId, externalId: c.externalId ?? null, stopKeywords: c.stopKeywords }));
     });
   }
 }

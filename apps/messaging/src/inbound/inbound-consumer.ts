@@ -2,6 +2,7 @@ import { runConsumer, ACK, deadLetterNow, STREAMS, type Bus, type RunningConsume
 import type { Logger } from '@gateway/logger';
 import type { Metrics } from '@gateway/runtime';
 import type { SqlCallRepository } from '../calls/store';
+import type { CampaignInbound } from '../campaigns/inbound';
 import type { MessageRepository } from '../store/messages';
 import type { Templates } from '../templates/templates';
 import type { AccountUpdate } from './account-updates';
@@ -26,11 +27,13 @@ export async function startInboundConsumer(deps: {
   /** The call records (calls/store.ts): absent in tests of the routing alone. */
   calls?: Pick<SqlCallRepository, 'append'>;
   /** Applies what an account webhook says of a client (the tenant directory's ApplyProviderAccountUpdate). */
+  /** Campaign recipients follow their messages' statuses; opt-out signals update the clients' lists. */
+  campaigns?: CampaignInbound;
   applyAccountUpdate?: (client: RoutedClient, update: AccountUpdate) => Promise<void>;
   logger: Logger;
   metrics: Metrics;
 }): Promise<RunningConsumer> {
-  const { bus, lookup, messages, templates, calls, applyAccountUpdate, logger, metrics } = deps;
+  const { bus, lookup, messages, templates, calls, campaigns, applyAccountUpdate, logger, metrics } = deps;
   const updates = metrics.counter('inbound_updates_total', 'Provider webhook changes by outcome', ['outcome']);
   const emitted = metrics.counter('events_emitted_total', 'Events published from provider webhooks, by type', ['type']);
   return runConsumer({
@@ -65,6 +68,10 @@ export async function startInboundConsumer(deps: {
         emitted.inc({ type: e.type });
       }
       for (const s of routed.statuses) await messages.recordStatus(s.messageId, s.status, s.at, s.errors, { conversation: s.conversation, pricing: s.pricing });
+      if (campaigns) {
+        for (const s of routed.statuses) await campaigns.applyStatus(s.messageId, s.status, s.errors);
+        await campaigns.applyOptOuts(routed.optOuts ?? []);
+      }
       if (routed.unrouted) {
         updates.inc({ outcome: 'unknown_client' }, routed.unrouted);
         logger.warn({ seq: m.seq, changes: routed.unrouted }, 'inbound changes for a phone number or business account of no client; skipped');

@@ -2,6 +2,7 @@ import { deterministicUuid, sha256Hex } from '@gateway/crypto';
 import { buildEvent, type EventInput, type GatewayEvent } from '@gateway/events';
 import { callUpdates, type CallUpdate } from '../calls/derive';
 import { accountUpdate, templateUpdate, type AccountUpdate, type TemplateUpdate } from './account-updates';
+import { optOutSignals, type OptOutSignal } from '../campaigns/opt-out-signals';
 import { ClientLookup, type RoutedClient } from './client-lookup';
 import { flowCompletions, statusUpdates, templateStatus, type StatusUpdate, type TemplateStatus } from './derive';
 import { splitByClient, targetOf, type ChangeTarget } from './split';
@@ -24,6 +25,8 @@ export interface RoutedUpdate {
   unusable?: string;
   /** Entries and changes of a usable body left out for their shape. */
   malformed: number;
+  /** Stop texts and `user_preferences` changes, per client (the client's opt-out list follows them). */
+  optOuts?: Array<OptOutSignal & { clientId: string }>;
 }
 
 /**
@@ -70,6 +73,7 @@ export async function routeInbound(raw: string, lookup: ClientLookup): Promise<R
   const events: GatewayEvent[] = [];
   const statuses: StatusUpdate[] = [];
   const calls: RoutedUpdate['calls'] = [];
+  const optOuts: NonNullable<RoutedUpdate['optOuts']> = [];
   const emit = (client: RoutedClient, type: EventInput['type'], payload: EventInput['payload'], ...idParts: string[]) =>
     events.push(
       buildEvent({
@@ -94,6 +98,7 @@ export async function routeInbound(raw: string, lookup: ClientLookup): Promise<R
       const ts = templateStatus(change);
       if (ts) emit(share.client, 'template_status', { ...ts }, String(i));
       for (const u of callUpdates(change)) calls.push({ ...u, tenantId: share.client.tenantId, clientId: share.client.id });
+      for (const o of optOutSignals(change, share.client.stopKeywords)) optOuts.push({ ...o, clientId: share.client.id });
     });
   }
   // status updates concern message records, once per change whoever else receives it
@@ -108,5 +113,5 @@ export async function routeInbound(raw: string, lookup: ClientLookup): Promise<R
       if (tu && typeof entry.id === 'string') templateUpdates.push({ ...tu, businessAccountId: entry.id });
     }
   }
-  return { events, statuses, calls, templateStatuses, accountUpdates, templateUpdates, unrouted: unrouted.length, malformed: skipped };
+  return { events, statuses, calls, templateStatuses, accountUpdates, templateUpdates, unrouted: unrouted.length, malformed: skipped, optOuts };
 }

@@ -1,3 +1,4 @@
+import { outboxMigration } from '@gateway/outbox';
 import type { Migration } from '@gateway/store';
 
 export const migrations: Migration[] = [
@@ -139,4 +140,67 @@ export const migrations: Migration[] = [
     // GET /api/usage counts a tenant's sends per day (issue 28)
     sql: `CREATE INDEX messages_tenant_created ON messages (tenant_id, created_at);`,
   },
+  {
+    version: 50,
+    name: 'campaigns',
+    // Campaigns (issue 26): a template to many recipients of a client. Recipients are claimed by any replica
+    // (claimed_by, claimed_until: a lease); one marked 'sending' before its provider call is never sent again
+    // (a lease that runs out there makes it 'unknown'). number_pace holds each business number's next free send
+    // slot, shared by every replica; opt_outs is each client's suppression list.
+    sql: `
+      CREATE TABLE campaigns (
+        id text PRIMARY KEY,
+        tenant_id text NOT NULL,
+        client_id text NOT NULL,
+        name text NOT NULL,
+        template_name text NOT NULL,
+        lang text NOT NULL,
+        category text NOT NULL,
+        components jsonb NOT NULL,
+        status text NOT NULL,
+        schedule_at timestamptz,
+        rate_per_second integer,
+        next_seq bigint NOT NULL DEFAULT 0,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        updated_at timestamptz NOT NULL DEFAULT now(),
+        started_at timestamptz,
+        completed_at timestamptz,
+        last_send_at timestamptz
+      );
+      CREATE INDEX campaigns_client_created ON campaigns (client_id, created_at DESC, id DESC);
+      CREATE INDEX campaigns_status ON campaigns (status);
+      CREATE TABLE campaign_recipients (
+        campaign_id text NOT NULL,
+        seq bigint NOT NULL,
+        to_user text NOT NULL,
+        params jsonb,
+        status text NOT NULL,
+        message_id text,
+        error_code text,
+        reason text,
+        claimed_by text,
+        claimed_until timestamptz,
+        updated_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (campaign_id, seq),
+        UNIQUE (campaign_id, to_user)
+      );
+      CREATE INDEX campaign_recipients_status ON campaign_recipients (campaign_id, status, seq);
+      CREATE INDEX campaign_recipients_message ON campaign_recipients (message_id);
+      CREATE TABLE opt_outs (
+        client_id text NOT NULL,
+        user_id text NOT NULL,
+        source text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (client_id, user_id)
+      );
+      CREATE INDEX opt_outs_client_created ON opt_outs (client_id, created_at DESC, user_id DESC);
+      CREATE TABLE number_pace (
+        phone_number_id text PRIMARY KEY,
+        next_at timestamptz NOT NULL,
+        factor double precision NOT NULL DEFAULT 1
+      );
+    `,
+  },
+  // the campaign_status events, published once their campaign's change commits
+  outboxMigration(51),
 ];

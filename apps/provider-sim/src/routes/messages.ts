@@ -8,6 +8,7 @@ import type { TemplateRegistry } from '../templates/registry';
 import { validateMessage } from '../validate/message';
 import { oneOf } from '../validate/checks';
 import type { WebhookSender } from '../webhooks';
+import { stoppedMarketing } from './campaign-control';
 import { jsonBody, phoneFor } from './graph';
 
 export interface MessagesDeps {
@@ -164,7 +165,9 @@ async function sendMessage(ctx: Context, d: MessagesDeps, phone: PhoneNumber, b:
       contacts: [toBsuid ? { input: String(b.recipient), user_id: user.userId } : { input: to, wa_id: to.replace(/^\+/, '') }],
       messages: [{ id, ...(type === 'template' ? { message_status: 'accepted' } : {}) }],
     };
-    const failCode = d.state.undeliverable.get(normalize(to));
+    // a marketing template to a user who stopped the business's marketing messages fails with 131050 (user_preferences)
+    const optedOut = type === 'template' && isMarketing(d, phone.wabaId, b) && stoppedMarketing(d.state, phone.wabaId, to);
+    const failCode = optedOut ? 131050 : d.state.undeliverable.get(normalize(to));
     const failure = outsideWindow ? [windowClosed(WINDOW_DETAILS)] : failCode !== undefined ? [failedError(failCode)] : undefined;
     if (failure) {
       // accepted, then reported failed (reference §1.2): the failure arrives only as a status webhook
@@ -191,6 +194,11 @@ function pricingCategoryOf(d: MessagesDeps, wabaId: string, type: string, b: Jso
   if (type !== 'template') return 'service';
   const t = (b.template ?? {}) as { name?: string; language?: { code?: string } };
   return d.templates.find(wabaId, String(t.name), String(t.language?.code))?.category.toLowerCase() ?? 'utility';
+}
+
+function isMarketing(d: MessagesDeps, wabaId: string, b: Json): boolean {
+  const t = (b.template ?? {}) as { name?: string; language?: { code?: string } };
+  return d.templates.find(wabaId, String(t.name), String(t.language?.code))?.category.toUpperCase() === 'MARKETING';
 }
 
 /** An OPUS audio (by the media's type, or a link's extension) is a voice message, which gets `played`. */

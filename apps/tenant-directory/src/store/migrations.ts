@@ -150,4 +150,10 @@ export const migrations: Migration[] = [
       CREATE INDEX audit_log_created ON audit_log (created_at DESC, id DESC);
     `,
   },
+  {
+    version: 50,
+    name: 'stop_keywords',
+    // Campaigns (issue 26): the texts that put a sender on the client's opt-out list (the messaging service's).
+    sql: `ALTER TABLE clients ADD COLUMN stop_keywords jsonb NOT NULL DEFAULT '["STOP", "UNSUBSCRIBE"]'::jsonb;`,
+  },
 ];

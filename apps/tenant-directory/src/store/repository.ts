@@ -35,6 +35,7 @@ export interface ClientRow {
   signup_status: string;
   signup_failure_reason: string | null;
   webhook_events: string[];
+  stop_keywords: string[];
   webhook_status: 'active' | 'disabled';
   webhook_disabled_reason: string | null;
   webhook_disabled_at: Date | null;
@@ -83,6 +84,7 @@ export type NewClient = Omit<
   | 'messaging_limit'
   | 'throughput'
   | 'status_reason'
+  | 'stop_keywords'
 >;
 export type ClientChanges = Partial<Omit<ClientRow, 'id' | 'tenant_id' | 'created_at' | 'updated_at'>>;
 
@@ -233,11 +235,12 @@ export class SqlDirectoryRepository implements DirectoryRepository {
   async updateClient(tenantId: string, id: string, changes: ClientChanges): Promise<ClientRow | undefined> {
     const keys = Object.keys(changes) as Array<keyof ClientChanges>;
     if (!keys.length) return this.getClient(tenantId, id);
-    const sets = keys.map((k, i) => (k === 'webhook_events' ? `${k} = $${i + 3}::jsonb` : `${k} = $${i + 3}`)).join(', ');
+    const json = (k: string) => k === 'webhook_events' || k === 'stop_keywords';
+    const sets = keys.map((k, i) => (json(k) ? `${k} = $${i + 3}::jsonb` : `${k} = $${i + 3}`)).join(', ');
     const rows = await this.q.query<ClientRow>(`UPDATE clients SET ${sets}, updated_at = now() WHERE tenant_id = $1 AND id = $2 RETURNING *`, [
       tenantId,
       id,
-      ...keys.map((k) => (k === 'webhook_events' ? JSON.stringify(changes[k]) : changes[k])),
+      ...keys.map((k) => (json(k) ? JSON.stringify(changes[k]) : changes[k])),
     ]);
     return rows[0];
   }

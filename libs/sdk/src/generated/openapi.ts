@@ -1405,6 +1405,193 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/campaigns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A client's campaigns
+         * @description Newest first.
+         */
+        get: operations["listCampaigns"];
+        put?: never;
+        /**
+         * Create a campaign
+         * @description One approved template to many recipients, each with its own values of the template's body variables (`parameters`: positional list or named object). Duplicates are sent once. The template must exist in the client's local copy, be APPROVED and take the recipients' values, else a 422 naming the field before anything is stored. Without `schedule_at` the campaign is a `draft` until `start`; with it, it starts by itself then. Sends are paced to the number's throughput (80 per second unless the provider says otherwise), lowered by `rate_per_second`.
+         */
+        post: operations["createCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/campaigns/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A campaign, with its counts */
+        get: operations["getCampaign"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/campaigns/{id}/recipients": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A campaign's recipients, with their outcome
+         * @description In the order they were added; `status` filters.
+         */
+        get: operations["listCampaignRecipients"];
+        put?: never;
+        /**
+         * Add recipients to a campaign
+         * @description A JSON list (`{"recipients": [...]}`, up to 100,000), or a CSV upload (`Content-Type: text/csv`) of any length: a header row with a `to` column and one column per variable (named, or numbered 1, 2… for positional ones), streamed and added 1,000 rows at a time (a 422 names the first bad line; the rows before it are kept). Recipients already in the campaign are sent once.
+         */
+        post: operations["addCampaignRecipients"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/campaigns/{id}/recipients.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A campaign's recipients as CSV
+         * @description Every recipient (`to,status,message_id,error_code,reason,updated_at`), streamed page by page.
+         */
+        get: operations["exportCampaignRecipients"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/campaigns/{id}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a campaign now
+         * @description A draft or scheduled campaign starts sending.
+         */
+        post: operations["startCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/campaigns/{id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause a campaign
+         * @description Sending stops within a second; what was sent stays sent.
+         */
+        post: operations["pauseCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/campaigns/{id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a paused campaign
+         * @description Sending continues where it stopped; no recipient is sent twice.
+         */
+        post: operations["resumeCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/campaigns/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a campaign
+         * @description Cannot be undone: every recipient not yet sent is `skipped` (reason `cancelled`).
+         */
+        post: operations["cancelCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/clients/{id}/opt-outs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A client's opt-out list
+         * @description Phone numbers (digits) and business-scoped user ids that marketing campaigns skip; newest first.
+         */
+        get: operations["listOptOuts"];
+        put?: never;
+        /** Add users to a client's opt-out list */
+        post: operations["addOptOuts"];
+        /** Remove users from a client's opt-out list */
+        delete: operations["removeOptOuts"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 };
 export type webhooks = {
     chat: {
@@ -1507,6 +1694,26 @@ export type webhooks = {
         patch?: never;
         trace?: never;
     };
+    campaign_status: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * campaign_status event
+         * @description A campaign started, was paused or resumed, completed or was cancelled, with its counts. Delivered as a signed POST to the client's (or tenant's) webhook URL; verify the signature on the raw bytes before parsing. Answer 2xx within the timeout; anything else is retried (0 s, +5 s, +25 s). `410 Gone` stops deliveries to the URL.
+         */
+        post: operations["campaignStatusEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 };
 export type components = {
     schemas: {
@@ -1599,6 +1806,7 @@ export type components = {
             throughput: number | null;
             /** @description Why the provider's `account_update` deactivated the client (`ACCOUNT_RESTRICTION`, `DISABLED_UPDATE`, `ACCOUNT_OFFBOARDED`...), or null; sends are then `409 client_inactive`. */
             status_reason: string | null;
+            stop_keywords: string[];
         };
         SecretRotation: {
             webhook_secret: string;
@@ -1690,7 +1898,7 @@ export type components = {
             id: string;
             event_id: string;
             /** @enum {string} */
-            event_type: "chat" | "signup_completed" | "template_status" | "flow_completion" | "test";
+            event_type: "chat" | "signup_completed" | "template_status" | "flow_completion" | "test" | "campaign_status";
             client_id: string;
             url: string | null;
             /** @enum {string} */
@@ -1791,6 +1999,51 @@ export type components = {
                 [key: string]: unknown;
             }) | null;
         };
+        Campaign: {
+            id: string;
+            client_id: string;
+            name: string;
+            template_name: string;
+            lang: string;
+            /** @description `draft`, `scheduled`, `running`, `paused`, `completed` or `cancelled`. */
+            status: string;
+            schedule_at: string | null;
+            /** @description The campaign's own cap; null: the number's throughput. */
+            rate_per_second: number | null;
+            /** @description Recipients by status; `total` is their sum. */
+            counts: {
+                total: number;
+                queued: number;
+                sent: number;
+                delivered: number;
+                read: number;
+                failed: number;
+                skipped: number;
+                deferred: number;
+                unknown: number;
+            } | null;
+            created_at: string;
+            updated_at: string;
+            started_at: string | null;
+            completed_at: string | null;
+        };
+        CampaignRecipient: {
+            /** @description Its position in the campaign. */
+            id: string;
+            to: string;
+            /** @description `queued`, `sent`, `delivered`, `read`, `failed` (with `error_code`), `skipped` (`reason`: `opted_out` or `cancelled`), `deferred` or `unknown` (the send may have reached the provider; never repeated). */
+            status: string;
+            message_id: string | null;
+            error_code: string | null;
+            reason: string | null;
+            updated_at: string;
+        };
+        OptOut: {
+            user: string;
+            /** @description `api`, `stop_keyword`, `user_preferences` or `provider_131050`. */
+            source: string;
+            created_at: string;
+        };
         ValidationIssue: {
             /** @description `["body", "buttons", "0", "title"]`: where the problem is. */
             loc: string[];
@@ -1861,7 +2114,7 @@ export type components = {
              * @description Stable machine code.
              * @enum {string}
              */
-            code: "api_key_expired" | "invalid_api_key" | "invalid_session" | "invalid_signature" | "unauthenticated" | "unauthorized";
+            code: "invalid_api_key" | "invalid_session" | "invalid_signature" | "unauthenticated" | "unauthorized";
             /** @description The same request may succeed later (after `Retry-After` when given). */
             retryable?: boolean;
             provider_error?: components["schemas"]["ProviderError"];
@@ -1900,7 +2153,7 @@ export type components = {
              * @description Stable machine code.
              * @enum {string}
              */
-            code: "csrf_token_invalid" | "insufficient_scope" | "signup_page_session_required" | "tenant_suspended" | "webhook_verification_failed";
+            code: "csrf_token_invalid" | "signup_page_session_required" | "webhook_verification_failed";
             /** @description The same request may succeed later (after `Retry-After` when given). */
             retryable?: boolean;
             provider_error?: components["schemas"]["ProviderError"];
@@ -1939,7 +2192,7 @@ export type components = {
              * @description Stable machine code.
              * @enum {string}
              */
-            code: "api_key_not_found" | "call_not_found" | "client_not_found" | "delivery_not_found" | "flow_not_found" | "media_not_found" | "media_url_expired" | "message_not_found" | "not_found" | "provider_object_not_found" | "route_not_found" | "signup_session_not_found" | "template_not_found" | "tenant_not_found";
+            code: "api_key_not_found" | "campaign_not_found" | "client_not_found" | "delivery_not_found" | "flow_not_found" | "media_not_found" | "media_url_expired" | "message_not_found" | "not_found" | "provider_object_not_found" | "route_not_found" | "signup_session_not_found" | "template_not_found" | "tenant_not_found";
             /** @description The same request may succeed later (after `Retry-After` when given). */
             retryable?: boolean;
             provider_error?: components["schemas"]["ProviderError"];
@@ -2056,7 +2309,7 @@ export type components = {
              * @description Stable machine code.
              * @enum {string}
              */
-            code: "blocklist_concurrent_update" | "blocklist_full" | "business_account_locked" | "business_calling_unavailable" | "business_eligibility_payment_issue" | "call_already_ongoing" | "call_permission_already_permanent" | "call_permission_missing" | "calling_cannot_be_enabled" | "calling_disabled_low_quality" | "calling_needs_messaging_limit" | "calling_not_enabled" | "client_inactive" | "client_not_active" | "current_api_key" | "customer_service_window_closed" | "display_name_not_approved" | "flow_blocked" | "flow_blocked_by_integrity" | "flow_has_validation_errors" | "flow_name_taken" | "flow_not_draft" | "flow_not_publishable" | "flow_not_published" | "idempotency_in_progress" | "idempotency_key_reused" | "marketing_disabled_on_cloud_api" | "marketing_messages_onboarding_already_requested" | "payment_method_missing" | "phone_number_in_use" | "phone_number_not_registered" | "phone_number_registration_error" | "phone_reverification_required" | "provider_method_not_allowed" | "recipient_country_not_allowed" | "recipient_identity_changed" | "recipient_in_experiment" | "recipient_not_in_allowed_list" | "recipient_opted_out_of_marketing" | "signup_already_completed" | "signup_in_progress" | "signup_not_completed" | "signup_session_expired" | "template_disabled" | "template_limit_reached" | "template_not_marketing" | "template_or_user_ineligible" | "template_paused" | "template_syncing" | "temporarily_blocked_for_policy" | "thread_control_not_allowed" | "two_step_pin_mismatch" | "username_messaging_limit_too_low" | "username_needs_facebook_page" | "username_needs_instagram_account" | "username_unavailable" | "username_used_by_other_number";
+            code: "blocklist_concurrent_update" | "blocklist_full" | "business_account_locked" | "business_calling_unavailable" | "business_eligibility_payment_issue" | "call_already_ongoing" | "call_permission_already_permanent" | "call_permission_missing" | "calling_cannot_be_enabled" | "calling_disabled_low_quality" | "calling_needs_messaging_limit" | "calling_not_enabled" | "campaign_finished" | "campaign_state_conflict" | "client_not_active" | "current_api_key" | "customer_service_window_closed" | "display_name_not_approved" | "flow_blocked" | "flow_blocked_by_integrity" | "flow_has_validation_errors" | "flow_name_taken" | "flow_not_draft" | "flow_not_publishable" | "flow_not_published" | "idempotency_in_progress" | "idempotency_key_reused" | "marketing_disabled_on_cloud_api" | "marketing_messages_onboarding_already_requested" | "payment_method_missing" | "phone_number_in_use" | "phone_number_not_registered" | "phone_number_registration_error" | "phone_reverification_required" | "provider_method_not_allowed" | "recipient_country_not_allowed" | "recipient_identity_changed" | "recipient_in_experiment" | "recipient_not_in_allowed_list" | "recipient_opted_out_of_marketing" | "signup_already_completed" | "signup_in_progress" | "signup_not_completed" | "signup_session_expired" | "template_disabled" | "template_limit_reached" | "template_not_marketing" | "template_or_user_ineligible" | "template_paused" | "template_syncing" | "temporarily_blocked_for_policy" | "thread_control_not_allowed" | "two_step_pin_mismatch" | "username_messaging_limit_too_low" | "username_needs_facebook_page" | "username_needs_instagram_account" | "username_unavailable" | "username_used_by_other_number";
             /** @description The same request may succeed later (after `Retry-After` when given). */
             retryable?: boolean;
             provider_error?: components["schemas"]["ProviderError"];
@@ -2095,7 +2348,7 @@ export type components = {
              * @description Stable machine code.
              * @enum {string}
              */
-            code: "body_too_large" | "media_too_large";
+            code: "body_too_large" | "csv_line_too_long" | "media_too_large";
             /** @description The same request may succeed later (after `Retry-After` when given). */
             retryable?: boolean;
             provider_error?: components["schemas"]["ProviderError"];
@@ -2211,7 +2464,7 @@ export type components = {
              * @description Stable machine code.
              * @enum {string}
              */
-            code: "business_call_limit_reached" | "call_permission_lookup_rate_limited" | "call_permission_request_limit" | "call_rate_limited" | "concurrent_call_limit" | "flow_throttled" | "marketing_limit_reached" | "misclassification_limit_reached" | "pair_rate_limited" | "provider_app_rate_limited" | "provider_throughput_limited" | "provider_waba_rate_limited" | "quota_exceeded" | "rate_limited" | "register_attempts_exceeded" | "register_wait_required" | "spam_rate_limited" | "two_step_pin_guesses_exceeded" | "two_step_pin_too_fast";
+            code: "business_call_limit_reached" | "call_permission_lookup_rate_limited" | "call_permission_request_limit" | "call_rate_limited" | "concurrent_call_limit" | "flow_throttled" | "marketing_limit_reached" | "misclassification_limit_reached" | "pair_rate_limited" | "provider_app_rate_limited" | "provider_throughput_limited" | "provider_waba_rate_limited" | "register_attempts_exceeded" | "register_wait_required" | "spam_rate_limited" | "two_step_pin_guesses_exceeded" | "two_step_pin_too_fast";
             /** @description The same request may succeed later (after `Retry-After` when given). */
             retryable?: boolean;
             provider_error?: components["schemas"]["ProviderError"];
@@ -2289,7 +2542,7 @@ export type components = {
              * @description Stable machine code.
              * @enum {string}
              */
-            code: "call_action_unknown" | "caller_missing" | "internal_error" | "provider_app_unconfigured" | "request_hash_missing" | "rpc_failed" | "unimplemented";
+            code: "caller_missing" | "internal_error" | "provider_app_unconfigured" | "request_hash_missing" | "rpc_failed" | "unimplemented";
             /** @description The same request may succeed later (after `Retry-After` when given). */
             retryable?: boolean;
             provider_error?: components["schemas"]["ProviderError"];
@@ -2638,6 +2891,56 @@ export type components = {
                  * @description When the test was requested (ISO 8601).
                  */
                 requested_at: string;
+            };
+        };
+        /**
+         * CampaignStatusEvent
+         * @description A `campaign_status` event (spec 6.1 envelope). A campaign started (by `start` or at its `schedule_at`), was paused or resumed, completed, or was cancelled; with its counts then.
+         */
+        CampaignStatusEvent: {
+            /** @constant */
+            type: "campaign_status";
+            /**
+             * Format: uuid
+             * @description UUID of the client the event concerns.
+             */
+            client_id: string;
+            /** @description The client's own reference id (given at registration), or null. */
+            external_id: string | null;
+            /**
+             * CampaignStatusPayload
+             * @description A campaign started (by `start` or at its `schedule_at`), was paused or resumed, completed, or was cancelled; with its counts then.
+             */
+            payload: {
+                /**
+                 * Format: uuid
+                 * @description The campaign id.
+                 */
+                campaign_id: string;
+                /** @description The campaign's name. */
+                name: string;
+                /**
+                 * @description What happened.
+                 * @enum {string}
+                 */
+                event: "started" | "paused" | "resumed" | "completed" | "cancelled";
+                /**
+                 * @description The campaign's status after it.
+                 * @enum {string}
+                 */
+                status: "running" | "paused" | "completed" | "cancelled";
+                /** @description Recipients by status (`total` is their sum). */
+                counts: {
+                    total: number;
+                    queued: number;
+                    sent: number;
+                    delivered: number;
+                    read: number;
+                    failed: number;
+                    skipped: number;
+                    deferred: number;
+                    unknown: number;
+                };
             };
         };
     };
@@ -4351,7 +4654,8 @@ export interface operations {
                     external_id?: string | null;
                     /** Format: uri */
                     webhook_url?: string | null;
-                    webhook_events?: ("chat" | "signup_completed" | "template_status" | "flow_completion" | "test")[] | null;
+                    webhook_events?: ("chat" | "signup_completed" | "template_status" | "flow_completion" | "test" | "campaign_status")[] | null;
+                    stop_keywords?: string[];
                     /** @enum {string} */
                     webhook_status?: "active" | "disabled";
                     is_active?: boolean;
@@ -6615,7 +6919,7 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "pending" | "succeeded" | "failed" | "skipped";
-                event_type?: "chat" | "signup_completed" | "template_status" | "flow_completion" | "test";
+                event_type?: "chat" | "signup_completed" | "template_status" | "flow_completion" | "test" | "campaign_status";
                 /** @description Page size. */
                 limit?: number;
                 /** @description `next_cursor` of the previous page (sealed: only for the same list and tenant). */
@@ -8170,6 +8474,757 @@ export interface operations {
             504: components["responses"]["Error504"];
         };
     };
+    listCampaigns: {
+        parameters: {
+            query: {
+                /** @description The client (UUID). */
+                client_id: string;
+                /** @description Page size. */
+                limit?: number;
+                /** @description `next_cursor` of the previous page (sealed: only for the same list and tenant). */
+                cursor?: string;
+            };
+            header?: {
+                /** @description Your id for this request (echoed; else one is made). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of campaigns. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Campaign"][];
+                        /** @description Pass as `cursor` to get the next page; null on the last page. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            422: components["responses"]["Error422"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    createCampaign: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (echoed; else one is made). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    client_id: string;
+                    name: string;
+                    template_name: string;
+                    lang: string;
+                    components?: ({
+                        /** @enum {string} */
+                        type: "header" | "body" | "button" | "footer";
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                    recipients?: {
+                        to: string;
+                        parameters?: string[] | ({
+                            "/^[a-z_][a-z0-9_]{0,127}$/"?: string;
+                        } & {
+                            [key: string]: string;
+                        });
+                    }[];
+                    /** Format: date-time */
+                    schedule_at?: string;
+                    rate_per_second?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The campaign. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Campaign"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    getCampaign: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (echoed; else one is made). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The campaign. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Campaign"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            422: components["responses"]["Error422"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    listCampaignRecipients: {
+        parameters: {
+            query?: {
+                status?: "queued" | "sent" | "delivered" | "read" | "failed" | "skipped" | "deferred" | "unknown";
+                /** @description Page size. */
+                limit?: number;
+                /** @description `next_cursor` of the previous page (sealed: only for the same list and tenant). */
+                cursor?: string;
+            };
+            header?: {
+                /** @description Your id for this request (echoed; else one is made). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of recipients. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CampaignRecipient"][];
+                        /** @description Pass as `cursor` to get the next page; null on the last page. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            422: components["responses"]["Error422"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    addCampaignRecipients: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (echoed; else one is made). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    recipients: {
+                        to: string;
+                        parameters?: string[] | ({
+                            "/^[a-z_][a-z0-9_]{0,127}$/"?: string;
+                        } & {
+                            [key: string]: string;
+                        });
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description What was added. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        added: number;
+                        /** @description Recipients already in the campaign (or twice in the list): sent once. */
+                        duplicates: number;
+                        total: number;
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    exportCampaignRecipients: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (echoed; else one is made). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            422: components["responses"]["Error422"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    startCampaign: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (echoed; else one is made). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The campaign. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Campaign"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    pauseCampaign: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (echoed; else one is made). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The campaign. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Campaign"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    resumeCampaign: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (echoed; else one is made). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The campaign. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Campaign"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    cancelCampaign: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (echoed; else one is made). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The campaign. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Campaign"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    listOptOuts: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: number;
+                /** @description `next_cursor` of the previous page (sealed: only for the same list and tenant). */
+                cursor?: string;
+            };
+            header?: {
+                /** @description Your id for this request (echoed; else one is made). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of opt-outs. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["OptOut"][];
+                        /** @description Pass as `cursor` to get the next page; null on the last page. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            422: components["responses"]["Error422"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    addOptOuts: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (echoed; else one is made). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    users: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description How many were new. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        added: number;
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    removeOptOuts: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (echoed; else one is made). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    users: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description How many were removed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        removed: number;
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            422: components["responses"]["Error422"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
     chatEvent: {
         parameters: {
             query?: never;
@@ -8179,7 +9234,7 @@ export interface operations {
                 /** @description The event id: the same on every attempt; dedupe on it. */
                 "X-Event-Id": string;
                 /** @description The envelope's `type`. */
-                "X-Event-Type": "chat" | "signup_completed" | "template_status" | "flow_completion" | "test";
+                "X-Event-Type": "chat" | "signup_completed" | "template_status" | "flow_completion" | "test" | "campaign_status";
                 /** @description The delivery record (`GET /api/clients/{id}/webhook/deliveries/{delivery_id}`). */
                 "X-Delivery-Id": string;
                 /** @description Attempt number, from 1. */
@@ -8225,7 +9280,7 @@ export interface operations {
                 /** @description The event id: the same on every attempt; dedupe on it. */
                 "X-Event-Id": string;
                 /** @description The envelope's `type`. */
-                "X-Event-Type": "chat" | "signup_completed" | "template_status" | "flow_completion" | "test";
+                "X-Event-Type": "chat" | "signup_completed" | "template_status" | "flow_completion" | "test" | "campaign_status";
                 /** @description The delivery record (`GET /api/clients/{id}/webhook/deliveries/{delivery_id}`). */
                 "X-Delivery-Id": string;
                 /** @description Attempt number, from 1. */
@@ -8271,7 +9326,7 @@ export interface operations {
                 /** @description The event id: the same on every attempt; dedupe on it. */
                 "X-Event-Id": string;
                 /** @description The envelope's `type`. */
-                "X-Event-Type": "chat" | "signup_completed" | "template_status" | "flow_completion" | "test";
+                "X-Event-Type": "chat" | "signup_completed" | "template_status" | "flow_completion" | "test" | "campaign_status";
                 /** @description The delivery record (`GET /api/clients/{id}/webhook/deliveries/{delivery_id}`). */
                 "X-Delivery-Id": string;
                 /** @description Attempt number, from 1. */
@@ -8317,7 +9372,7 @@ export interface operations {
                 /** @description The event id: the same on every attempt; dedupe on it. */
                 "X-Event-Id": string;
                 /** @description The envelope's `type`. */
-                "X-Event-Type": "chat" | "signup_completed" | "template_status" | "flow_completion" | "test";
+                "X-Event-Type": "chat" | "signup_completed" | "template_status" | "flow_completion" | "test" | "campaign_status";
                 /** @description The delivery record (`GET /api/clients/{id}/webhook/deliveries/{delivery_id}`). */
                 "X-Delivery-Id": string;
                 /** @description Attempt number, from 1. */
@@ -8363,7 +9418,7 @@ export interface operations {
                 /** @description The event id: the same on every attempt; dedupe on it. */
                 "X-Event-Id": string;
                 /** @description The envelope's `type`. */
-                "X-Event-Type": "chat" | "signup_completed" | "template_status" | "flow_completion" | "test";
+                "X-Event-Type": "chat" | "signup_completed" | "template_status" | "flow_completion" | "test" | "campaign_status";
                 /** @description The delivery record (`GET /api/clients/{id}/webhook/deliveries/{delivery_id}`). */
                 "X-Delivery-Id": string;
                 /** @description Attempt number, from 1. */
@@ -8381,6 +9436,52 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["TestEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the gateway stops delivering to this URL. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    campaignStatusEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `sha256=<hex>`: HMAC-SHA256 of the raw body with the tenant's `webhook_secret`. */
+                "X-Signature-256": string;
+                /** @description The event id: the same on every attempt; dedupe on it. */
+                "X-Event-Id": string;
+                /** @description The envelope's `type`. */
+                "X-Event-Type": "chat" | "signup_completed" | "template_status" | "flow_completion" | "test" | "campaign_status";
+                /** @description The delivery record (`GET /api/clients/{id}/webhook/deliveries/{delivery_id}`). */
+                "X-Delivery-Id": string;
+                /** @description Attempt number, from 1. */
+                "X-Delivery-Attempt": string;
+                /** @description Standard Webhooks: the event id. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of the signing; refuse old ones (replay). */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, space-separated when two secrets sign during a rotation. `verifyWebhook` of `@gateway/sdk` (or the `standardwebhooks` library) checks it. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CampaignStatusEvent"];
             };
         };
         responses: {
