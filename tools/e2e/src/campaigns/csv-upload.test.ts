@@ -20,8 +20,10 @@ describe('campaigns: a 100,000-row CSV upload with bounded memory', () => {
   let clientId: string;
 
   beforeAll(async () => {
-    // the messaging service (which stores the rows) in its own process: this process's heap is the edge's
-    stack = await startStack({ services: ['tenant-directory', 'messaging', 'edge'], processes: ['messaging'] });
+    // the messaging service (which stores the rows) in its own process: this process's heap is the edge's. The
+    // bound is the edge's, whatever stores the rows; PGlite, because the same upload into the PostgreSQL server
+    // took about 300 s on the loaded CI machine (not yet understood: see docs/campaigns.md)
+    stack = await startStack({ services: ['tenant-directory', 'messaging', 'edge'], processes: ['messaging'], storage: 'pglite' });
     ({ api } = await stack.createTenant({ name: 'Sender' }));
     ({ clientId } = await clientWithTemplates(stack, api));
   }, 120_000);
