@@ -1,4 +1,4 @@
-import { dispatcher, flows, messaging, signup, templates, tenantDirectory } from '@gateway/contracts';
+import { conversations, dispatcher, flows, messaging, signup, templates, tenantDirectory } from '@gateway/contracts';
 import { createServiceClient, type ServiceClient } from '@gateway/rpc';
 import type { EdgeConfig } from './config';
 
@@ -11,6 +11,8 @@ export interface Services {
   flows: ServiceClient<typeof flows.FlowsService>;
   /** Served by the messaging process, which owns the template copy. */
   templates: ServiceClient<typeof templates.TemplatesService>;
+  /** The message log, contacts and conversations: served by the messaging process, which owns the messages. */
+  conversations: ServiceClient<typeof conversations.ConversationsService>;
 }
 
 export function connectServices(config: EdgeConfig): Services {
@@ -27,6 +29,7 @@ export function connectServices(config: EdgeConfig): Services {
     flows: createServiceClient(flows.FlowsService, config.flowsAddr, { defaultDeadlineMs: 60_000 }),
     // a sync pages through the provider's list (each page PROVIDER_TIMEOUT_MS)
     templates: createServiceClient(templates.TemplatesService, config.messagingAddr, { defaultDeadlineMs: 60_000 }),
+    conversations: createServiceClient(conversations.ConversationsService, config.messagingAddr, { defaultDeadlineMs: 10_000 }),
   };
 }
 

@@ -151,7 +151,9 @@ function failedUser(f: { user: string; errors: unknown[] }) {
   return { user: f.user, code: typeof first.code === 'number' ? first.code : null, reason: details ? `${message}: ${details}` : message, errors: f.errors };
 }
 
-function present(r: MessageRecord): MessageInitShape<typeof m.MessageRecordSchema> {
+export function present(
+  r: MessageRecord & { reactions?: Array<{ emoji: string; from: string; message_id: string; at: Date }> },
+): MessageInitShape<typeof m.MessageRecordSchema> {
   return {
     id: r.id,
     clientId: r.client_id,
@@ -171,5 +173,12 @@ function present(r: MessageRecord): MessageInitShape<typeof m.MessageRecordSchem
     errorsJson: r.errors?.length ? JSON.stringify(r.errors) : '',
     conversationJson: r.conversation ? JSON.stringify(r.conversation) : '',
     pricingJson: r.pricing ? JSON.stringify(r.pricing) : '',
+    direction: r.direction,
+    contactId: r.contact_id ?? undefined,
+    from: r.from ?? undefined,
+    text: r.text ?? undefined,
+    contentJson: r.content === null || r.content === undefined ? '' : JSON.stringify(r.content),
+    contextId: r.context_id ?? undefined,
+    reactions: (r.reactions ?? []).map((x) => ({ emoji: x.emoji, from: x.from, messageId: x.message_id, at: new Date(x.at).toISOString() })),
   };
 }

@@ -17,10 +17,19 @@ import { SqlTemplateRepository } from './templates/store';
 import { Templates } from './templates/templates';
 import { migrations } from './store/migrations';
 import { MessageStore } from './store/message-store';
+import { SqlConversations } from './store/conversations';
+import { Clock } from './clock';
+import { LiveUpdates } from './live';
+import { MessageRetention } from './retention';
+import { defineConversationsService } from './conversations-service';
 
 export interface RunningMessaging extends RunningProcess {
   grpcPort: number;
   metricsPort: number;
+  /** When messages are logged and what retention counts from (a test moves it forward). */
+  clock: Clock;
+  /** One retention sweep now (it also runs hourly). */
+  pruneNow(): Promise<{ messages: number; contacts: number }>;
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -30,7 +39,10 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
   const metrics = new Metrics('messaging');
   const directory = createServiceClient(td.TenantDirectoryService, config.tenantDirectoryAddr, { defaultDeadlineMs: 10_000 });
   const provider = connectProvider(config, metrics.providerCall);
-  const store = new MessageStore(db, logger);
+  const clock = new Clock();
+  const conversations = new SqlConversations(db, db.kind);
+  const live = new LiveUpdates(logger);
+  const store = new MessageStore(db, logger, { clock, conversations, live });
   const messages = store.repository;
   // a claim outlives the longest a request can run (provider timeout, one retry) many times over
   const runner = new IdempotentRunner(db, { ttlMs: DAY_MS, leaseMs: Math.max(60_000, config.providerTimeoutMs * 6) }, store, logger);
@@ -59,9 +71,10 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
     url: config.natsUrl,
     name: 'messaging',
     logger,
-    streams: [STREAMS.providerInbound, STREAMS.events, STREAMS.deadLetter, STREAMS.directoryChanges],
+    streams: [STREAMS.providerInbound, STREAMS.events, STREAMS.deadLetter, STREAMS.directoryChanges, STREAMS.conversations],
     replicas: config.jetstreamReplicas,
   });
+  live.attach(bus);
   // a changed client (deactivated, new token, new ids) is dropped from both caches before its change is answered
   const changes = await followDirectoryChanges({
     bus,
@@ -76,13 +89,14 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
       routes.clear();
     },
   });
-  const inbound = await startInboundConsumer({ bus, lookup: routes, messages, templates, logger, metrics });
+  const inbound = await startInboundConsumer({ bus, lookup: routes, messages, templates, conversations, live, clock, logger, metrics });
+  const retention = new MessageRetention(conversations, clock, config.messageRetentionDays, logger);
 
   const grpc = await startGrpcServer({
     host: config.grpcHost,
     port: config.grpcPort,
     logger,
-    services: [service, defineTemplatesService(templates)],
+    services: [service, defineTemplatesService(templates), defineConversationsService(conversations, clock)],
     observer: metrics.grpcObserver,
   });
   const metricsServer = await startMetricsServer(metrics, config.metricsPort);
@@ -91,6 +105,7 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
     () => {
       runner.purgeExpired().catch((e: unknown) => logger.warn({ err: e }, 'could not purge expired idempotency keys'));
       messages.purgeEarlyStatuses(DAY_MS).catch((e: unknown) => logger.warn({ err: e }, 'could not purge early status updates'));
+      retention.sweep().catch((e: unknown) => logger.warn({ err: e }, 'could not prune messages past retention'));
     },
     60 * 60 * 1000,
   );
@@ -100,6 +115,8 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
   return {
     grpcPort: grpc.port,
     metricsPort: metricsServer.port,
+    clock,
+    pruneNow: () => retention.sweep(),
     async stop() {
       clearInterval(purge);
       await grpc.shutdown();

@@ -7,3 +7,4 @@ export * as dispatcher from './gen/dispatcher/v1/dispatcher_pb';
 export * as signup from './gen/signup/v1/signup_pb';
 export * as flows from './gen/flows/v1/flows_pb';
 export * as templates from './gen/templates/v1/templates_pb';
+export * as conversations from './gen/conversations/v1/conversations_pb';

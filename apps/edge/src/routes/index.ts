@@ -2,6 +2,8 @@ import type { RegisterRoutes } from './context';
 import { registerApiKeyRoutes } from './api-keys';
 import { registerCallRoutes } from './calls';
 import { registerClientRoutes } from './clients';
+import { registerConversationRoutes } from './conversations';
+import { registerStreamRoutes } from './stream';
 import { registerFlowRoutes } from './flows';
 import { registerMediaRoutes } from './media';
 import { registerMessageRoutes } from './messages';
@@ -20,6 +22,8 @@ export const tenantApiRoutes: RegisterRoutes[] = [
   registerMessagingRoutes,
   registerCallRoutes,
   registerMessageRoutes,
+  registerConversationRoutes,
+  registerStreamRoutes,
   registerWebhookDeliveryRoutes,
   registerFlowRoutes,
   registerApiKeyRoutes,

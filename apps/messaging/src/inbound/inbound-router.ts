@@ -4,6 +4,8 @@ import { ClientLookup, type RoutedClient } from './client-lookup';
 import { flowCompletions, statusUpdates, templateStatus, type StatusUpdate, type TemplateStatus } from './derive';
 import { splitByClient, targetOf, type ChangeTarget } from './split';
 import { parseWebhookBody } from './webhook-body';
+import type { IdentityChange, LoggedMessage } from '../store/conversations';
+import { loggedMessages, userIdUpdates } from './log';
 
 export interface RoutedUpdate {
   events: GatewayEvent[];
@@ -16,6 +18,10 @@ export interface RoutedUpdate {
   unusable?: string;
   /** Entries and changes of a usable body left out for their shape. */
   malformed: number;
+  /** Messages for the clients' logs (issue 27): inbound messages and echoes, per client. */
+  logged: LoggedMessage[];
+  /** BSUID changes of `user_id_update` changes, per client. */
+  identityUpdates: Array<{ tenantId: string; clientId: string; change: IdentityChange }>;
 }
 
 /**
@@ -33,9 +39,10 @@ export function derivedEventId(bodyDigest: string, ...parts: string[]): string {
  * `template_status` for each template status change (to every client of that business account), and the
  * status updates that move message records forward.
  */
-export async function routeInbound(raw: string, lookup: ClientLookup): Promise<RoutedUpdate> {
+export async function routeInbound(raw: string, lookup: ClientLookup, now = new Date()): Promise<RoutedUpdate> {
   const parsed = parseWebhookBody(raw);
-  if ('unusable' in parsed) return { events: [], statuses: [], templateStatuses: [], unrouted: 0, malformed: 0, unusable: parsed.unusable };
+  if ('unusable' in parsed)
+    return { events: [], statuses: [], templateStatuses: [], unrouted: 0, malformed: 0, unusable: parsed.unusable, logged: [], identityUpdates: [] };
   const { body, skipped } = parsed;
   const digest = sha256Hex(raw);
 
@@ -62,9 +69,13 @@ export async function routeInbound(raw: string, lookup: ClientLookup): Promise<R
       }),
     );
 
+  const logged: LoggedMessage[] = [];
+  const identityUpdates: RoutedUpdate['identityUpdates'] = [];
   for (const share of shares) {
     emit(share.client, 'chat', { raw: share.body });
     share.changes.forEach(({ change }, i) => {
+      logged.push(...loggedMessages(change, share.client, now));
+      for (const u of userIdUpdates(change)) identityUpdates.push({ tenantId: share.client.tenantId, clientId: share.client.id, change: u });
       flowCompletions(change).forEach((fc, j) => emit(share.client, 'flow_completion', { ...fc }, String(i), String(j)));
       const ts = templateStatus(change);
       if (ts) emit(share.client, 'template_status', { ...ts }, String(i));
@@ -79,5 +90,5 @@ export async function routeInbound(raw: string, lookup: ClientLookup): Promise<R
       if (ts && typeof entry.id === 'string' && ts.template_id) templateStatuses.push({ ...ts, businessAccountId: entry.id });
     }
   }
-  return { events, statuses, templateStatuses, unrouted: unrouted.length, malformed: skipped };
+  return { events, statuses, templateStatuses, unrouted: unrouted.length, malformed: skipped, logged, identityUpdates };
 }
