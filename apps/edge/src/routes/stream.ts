@@ -99,7 +99,8 @@ export const registerStreamRoutes: RegisterRoutes = (router, { services, config,
       try {
         const last = header['last-event-id'];
         const consumer = await bus.js.consumers.get(STREAMS.conversations.name, {
-          filterSubjects: [conversationSubject(tenantId, query.client_id)],
+          // one subject (nats-server 2.9 takes no list of filters)
+          filterSubjects: conversationSubject(tenantId, query.client_id),
           ...(last ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: Number(last) + 1 } : { deliver_policy: DeliverPolicy.New }),
         });
         messages = await consumer.consume();
