@@ -11,9 +11,9 @@ export interface TenantClient {
 }
 
 /** A tenant with one active client on a fresh simulator number. */
-export async function tenantWithClient(stack: Stack, name: string): Promise<TenantClient> {
+export async function tenantWithClient(stack: Stack, name: string, tenant: Record<string, unknown> = {}): Promise<TenantClient> {
   const sim = new SimControl(stack.sim!.url);
-  const { api, apiKey } = await stack.createTenant({ name, email: `${name.toLowerCase()}@example.test` });
+  const { api, apiKey } = await stack.createTenant({ name, email: `${name.toLowerCase()}@example.test`, ...tenant });
   const phone = await sim.phoneNumber();
   const c = await api.post<any>('/api/clients/', {
     display_name: name,
