@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { create } from '@bufbuild/protobuf';
-import { dispatcher as d, flows as fl, messaging as m, templates as tp, tenantDirectory as td } from '@gateway/contracts';
+import { conversations as cv, dispatcher as d, flows as fl, messaging as m, templates as tp, tenantDirectory as td } from '@gateway/contracts';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import ts from 'typescript';
@@ -65,6 +65,15 @@ describe('one presenter per answer', () => {
         statusHistory: [{ status: 'failed', at: '2026-01-01T00:00:00Z', errorsJson: '[{"code":1}]' }],
         errorsJson: '[{"code":1}]',
         pricingJson: '{"billable":true}',
+        direction: 'in',
+        contentJson: '{"type":"reaction","reaction":{"emoji":"x"}}',
+        reactions: [{ emoji: 'x', from: '1650', messageId: 'wamid.2', at: '2026-01-01T00:00:00Z' }],
+      }),
+      Contact: create(cv.ContactSchema, { id: 'ct1', waId: '1650', aliases: [{ kind: 'wa_id', value: '1651' }] }),
+      Conversation: create(cv.ConversationSchema, {
+        contact: { id: 'ct1', userId: 'US.1' },
+        lastMessage: { id: 'wamid.1', direction: 'out' },
+        unread: 2,
       }),
       Delivery: create(d.DeliverySchema, { id: 'd1', status: 'succeeded', eventType: 'test', attemptLog: [{}] }),
       Template: create(tp.TemplateSchema, { id: '1', componentsJson: '[{"type":"BODY","text":"Hi"}]' }),
