@@ -4,6 +4,7 @@ import { ErrorState, Link, Loading } from './components';
 import { ClientsPage } from './pages/clients';
 import { DeliveriesPage } from './pages/deliveries';
 import { FlowsPage } from './pages/flows';
+import { InboxPage } from './pages/inbox';
 import { MessagesPage } from './pages/messages';
 import { OverviewPage } from './pages/overview';
 import { SettingsPage } from './pages/settings';
@@ -15,6 +16,7 @@ const PAGES = [
   { path: '', title: 'Overview', Page: OverviewPage },
   { path: 'clients', title: 'Clients', Page: ClientsPage },
   { path: 'deliveries', title: 'Deliveries', Page: DeliveriesPage },
+  { path: 'inbox', title: 'Inbox', Page: InboxPage },
   { path: 'messages', title: 'Messages', Page: MessagesPage },
   { path: 'flows', title: 'Flows', Page: FlowsPage },
   { path: 'templates', title: 'Templates', Page: TemplatesPage },
