@@ -150,4 +150,11 @@ export const migrations: Migration[] = [
       CREATE INDEX contact_identities_contact ON contact_identities (contact_id);
     `,
   },
+  {
+    version: 31,
+    name: 'message_text_search',
+    // issue 27: the log's text search (q) on PostgreSQL is full-text search over the text; this index serves it
+    // (the bench's lists row: without it a rare word scans the client's rows newest first). PGlite builds it too.
+    sql: `CREATE INDEX messages_text_search ON messages USING gin (to_tsvector('simple', coalesce(text_body, '')));`,
+  },
 ];
