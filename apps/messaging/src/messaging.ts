@@ -80,7 +80,7 @@ export class Messaging {
         const { messageId } = await this.provider.sendMessage(credentials.accessToken, credentials.phoneNumberId, payload);
         return {
           response: { result: { messageId, replayed: false }, headers },
-          message: { id: messageId, tenantId: client.tenantId, clientId: client.id, to: body.to, kind: recordKind },
+          message: { id: messageId, tenantId: client.tenantId, clientId: client.id, to: body.to, kind: recordKind, text: sendText(body) },
         };
       };
     });
@@ -141,6 +141,13 @@ export class Messaging {
     if (!rec) throw AppError.notFound('message_not_found', 'Message not found');
     return { message: present(rec) };
   }
+}
+
+/** What the message log shows of a send: its text, caption or body, else the template's name. */
+function sendText(body: object): string | undefined {
+  const b = body as Record<string, unknown>;
+  for (const k of ['text', 'caption', 'body']) if (typeof b[k] === 'string' && b[k]) return b[k];
+  return typeof b.template_name === 'string' ? `template ${b.template_name}` : undefined;
 }
 
 /** A user the provider could not block or unblock: its first error's code and reason, and every error as sent. */

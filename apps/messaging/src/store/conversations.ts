@@ -265,7 +265,11 @@ export class SqlConversations {
       const who: Identity = waId ? { waId } : BSUID.test(m.to) ? { userId: m.to } : {};
       const contactId = await this.contactFor(m.tenantId, m.clientId, who, at, q);
       if (!contactId) continue;
-      const rows = await q.query('UPDATE messages SET contact_id = $1 WHERE id = $2 AND contact_id IS NULL RETURNING id', [contactId, m.id]);
+      const rows = await q.query('UPDATE messages SET contact_id = $1, text_body = COALESCE(text_body, $3) WHERE id = $2 AND contact_id IS NULL RETURNING id', [
+        contactId,
+        m.id,
+        m.text?.slice(0, 4096) ?? null,
+      ]);
       if (rows.length) await this.touch(q, contactId, m.id, at, false);
     }
   }

@@ -72,6 +72,8 @@ export interface NewMessage {
   to: string;
   kind: string;
   at?: Date;
+  /** The text of the send (its text, caption or template name) for the message log (issue 27). */
+  text?: string;
 }
 
 /**

@@ -56,7 +56,7 @@ describe('message log, contacts, conversations and threads', () => {
     expect(text.content).toMatchObject({ id: ids.text, type: 'text', text: { body: 'Hello, where is my parcel?' } });
     expect(image).toMatchObject({ direction: 'in', kind: 'image', text: 'the broken box', content: { image: { id: ids.imageMedia } } });
     expect(reaction).toMatchObject({ direction: 'in', kind: 'reaction', text: '👍', context_id: ids.sent });
-    expect(sent).toMatchObject({ direction: 'out', kind: 'text', status: 'delivered', to: `+${user}`, content: null });
+    expect(sent).toMatchObject({ direction: 'out', kind: 'text', status: 'delivered', to: `+${user}`, text: 'It ships today', content: null });
     expect(sent.status_history.map((h: any) => h.status)).toEqual(['accepted', 'sent', 'delivered']);
     // every message is with the one contact
     expect(new Set(page.data.map((m: any) => m.contact_id)).size).toBe(1);

@@ -814,12 +814,11 @@ describe('the tenant dashboard in Chromium against a real gateway', () => {
     await page.getByText('Is my parcel there yet?').waitFor({ timeout: 2000 });
     expect(Date.now() - sentAt).toBeLessThan(2000);
     // a reply from the compose box reaches the simulator
-    await page.getByLabel(/^Message/).fill('On its way, arriving today');
+    await page.getByRole('textbox', { name: /^Message/ }).fill('On its way, arriving today');
     await page.getByRole('button', { name: 'Send', exact: true }).click();
     await page.getByText('Sent.').waitFor();
     await waitFor(
-      async () =>
-        (await sim.calls('/messages')).some((c) => c.method === 'POST' && JSON.stringify(c.body).includes('On its way, arriving today')),
+      async () => (await sim.calls('/messages')).some((c) => c.method === 'POST' && JSON.stringify(c.body).includes('On its way, arriving today')),
       { what: 'the reply at the simulator' },
     );
     await page.locator('.bubble-out', { hasText: 'On its way, arriving today' }).waitFor();
@@ -831,7 +830,10 @@ describe('the tenant dashboard in Chromium against a real gateway', () => {
     await check('messages-log');
     await page.goto(url(`messages?client=${client.id}&direction=out`));
     await settled();
-    await page.getByRole('link', { name: /^Open the status timeline of message/ }).first().click();
+    await page
+      .getByRole('link', { name: /^Open the status timeline of message/ })
+      .first()
+      .click();
     await page.getByRole('heading', { name: 'Status timeline' }).waitFor();
     await check('messages-log-timeline');
   });
