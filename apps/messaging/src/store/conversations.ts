@@ -258,7 +258,8 @@ export class SqlConversations {
   }
 
   /** Gives stored sends their contact (by the number or BSUID they went to) and moves the conversation forward. */
-  async linkSends(batch: NewMessage[], q: Queryable = this.q): Promise<void> {
+  async linkSends(batch: NewMessage[], q: Queryable = this.q): Promise<Map<string, string>> {
+    const linked = new Map<string, string>();
     for (const m of batch) {
       const at = m.at ?? new Date();
       const waId = waIdOf(m.to);
@@ -271,7 +272,9 @@ export class SqlConversations {
         m.text?.slice(0, 4096) ?? null,
       ]);
       if (rows.length) await this.touch(q, contactId, m.id, at, false);
+      linked.set(m.id, contactId);
     }
+    return linked;
   }
 
   async getContact(tenantId: string, clientId: string, contactId: string): Promise<Contact | undefined> {

@@ -54,14 +54,14 @@ export class MessageStore {
   private async logged(m: NewMessage): Promise<void> {
     if (!this.log) return;
     try {
-      await this.log.conversations.linkSends([m]);
-      const owner = await this.log.conversations.ownerOf(m.id);
-      await this.log.live.publish(m.tenantId, m.clientId, {
+      const contacts = await this.log.conversations.linkSends([m]);
+      // told without waiting for the bus: the answer to the send does not wait for the live stream
+      void this.log.live.publish(m.tenantId, m.clientId, {
         type: 'message',
         message_id: m.id,
-        contact_id: owner?.contact_id ?? null,
+        contact_id: contacts.get(m.id) ?? null,
         direction: 'out',
-        status: owner?.status ?? 'accepted',
+        status: 'accepted',
       });
     } catch (e) {
       this.logger.warn({ err: e, message_id: m.id }, 'could not link a send to its contact');
