@@ -108,6 +108,8 @@ export type Tenant = Schemas['Tenant'];
 export type ApiKey = Schemas['ApiKey'];
 export type Template = Schemas['Template'];
 export type SecretRotation = Schemas['SecretRotation'];
+export type Call = Schemas['Call'];
+export type CallingSettings = Schemas['CallingSettings'];
 
 /** Event types of the webhook envelope (docs/webhooks.md). */
 export const EVENT_TYPES = ['chat', 'signup_completed', 'template_status', 'flow_completion', 'test'] as const;

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { call, setCsrfToken, whenSignedOut, type Session } from './api';
 import { ErrorState, Link, Loading } from './components';
+import { CallsPage } from './pages/calls';
 import { ClientsPage } from './pages/clients';
 import { DeliveriesPage } from './pages/deliveries';
 import { FlowsPage } from './pages/flows';
@@ -18,6 +19,7 @@ const PAGES = [
   { path: 'deliveries', title: 'Deliveries', Page: DeliveriesPage },
   { path: 'inbox', title: 'Inbox', Page: InboxPage },
   { path: 'messages', title: 'Messages', Page: MessagesPage },
+  { path: 'calls', title: 'Calls', Page: CallsPage },
   { path: 'flows', title: 'Flows', Page: FlowsPage },
   { path: 'templates', title: 'Templates', Page: TemplatesPage },
   { path: 'settings', title: 'Settings', Page: SettingsPage },

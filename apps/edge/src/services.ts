@@ -1,4 +1,4 @@
-import { conversations, dispatcher, flows, messaging, signup, templates, tenantDirectory } from '@gateway/contracts';
+import { calls, conversations, dispatcher, flows, messaging, signup, templates, tenantDirectory } from '@gateway/contracts';
 import { createServiceClient, type ServiceClient } from '@gateway/rpc';
 import type { EdgeConfig } from './config';
 
@@ -13,6 +13,8 @@ export interface Services {
   templates: ServiceClient<typeof templates.TemplatesService>;
   /** The message log, contacts and conversations: served by the messaging process, which owns the messages. */
   conversations: ServiceClient<typeof conversations.ConversationsService>;
+  /** Served by the messaging process, which owns the call records. */
+  calls: ServiceClient<typeof calls.CallsService>;
 }
 
 export function connectServices(config: EdgeConfig): Services {
@@ -30,6 +32,8 @@ export function connectServices(config: EdgeConfig): Services {
     // a sync pages through the provider's list (each page PROVIDER_TIMEOUT_MS)
     templates: createServiceClient(templates.TemplatesService, config.messagingAddr, { defaultDeadlineMs: 60_000 }),
     conversations: createServiceClient(conversations.ConversationsService, config.messagingAddr, { defaultDeadlineMs: 10_000 }),
+    // a call action waits for the provider (PROVIDER_TIMEOUT_MS, never retried)
+    calls: createServiceClient(calls.CallsService, config.messagingAddr, { defaultDeadlineMs: 60_000 }),
   };
 }
 

@@ -125,17 +125,6 @@ export class Messaging {
     return { replayed };
   }
 
-  async acceptCall(r: m.AcceptCallRequest): Promise<{ replayed: boolean }> {
-    const { replayed } = await this.runner.run(r.caller, 'accept_call', async () => {
-      const { credentials } = await this.resolve(r.caller);
-      return async () => {
-        await this.provider.acceptCall(credentials.accessToken, credentials.phoneNumberId, r.callId, r.sdp);
-        return { response: {} };
-      };
-    });
-    return { replayed };
-  }
-
   async getMessage(r: m.GetMessageRequest): Promise<MessageInitShape<typeof m.GetMessageResponseSchema>> {
     const rec = await this.messages.get(r.tenantId, r.clientId, r.messageId);
     if (!rec) throw AppError.notFound('message_not_found', 'Message not found');

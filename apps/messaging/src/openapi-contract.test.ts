@@ -1,5 +1,5 @@
 import { EXAMPLE_CLIENT, EXAMPLE_TO as to, MESSAGE_KINDS, messageKind, type MessageKind } from '@gateway/message-kinds';
-import { acceptCallBody, blockUsersBody, markReadBody } from '@gateway/provider-client';
+import { acceptCallBody, blockUsersBody, callActionBody, connectCallBody, markReadBody } from '@gateway/provider-client';
 import { messageValidator, requestExample, requestValidator } from '@gateway/testing';
 
 const MESSAGES = '/{Version}/{Phone-Number-ID}/messages';
@@ -109,5 +109,28 @@ describe("provider requests validate against the provider's OpenAPI description"
       ? []
       : ((v.errors ?? []) as Problem[]).filter((e) => !(e.schemaPath.includes('CallTerminateRequestPayload') || e.keyword === 'oneOf'));
     expect(errors).toEqual([]);
+  });
+
+  it('the other call actions and a business-initiated connect satisfy the file (call_id standing as `to`, as for accept)', () => {
+    const v = requestValidator('/{Version}/{Phone-Number-ID}/calls', 'post');
+    const check = (body: Record<string, unknown>) => {
+      const { call_id: _c, ...rest } = body;
+      const asFileExpects = 'to' in body ? body : { ...rest, to: '+16505551234' };
+      return v(asFileExpects)
+        ? []
+        : ((v.errors ?? []) as Problem[]).filter(
+            (e) => e.keyword !== 'oneOf' && !/Call(Terminate|Connect|Accept|PreAccept|Reject)\w*RequestPayload/.test(e.schemaPath),
+          );
+    };
+    expect(callActionBody('wacid.X', 'accept', { sdp: 'v=0' })).toEqual(acceptCallBody('wacid.X', 'v=0'));
+    for (const body of [
+      callActionBody('wacid.X', 'pre_accept', { sdp: 'v=0' }),
+      callActionBody('wacid.X', 'reject'),
+      callActionBody('wacid.X', 'terminate'),
+      connectCallBody({ to: '+16505551234' }, 'v=0', 'ticket-1'),
+    ])
+      expect([body.action, check(body)]).toEqual([body.action, []]);
+    // the check is live: an action the file does not define is a problem
+    expect(check({ ...callActionBody('wacid.X', 'terminate'), action: 'hang_up' })).not.toEqual([]);
   });
 });

@@ -11,4 +11,4 @@ export interface Credentials {
  * (rate_limited with Retry-After, provider_rejected with provider_error, timeout, unavailable); provider call
  * metrics come from the client's observer.
  */
-export type MessagingProvider = Pick<ProviderClient, 'sendMessage' | 'markRead' | 'blockUsers' | 'acceptCall'>;
+export type MessagingProvider = Pick<ProviderClient, 'sendMessage' | 'markRead' | 'blockUsers' | 'calling'>;

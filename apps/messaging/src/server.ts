@@ -1,11 +1,15 @@
+import { create } from '@bufbuild/protobuf';
 import { connectBus, STREAMS } from '@gateway/bus';
-import { messaging as m, tenantDirectory as td } from '@gateway/contracts';
+import { calls as c, messaging as m, tenantDirectory as td } from '@gateway/contracts';
 import { followDirectoryChanges } from '@gateway/directory-changes';
 import type { Logger } from '@gateway/logger';
 import { createServiceClient, defineService, startGrpcServer } from '@gateway/rpc';
 import { Metrics, startMetricsServer, type RunningProcess } from '@gateway/runtime';
 import { connectProvider } from '@gateway/provider-client';
 import { openDb } from '@gateway/store';
+import { Calls } from './calls/calls';
+import { defineCallsService } from './calls/service';
+import { SqlCallRepository } from './calls/store';
 import { ClientCredentialsCache } from './client-cache';
 import type { MessagingConfig } from './config';
 import { IdempotentRunner } from './idempotency';
@@ -50,6 +54,8 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
   const routes = new ClientLookup(directory);
   const templates = new Templates(credentials, provider, new SqlTemplateRepository(db));
   const svc = new Messaging(directory, provider, runner, messages, credentials, templates);
+  const callRecords = new SqlCallRepository(db);
+  const calls = new Calls(svc, provider, runner, callRecords);
 
   const service = defineService(m.MessagingService, {
     send: (r) => svc.send(r),
@@ -63,7 +69,11 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
     },
     indicateTyping: (r) => svc.markRead(r.caller, r.messageId, true),
     markRead: (r) => svc.markRead(r.caller, r.messageId, false),
-    acceptCall: (r) => svc.acceptCall(r),
+    // the older route's RPC: the Calling API's accept (its record, the same idempotency operation)
+    acceptCall: (r) =>
+      calls.action(
+        create(c.CallActionRequestSchema, { caller: r.caller && { ...r.caller, $typeName: undefined }, callId: r.callId, action: 'accept', sdp: r.sdp }),
+      ),
     getMessage: (r) => svc.getMessage(r),
   });
 
@@ -89,14 +99,14 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
       routes.clear();
     },
   });
-  const inbound = await startInboundConsumer({ bus, lookup: routes, messages, templates, conversations, live, clock, logger, metrics });
+  const inbound = await startInboundConsumer({ bus, lookup: routes, messages, templates, calls: callRecords, conversations, live, clock, logger, metrics });
   const retention = new MessageRetention(conversations, clock, config.messageRetentionDays, logger);
 
   const grpc = await startGrpcServer({
     host: config.grpcHost,
     port: config.grpcPort,
     logger,
-    services: [service, defineTemplatesService(templates), defineConversationsService(conversations, clock)],
+    services: [service, defineTemplatesService(templates), defineCallsService(calls), defineConversationsService(conversations, clock)],
     observer: metrics.grpcObserver,
   });
   const metricsServer = await startMetricsServer(metrics, config.metricsPort);

@@ -8,6 +8,7 @@ import { listen } from '@gateway/runtime';
 import { GraphError } from './errors';
 import { RateLimiter } from './rate-limits';
 import { registerBlockUsers } from './routes/block-users';
+import { registerCallControl } from './routes/call-control';
 import { registerCalls } from './routes/calls';
 import { registerControl } from './routes/control';
 import { registerEmbeddedSignup } from './routes/embedded-signup';
@@ -133,6 +134,7 @@ export async function startProviderSim(opts: ProviderSimOptions): Promise<Runnin
   registerControl(control, state, webhooks, limits);
   registerFlowControl(control, state);
   registerWindowControl(control, state);
+  registerCallControl(control, state, webhooks);
   // the provider's web side (SDK, signup dialog): outside the Graph API, so neither recorded nor faulted
   registerEmbeddedSignup(control, { state, appId: opts.appId, configId: opts.configId });
   control.put('/_sim/auto-statuses', (ctx) => {
@@ -143,7 +145,7 @@ export async function startProviderSim(opts: ProviderSimOptions): Promise<Runnin
   const graph = new Router();
   registerMessages(graph, { state, limits, webhooks, autoStatuses: () => autoStatuses, templates });
   registerBlockUsers(graph, state);
-  registerCalls(graph, state);
+  registerCalls(graph, state, webhooks);
   registerFlows(graph, { state, publishedFlowsEditable: () => opts.publishedFlowsEditable ?? false });
   registerOnboarding(graph, { state, appId: opts.appId, appSecret: opts.appSecret });
   // after the flows: GET /{id} of a template is reached when the id is no flow's

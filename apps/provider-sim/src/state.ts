@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FlowValidationError } from './flows/validate-flow-json';
 import type { SimTemplate } from './templates/model';
+import { SimCalling } from './calling';
 
 export interface PhoneNumber {
   id: string;
@@ -46,8 +47,16 @@ export interface SentMessage {
 export interface Call {
   id: string;
   phoneId: string;
+  /** The user (the caller of a user-initiated call, the callee of a business-initiated one). */
   from: string;
   state: 'ringing' | 'pre_accepted' | 'accepted' | 'ended';
+  /** Absent on calls placed before directions were modelled: user-initiated. */
+  direction?: 'USER_INITIATED' | 'BUSINESS_INITIATED';
+  /** The SDP answer of a pre-accept: the accept must send the same one (provider-2026.md §7.2). */
+  answerSdp?: string;
+  /** When the call was answered (simulator clock, ms): the terminate webhook's start_time and duration. */
+  acceptedAt?: number;
+  bizOpaque?: string;
 }
 
 /** An uploaded or received media: owned by a business number, sendable by its account. */
@@ -137,6 +146,8 @@ export class SimState {
   readonly lastInbound = new Map<string, number>();
   readonly blocked = new Map<string, Set<string>>();
   readonly calls = new Map<string, Call>();
+  /** Calling settings and call permissions per business number (provider-2026.md §7). */
+  readonly calling = new SimCalling();
   readonly flows = new Map<string, Flow>();
   /** Message templates by id (kept by the TemplateRegistry). */
   readonly templates = new Map<string, SimTemplate>();

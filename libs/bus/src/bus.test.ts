@@ -38,7 +38,7 @@ describe('bus on a private nats-server', () => {
         return deliveries.length < 2 ? nakAfter(300) : ACK;
       },
     });
-    await waitFor(() => deliveries.length >= 2, { timeoutMs: 5000 });
+    await waitFor(() => deliveries.length >= 2, { timeoutMs: 20_000, what: 'the redelivery' });
     await consumer.stop();
     expect(deliveries.map((d) => d.count)).toEqual([1, 2]);
     expect(deliveries[1].at - deliveries[0].at).toBeGreaterThanOrEqual(250);
@@ -50,23 +50,34 @@ describe('bus on a private nats-server', () => {
   it("keeps a slow handler's message from being redelivered while it works past ack_wait", async () => {
     await bus.publish('events.slow.t1.c1', 'slow');
     const seen: number[] = [];
+    let done = false;
+    // ack_wait 2 s, heartbeats every 1 s, the handler works 5 s: a heartbeat up to 1 s late on a loaded machine
+    // still arrives in time, a missing one would let the server redeliver during the handler's second second
     const consumer = await runConsumer({
       bus,
       stream: STREAMS.events.name,
       durable: 'slow-test',
       logger,
-      config: { filter_subject: 'events.slow.>', ack_wait: nanos(1000) },
+      config: { filter_subject: 'events.slow.>', ack_wait: nanos(2000) },
       handle: async (m) => {
         seen.push(m.info.deliveryCount);
-        await new Promise((r) => setTimeout(r, 2500));
+        await new Promise((r) => setTimeout(r, 5000));
+        done = true;
         return ACK;
       },
     });
-    await waitFor(() => seen.length >= 1, { timeoutMs: 5000 });
-    await new Promise((r) => setTimeout(r, 3000));
+    await waitFor(() => done, { timeoutMs: 30_000, what: 'the slow handler to finish' });
+    // the server's count of deliveries of this consumer: a redelivery during the handler would make it 2
+    const info = await waitFor(
+      async () => {
+        const i = await bus.jsm.consumers.info(STREAMS.events.name, 'slow-test');
+        return i.num_ack_pending === 0 ? i : undefined;
+      },
+      { timeoutMs: 10_000, what: 'the ack' },
+    );
     await consumer.stop();
-    expect(seen).toEqual([1]);
-  });
+    expect([seen, info.delivered.consumer_seq, info.num_redelivered]).toEqual([[1], 1, 0]);
+  }, 60_000);
 
   it('keeps messages across a server restart', async () => {
     await bus.publish('events.keep.t1.c1', 'kept');

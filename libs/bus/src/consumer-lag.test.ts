@@ -41,7 +41,7 @@ describe('consumer lag reporting', () => {
     expect(reports[0].pending + reports[0].ackPending).toBe(5);
 
     release();
-    await waitFor(() => reports.some((r) => r.pending === 0 && r.ackPending === 0), { timeoutMs: 5000, what: 'backlog drained' });
+    await waitFor(() => reports.some((r) => r.pending === 0 && r.ackPending === 0), { timeoutMs: 20_000, what: 'backlog drained' });
     await consumer.stop();
     const after = reports.length;
     await new Promise((r) => setTimeout(r, 350));

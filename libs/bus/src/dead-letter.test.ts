@@ -35,7 +35,7 @@ describe('dead letters: a message that keeps failing is set aside after a bounde
         return ACK;
       },
     });
-    await waitFor(async () => (await listDeadLetters(bus, { stream: STREAMS.events.name })).length === 1, { timeoutMs: 15_000, what: 'dead letter' });
+    await waitFor(async () => (await listDeadLetters(bus, { stream: STREAMS.events.name })).length === 1, { timeoutMs: 30_000, what: 'dead letter' });
     const info = await bus.jsm.consumers.info(STREAMS.events.name, 'poison-test');
     expect(info.num_ack_pending).toBe(0);
     expect(info.num_pending).toBe(0);
@@ -55,7 +55,7 @@ describe('dead letters: a message that keeps failing is set aside after a bounde
     healed = true;
     const replayed = await replayDeadLetters(bus, { stream: STREAMS.events.name });
     expect(replayed).toEqual({ replayed: 1, failed: 0 });
-    await waitFor(() => seen.filter((s) => s.data === '{"n":1}').length === 4, { timeoutMs: 10_000, what: 'replayed delivery' });
+    await waitFor(() => seen.filter((s) => s.data === '{"n":1}').length === 4, { timeoutMs: 30_000, what: 'replayed delivery' });
     expect(await listDeadLetters(bus, { stream: STREAMS.events.name })).toEqual([]);
     await consumer.stop();
   });
@@ -71,7 +71,7 @@ describe('dead letters: a message that keeps failing is set aside after a bounde
       handle: async () => nakAfter(50),
     });
     await waitFor(async () => (await listDeadLetters(bus, { stream: STREAMS.events.name })).some((d) => d.data === 'nak-me'), {
-      timeoutMs: 10_000,
+      timeoutMs: 30_000,
       what: 'dead letter of a nak',
     });
     const dead = (await listDeadLetters(bus, { stream: STREAMS.events.name })).find((d) => d.data === 'nak-me')!;
@@ -94,7 +94,7 @@ describe('dead letters: a message that keeps failing is set aside after a bounde
       },
     });
     await waitFor(async () => (await listDeadLetters(bus, { stream: STREAMS.events.name })).some((d) => d.data === 'not an envelope'), {
-      timeoutMs: 10_000,
+      timeoutMs: 30_000,
       what: 'dead letter',
     });
     expect(deliveries).toEqual([1]);

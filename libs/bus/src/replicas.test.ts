@@ -96,7 +96,7 @@ describe('JETSTREAM_REPLICAS on a 3-node JetStream cluster', () => {
     const running = await runConsumer({ bus: b, stream, durable: 'leader-loss', logger, concurrency: 4, handle: async (m) => (seen.add(m.string()), ACK) });
     try {
       for (let i = 0; i < 5; i++) await b.publish(`provider.inbound.p${i}`, `before-${i}`, { msgId: `before-${i}` });
-      await waitFor(() => seen.size >= 5 || undefined, { timeoutMs: 10_000, intervalMs: 100, what: 'the first messages' });
+      await waitFor(() => seen.size >= 5 || undefined, { timeoutMs: 30_000, intervalMs: 100, what: 'the first messages' });
       const leader = (await b.jsm.consumers.info(stream, 'leader-loss')).cluster!.leader!;
       await cluster.kill(leader);
       try {
@@ -109,7 +109,7 @@ describe('JETSTREAM_REPLICAS on a 3-node JetStream cluster', () => {
         );
         for (let i = 0; i < 5; i++) await whilePublishSettles(() => b.publish(`provider.inbound.p${i}`, `after-${i}`, { msgId: `after-${i}` }));
         // the pull held by the lost leader is gone without an answer: the consumer must pull again on its own
-        await waitFor(() => (seen.size >= 10 ? true : undefined), { timeoutMs: 15_000, intervalMs: 100, what: 'the messages published after the leader loss' });
+        await waitFor(() => (seen.size >= 10 ? true : undefined), { timeoutMs: 25_000, intervalMs: 100, what: 'the messages published after the leader loss' });
         expect([...seen].sort()).toEqual([...Array.from({ length: 5 }, (_, i) => `after-${i}`), ...Array.from({ length: 5 }, (_, i) => `before-${i}`)].sort());
       } finally {
         await cluster.start(leader);

@@ -8,3 +8,4 @@ export * as signup from './gen/signup/v1/signup_pb';
 export * as flows from './gen/flows/v1/flows_pb';
 export * as templates from './gen/templates/v1/templates_pb';
 export * as conversations from './gen/conversations/v1/conversations_pb';
+export * as calls from './gen/calls/v1/calls_pb';

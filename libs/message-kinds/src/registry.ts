@@ -1,6 +1,7 @@
 import { AppError } from '@gateway/errors';
 import type { MessageKind } from './kind';
 import { buttonsKind } from './kinds/buttons';
+import { callPermissionRequestKind } from './kinds/call-permission-request';
 import { catalogKind } from './kinds/catalog';
 import { contactsKind } from './kinds/contacts';
 import { ctaUrlKind } from './kinds/cta-url';
@@ -35,6 +36,7 @@ export const MESSAGE_KINDS = [
   contactsKind,
   ctaUrlKind,
   locationRequestKind,
+  callPermissionRequestKind,
 ] as const;
 
 export type AnyMessageKind = (typeof MESSAGE_KINDS)[number];

@@ -2,6 +2,7 @@ import { FormData } from 'undici';
 import { AppError } from '@gateway/errors';
 import type { Logger } from '@gateway/logger';
 import { acceptCallBody, blockUsersBody, markReadBody } from './bodies';
+import { CallingCalls } from './calls';
 import { ProviderHttp, type ProviderCallObserver } from './http';
 import { MediaCalls, MediaHosts, type MediaDownload, type MediaDownloadLimits, type MediaUpload, type ProviderMediaInfo } from './media';
 import { TemplateCalls } from './templates';
@@ -78,11 +79,14 @@ export class ProviderClient {
   private readonly http: ProviderHttp;
   /** The template management API (templates.ts). */
   readonly templates: TemplateCalls;
+  /** The Calling API (provider-2026.md §7). */
+  readonly calling: CallingCalls;
   private readonly media: MediaCalls;
 
   constructor(private readonly opts: ProviderClientOptions) {
     this.http = new ProviderHttp(opts);
     this.templates = new TemplateCalls(this.http);
+    this.calling = new CallingCalls(this.http);
     this.media = new MediaCalls(this.http, new MediaHosts(opts.baseUrl, opts.mediaHosts ?? []));
   }
 

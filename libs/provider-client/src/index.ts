@@ -13,3 +13,5 @@ export type { DocumentedRule } from './error-table-doc';
 export type { ProviderTemplate, NewTemplate } from './templates';
 export { MediaHosts, mediaUploadBody } from './media';
 export type { MediaUpload, MediaDownload, MediaDownloadLimits, ProviderMediaInfo } from './media';
+export { CallingCalls, callActionBody, connectCallBody } from './calls';
+export type { CallAction, CallTarget, ProviderCallingSettings, ProviderCallPermission } from './calls';

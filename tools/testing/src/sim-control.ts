@@ -205,6 +205,29 @@ export class SimControl {
   }
 
   /** Where the simulator's media URLs point from now on (a host the gateway must refuse, say); undefined restores its own. */
+  /** A customer calls the business number: the `connect` webhook with the user's SDP offer; answers the call id. */
+  inboundCall(phoneNumberId: string, from: string): Promise<{ call_id: string; status: number | null }> {
+    return this.send('POST', '/_sim/inbound/call', { phone_number_id: phoneNumberId, from });
+  }
+
+  /**
+   * The user's side of a call: `answer` or `decline` a ringing business-initiated call, `hangup`, or let an
+   * unanswered call ring out (`timeout`); each sends the provider's webhooks.
+   */
+  callUser(callId: string, act: 'answer' | 'decline' | 'hangup' | 'timeout'): Promise<{ status: number | null }> {
+    return this.send('POST', `/_sim/calls/${encodeURIComponent(callId)}/${act}`, {});
+  }
+
+  /** The user answers the business's last call permission request (`accept`, for good when `permanent`, or `reject`). */
+  callPermissionReply(
+    phoneNumberId: string,
+    from: string,
+    response: 'accept' | 'reject',
+    permanent = false,
+  ): Promise<{ wamid: string; status: number | null }> {
+    return this.send('POST', '/_sim/inbound/call-permission-reply', { phone_number_id: phoneNumberId, from, response, permanent });
+  }
+
   setMediaBaseUrl(url: string | undefined): Promise<{ url: string }> {
     return this.send('PUT', '/_sim/media-base-url', { url: url ?? null });
   }

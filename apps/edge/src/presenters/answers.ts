@@ -82,3 +82,8 @@ export const readiness = (status: 'ready' | 'not_ready') =>
       (checks) => checks,
     ),
   });
+
+/** `POST /api/call/connect`: the provider's id of the new call. */
+export const CallConnected = shape<{ callId: string }>({
+  call_id: field({ type: 'string', description: "The provider's call id (`wacid.…`): the call's record is `GET /api/calls/{call_id}`." }, (r) => r.callId),
+});

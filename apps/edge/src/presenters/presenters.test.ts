@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { create } from '@bufbuild/protobuf';
-import { conversations as cv, dispatcher as d, flows as fl, messaging as m, templates as tp, tenantDirectory as td } from '@gateway/contracts';
+import { calls as cl, conversations as cv, dispatcher as d, flows as fl, messaging as m, templates as tp, tenantDirectory as td } from '@gateway/contracts';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import ts from 'typescript';
@@ -78,6 +78,19 @@ describe('one presenter per answer', () => {
       Delivery: create(d.DeliverySchema, { id: 'd1', status: 'succeeded', eventType: 'test', attemptLog: [{}] }),
       Template: create(tp.TemplateSchema, { id: '1', componentsJson: '[{"type":"BODY","text":"Hi"}]' }),
       DeadLetter: { seq: 3, subject: 'dead_letter.EVENTS', source: {}, error: 'x', at: '2026-01-01T00:00:00Z', headers: {}, data: 'é'.repeat(5000) },
+      Call: create(cl.CallSchema, {
+        id: 'wacid.1',
+        direction: 'user_initiated',
+        status: 'missed',
+        timeline: [{ status: 'ringing', at: '2026-01-01T00:00:00Z', source: 'webhook' }],
+        errorsJson: '[{"code":138021}]',
+      }),
+      CallPermission: create(cl.CallPermissionSchema, {
+        status: 'temporary',
+        expiresAt: '2026-01-08T00:00:00Z',
+        actionsJson: '[{"action_name":"start_call"}]',
+      }),
+      CallingSettings: create(cl.CallingSettingsSchema, { enabled: true, callIconVisibility: 'DEFAULT', callHoursJson: '{"enabled":false}' }),
     };
     expect(RECORDS.map((r) => r.name).sort()).toEqual(Object.keys(samples).sort());
     for (const record of RECORDS) {

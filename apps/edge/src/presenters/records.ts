@@ -1,6 +1,6 @@
 import type { DeadLetter as BusDeadLetter } from '@gateway/bus';
-import { conversations as cv, dispatcher as d, flows as fl, messaging as m, templates as tp, tenantDirectory as td } from '@gateway/contracts';
-import { DELIVERY_STATUSES, EVENT_TYPES } from '@gateway/events';
+import { calls as cl, conversations as cv, dispatcher as d, flows as fl, messaging as m, templates as tp, tenantDirectory as td } from '@gateway/contracts';
+import { CALL_STATUSES, DELIVERY_STATUSES, EVENT_TYPES } from '@gateway/events';
 import type { JsonSchema } from '../openapi/operation';
 import { field, nested, shape, type AnyPresenter } from './presenter';
 import { nullable, record } from './proto-record';
@@ -171,6 +171,85 @@ export const DeadLetter = shape<BusDeadLetter>(
   { name: 'DeadLetter' },
 );
 
+const callHoursSchema: JsonSchema = {
+  type: 'object',
+  required: ['enabled'],
+  additionalProperties: true,
+  description:
+    "`enabled`, `timezone_id`, `weekly_operating_hours` [{`day_of_week`, `open_time`, `close_time`}], `holiday_schedule` [{`date`, `start_time`, `end_time`}] (the provider's `call_hours`, `enabled` for its `status`).",
+  properties: { enabled: { type: 'boolean' } },
+};
+
+/** A call's record (provider-2026.md §7): its timeline from the provider's calls webhooks and the tenant's actions. */
+export const Call = record(cl.CallSchema, {
+  name: 'Call',
+  omit: ['errors_json'],
+  fields: {
+    direction: field({ type: 'string', enum: ['user_initiated', 'business_initiated'] }, (r: cl.Call) => r.direction),
+    status: field({ type: 'string', enum: [...CALL_STATUSES] }, (r: cl.Call) => r.status),
+    timeline: field(
+      {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['status', 'at', 'source'],
+          additionalProperties: false,
+          properties: {
+            status: { type: 'string', enum: [...CALL_STATUSES] },
+            at: { type: 'string', format: 'date-time' },
+            source: {
+              type: 'string',
+              enum: ['webhook', 'action'],
+              description: '`webhook`: the provider reported it; `action`: a request through the gateway.',
+            },
+          },
+        },
+      },
+      (r: cl.Call) => r.timeline.map((t) => ({ status: t.status, at: t.at, source: t.source })),
+    ),
+    errors: field({ ...anyJson, description: "The terminate webhook's errors of a failed call; null when none." }, (r: cl.Call) =>
+      r.errorsJson ? parsed(r.errorsJson) : null,
+    ),
+  },
+  describe: {
+    user: 'The user: the caller of a user-initiated call, the callee of a business-initiated one.',
+    started_at: 'When the call was answered (ISO 8601); null when it was not.',
+    ended_at: 'When it ended (ISO 8601); null while it goes on.',
+    duration_seconds: "Seconds from answer to end, as the provider's terminate webhook reported them; null when not answered or before that webhook.",
+  },
+});
+
+/** A user's call permission (provider-2026.md §7.4), as the provider answers it. */
+export const CallPermission = record(cl.CallPermissionSchema, {
+  name: 'CallPermission',
+  omit: ['actions_json'],
+  fields: {
+    actions: field(
+      {
+        type: 'array',
+        items: anyObject,
+        description: "The provider's `actions`: what the business may do now (`send_call_permission_request`, `start_call`) and their limits.",
+      },
+      (p: cl.CallPermission) => (p.actionsJson ? parsed(p.actionsJson) : []),
+    ),
+  },
+  describe: { status: '`no_permission`, `temporary` or `permanent` (older provider versions: `granted`, `pending`, `denied`, `expired`).' },
+});
+
+/** A client's calling settings (provider-2026.md §7.1), as the provider has them. */
+export const CallingSettings = record(cl.CallingSettingsSchema, {
+  name: 'CallingSettings',
+  omit: ['call_hours_json'],
+  fields: {
+    call_hours: field({ anyOf: [callHoursSchema, { type: 'null' }] }, (s: cl.CallingSettings) => (s.callHoursJson ? parsed(s.callHoursJson) : null)),
+  },
+  describe: {
+    enabled: 'Calling is on for the number (users see the call button).',
+    call_icon_visibility: '`DEFAULT` or `DISABLE_ALL`.',
+    callback_permission: 'A user who calls the business grants it permission to call back.',
+  },
+});
+
 /** Every named record: the document's component schemas (components.ts). */
 export const RECORDS: AnyPresenter[] = [
   Tenant,
@@ -186,4 +265,7 @@ export const RECORDS: AnyPresenter[] = [
   Delivery,
   Template,
   DeadLetter,
+  Call,
+  CallPermission,
+  CallingSettings,
 ];

@@ -2,8 +2,8 @@ import Joi from 'joi';
 import { clientId, opaqueId, phone } from '@gateway/message-kinds';
 
 /*
- * Request bodies of the messaging operations that are not sends (block users, typing, read) and of
- * /api/call/accept. Every send's body is its kind's schema (@gateway/message-kinds). Every limit of decisions.md
+ * Request bodies of the messaging operations that are not sends (block users, typing, read); the Calling API's are
+ * in calls.ts. Every send's body is its kind's schema (@gateway/message-kinds). Every limit of decisions.md
  * ("Request fields the spec does not show") and of the provider reference is checked here, so a bad request is a
  * 422 listing every problem before any service or provider call.
  */
@@ -16,14 +16,6 @@ export const usersBody = Joi.object({
 export const messageIdBody = Joi.object({
   client_id: clientId,
   message_id: opaqueId.required(),
-}).required();
-
-export const acceptCallBody = Joi.object({
-  client_id: clientId,
-  call_id: opaqueId.required(),
-  sdp: Joi.string()
-    .max(256 * 1024)
-    .required(),
 }).required();
 
 /** `Idempotency-Key` (decisions.md "Beyond the spec"): at most 255 characters. */

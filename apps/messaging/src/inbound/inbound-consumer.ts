@@ -1,6 +1,7 @@
 import { runConsumer, ACK, deadLetterNow, STREAMS, type Bus, type RunningConsumer } from '@gateway/bus';
 import type { Logger } from '@gateway/logger';
 import type { Metrics } from '@gateway/runtime';
+import type { SqlCallRepository } from '../calls/store';
 import type { MessageRepository } from '../store/messages';
 import type { SqlConversations } from '../store/conversations';
 import type { LiveUpdates } from '../live';
@@ -24,6 +25,8 @@ export async function startInboundConsumer(deps: {
   lookup: ClientLookup;
   messages: MessageRepository;
   templates?: Pick<Templates, 'applyStatus'>;
+  /** The call records (calls/store.ts): absent in tests of the routing alone. */
+  calls?: Pick<SqlCallRepository, 'append'>;
   /** The message log (issue 27): inbound messages are stored, and told to the live stream, before the ack. */
   conversations?: SqlConversations;
   live?: LiveUpdates;
@@ -31,7 +34,7 @@ export async function startInboundConsumer(deps: {
   logger: Logger;
   metrics: Metrics;
 }): Promise<RunningConsumer> {
-  const { bus, lookup, messages, templates, conversations, live, clock, logger, metrics } = deps;
+  const { bus, lookup, messages, templates, calls, conversations, live, clock, logger, metrics } = deps;
   const updates = metrics.counter('inbound_updates_total', 'Provider webhook changes by outcome', ['outcome']);
   const emitted = metrics.counter('events_emitted_total', 'Events published from provider webhooks, by type', ['type']);
   return runConsumer({
@@ -56,6 +59,8 @@ export async function startInboundConsumer(deps: {
       }
       // the local template copy first: a tenant told by template_status finds the record already changed
       for (const t of routed.templateStatuses) await templates?.applyStatus(t.businessAccountId, t.template_id, t.status, t.reason);
+      // the call records too: a tenant told of a call by its chat event finds the record, and may act on it at once
+      for (const c of routed.calls) await calls?.append(c);
       for (const e of routed.events) {
         await bus.publish(e.subject, e.body, { msgId: e.id, headers: e.headers });
         emitted.inc({ type: e.type });

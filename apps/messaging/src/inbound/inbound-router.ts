@@ -1,5 +1,6 @@
 import { deterministicUuid, sha256Hex } from '@gateway/crypto';
 import { buildEvent, type EventInput, type GatewayEvent } from '@gateway/events';
+import { callUpdates, type CallUpdate } from '../calls/derive';
 import { ClientLookup, type RoutedClient } from './client-lookup';
 import { flowCompletions, statusUpdates, templateStatus, type StatusUpdate, type TemplateStatus } from './derive';
 import { splitByClient, targetOf, type ChangeTarget } from './split';
@@ -10,6 +11,8 @@ import { loggedMessages, userIdUpdates } from './log';
 export interface RoutedUpdate {
   events: GatewayEvent[];
   statuses: StatusUpdate[];
+  /** What the `calls` changes say about each client's calls (its call records follow them). */
+  calls: Array<CallUpdate & { tenantId: string; clientId: string }>;
   /** Template status changes, with the business account they belong to (the local template copy follows them). */
   templateStatuses: Array<TemplateStatus & { businessAccountId: string }>;
   /** Changes whose phone number or business account belongs to no client. */
@@ -42,7 +45,7 @@ export function derivedEventId(bodyDigest: string, ...parts: string[]): string {
 export async function routeInbound(raw: string, lookup: ClientLookup, now = new Date()): Promise<RoutedUpdate> {
   const parsed = parseWebhookBody(raw);
   if ('unusable' in parsed)
-    return { events: [], statuses: [], templateStatuses: [], unrouted: 0, malformed: 0, unusable: parsed.unusable, logged: [], identityUpdates: [] };
+    return { events: [], statuses: [], calls: [], templateStatuses: [], unrouted: 0, malformed: 0, unusable: parsed.unusable, logged: [], identityUpdates: [] };
   const { body, skipped } = parsed;
   const digest = sha256Hex(raw);
 
@@ -57,6 +60,7 @@ export async function routeInbound(raw: string, lookup: ClientLookup, now = new 
 
   const events: GatewayEvent[] = [];
   const statuses: StatusUpdate[] = [];
+  const calls: RoutedUpdate['calls'] = [];
   const emit = (client: RoutedClient, type: EventInput['type'], payload: EventInput['payload'], ...idParts: string[]) =>
     events.push(
       buildEvent({
@@ -79,6 +83,7 @@ export async function routeInbound(raw: string, lookup: ClientLookup, now = new 
       flowCompletions(change).forEach((fc, j) => emit(share.client, 'flow_completion', { ...fc }, String(i), String(j)));
       const ts = templateStatus(change);
       if (ts) emit(share.client, 'template_status', { ...ts }, String(i));
+      for (const u of callUpdates(change)) calls.push({ ...u, tenantId: share.client.tenantId, clientId: share.client.id });
     });
   }
   // status updates concern message records, once per change whoever else receives it
@@ -90,5 +95,5 @@ export async function routeInbound(raw: string, lookup: ClientLookup, now = new 
       if (ts && typeof entry.id === 'string' && ts.template_id) templateStatuses.push({ ...ts, businessAccountId: entry.id });
     }
   }
-  return { events, statuses, templateStatuses, unrouted: unrouted.length, malformed: skipped, logged, identityUpdates };
+  return { events, statuses, calls, templateStatuses, unrouted: unrouted.length, malformed: skipped, logged, identityUpdates };
 }

@@ -100,6 +100,28 @@ export const migrations: Migration[] = [
     sql: `ALTER TABLE templates ADD COLUMN parameter_format text NOT NULL DEFAULT 'POSITIONAL';`,
   },
   {
+    version: 20,
+    name: 'calls',
+    // The record of each call (provider-2026.md §7): what the provider's calls webhooks and the tenant's actions
+    // said about it, appended as they arrive (in any order, repeats included) and read as one timeline
+    // (calls/record.ts). One row per client and call id; the events list is bounded.
+    sql: `
+      CREATE TABLE calls (
+        client_id text NOT NULL,
+        call_id text NOT NULL,
+        tenant_id text NOT NULL,
+        direction text NOT NULL DEFAULT '',
+        user_id text NOT NULL DEFAULT '',
+        events jsonb NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        updated_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (client_id, call_id)
+      );
+      CREATE INDEX calls_client_created ON calls (client_id, created_at DESC, call_id DESC);
+      CREATE INDEX calls_call_id ON calls (call_id);
+    `,
+  },
+  {
     version: 30,
     name: 'conversations',
     // Issue 27: the message log holds inbound messages too (direction 'in'; kind = the provider's message type),

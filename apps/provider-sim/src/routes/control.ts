@@ -181,37 +181,6 @@ export function registerControl(router: Router, state: SimState, webhooks: Webho
     ctx.body = { wamid, media_id: media.id, sha256: media.sha256, status: res.status, body: JSON.parse(res.body) as Json };
   });
 
-  router.post('/_sim/inbound/call', async (ctx) => {
-    const b = jsonBody(ctx);
-    const sender = inboundSender(ctx, b);
-    if (!sender) return;
-    const { phone, from } = sender;
-    const id = state.wacid();
-    state.calls.set(id, { id, phoneId: phone.id, from, state: 'ringing' });
-    const sdp =
-      'v=0\r\no=- 4611731400430051336 2 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\nm=audio 9 UDP/TLS/RTP/SAVPF 111\r\nc=IN IP4 0.0.0.0\r\na=rtpmap:111 opus/48000/2\r\n';
-    const body = webhooks.envelope(
-      phone.wabaId,
-      'calls',
-      webhooks.messagesValue(phone, {
-        contacts: [{ profile: { name: 'Test User' }, wa_id: from }],
-        calls: [
-          {
-            id,
-            from,
-            to: phone.display,
-            event: 'connect',
-            timestamp: String(Math.floor(state.now() / 1000)),
-            direction: 'USER_INITIATED',
-            session: { sdp_type: 'offer', sdp },
-          },
-        ],
-      }),
-    );
-    const res = await webhooks.send(body);
-    ctx.body = { call_id: id, status: res.status };
-  });
-
   router.post('/_sim/inbound/template-status', async (ctx) => {
     const b = jsonBody(ctx);
     const value: Json = {

@@ -95,7 +95,10 @@ export function registerMessages(router: Router, d: MessagesDeps): void {
       throw new GraphError(400, 131047, '(#131047) Re-engagement message', { details: WINDOW_DETAILS });
     }
     d.limits.check(phone.id, to);
+    const permissionRequest = type === 'interactive.call_permission_request';
+    if (permissionRequest) d.state.calling.checkRequest(phone.id, normalize(to), d.state.now());
     const id = d.state.wamid();
+    if (permissionRequest) d.state.calling.recordRequest(phone.id, normalize(to), id, d.state.now());
     d.state.sent.set(id, { id, phoneId: phone.id, to, type, at: d.state.now(), voice: type === 'audio' && isVoice(d.state, b.audio) });
     ctx.body = {
       messaging_product: 'whatsapp',

@@ -173,6 +173,14 @@ function locationRequest(i: Json): void {
   oneOf(obj(i.action, 'interactive.action').name, 'interactive.action.name', ['send_location']);
 }
 
+/** provider-2026.md §7.4: body optional, no header or footer, action {name: call_permission_request}. */
+function callPermissionRequest(i: Json): void {
+  if (i.header !== undefined) throw invalidParameter('interactive.header is not allowed for call_permission_request');
+  if (i.footer !== undefined) throw invalidParameter('interactive.footer is not allowed for call_permission_request');
+  if (i.body !== undefined) body(i.body, 'interactive.body', 1024);
+  oneOf(obj(i.action, 'interactive.action').name, 'interactive.action.name', ['call_permission_request']);
+}
+
 export function validateInteractive(v: unknown, ctx: InteractiveContext): string {
   const i = obj(v, 'interactive');
   const type = oneOf(i.type, 'interactive.type', [
@@ -184,6 +192,7 @@ export function validateInteractive(v: unknown, ctx: InteractiveContext): string
     'flow',
     'cta_url',
     'location_request_message',
+    'call_permission_request',
   ] as const);
   switch (type) {
     case 'button':
@@ -206,6 +215,9 @@ export function validateInteractive(v: unknown, ctx: InteractiveContext): string
       break;
     case 'location_request_message':
       locationRequest(i);
+      break;
+    case 'call_permission_request':
+      callPermissionRequest(i);
       break;
     case 'product': {
       const action = obj(i.action, 'interactive.action');

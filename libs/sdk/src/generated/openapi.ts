@@ -671,6 +671,23 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/messaging/send-call-permission-request": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Ask the user's permission to call them */
+        post: operations["sendCallPermissionRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/messaging/block-users": {
         parameters: {
             query?: never;
@@ -739,6 +756,23 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/call/pre-accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Pre-accept an inbound call with the agent's SDP answer (media can start before the accept: no clipped audio) */
+        post: operations["preAcceptCall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/call/accept": {
         parameters: {
             query?: never;
@@ -748,8 +782,137 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Accept an inbound call with the agent's SDP answer */
+        /** Accept an inbound call with the agent's SDP answer (the pre-accept's, if one was sent) */
         post: operations["acceptCall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/call/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reject an inbound call that was not accepted */
+        post: operations["rejectCall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/call/terminate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Hang up a call (an accepted inbound call, or a business-initiated one) */
+        post: operations["terminateCall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/call/connect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Call a user (business-initiated) with the agent's SDP offer
+         * @description The user must have granted call permission (`send-call-permission-request`, then their `call_permission_reply`; `GET /api/call/permissions`): without it the provider refuses (`409 call_permission_missing`). The user's SDP answer and the call's progress arrive as `chat` events (`calls` webhooks); the record is `GET /api/calls/{call_id}`.
+         */
+        post: operations["connectCall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/call/permissions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A user's call permission, as the provider has it */
+        get: operations["getCallPermission"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/calls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A client's calls, newest first, a page at a time */
+        get: operations["listCalls"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/calls/{call_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A call and its timeline (ringing, pre-accepted, accepted, rejected, terminated, missed)
+         * @description Built from the provider's `calls` webhooks and the actions taken through the gateway; start, end and duration from the terminate webhook.
+         */
+        get: operations["getCall"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/clients/{id}/calling": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A client's calling settings, as the provider has them */
+        get: operations["getCallingSettings"];
+        /**
+         * Change a client's calling settings at the provider (only the fields given)
+         * @description Passed to the provider's number settings (`calling`): `enabled` is its `status`, `callback_permission` its `callback_permission_status`, `call_hours` replaces the call hours whole (omitting `holiday_schedule` clears the holidays). The same settings again change nothing. Clients may take up to 7 days to show a change.
+         */
+        put: operations["updateCallingSettings"];
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1544,6 +1707,59 @@ export type components = {
             size: number;
             data_preview: string;
         };
+        Call: {
+            id: string;
+            client_id: string;
+            /** @enum {string} */
+            direction: "user_initiated" | "business_initiated";
+            /** @description The user: the caller of a user-initiated call, the callee of a business-initiated one. */
+            user: string;
+            /** @enum {string} */
+            status: "ringing" | "pre_accepted" | "accepted" | "rejected" | "terminated" | "missed";
+            timeline: {
+                /** @enum {string} */
+                status: "ringing" | "pre_accepted" | "accepted" | "rejected" | "terminated" | "missed";
+                /** Format: date-time */
+                at: string;
+                /**
+                 * @description `webhook`: the provider reported it; `action`: a request through the gateway.
+                 * @enum {string}
+                 */
+                source: "webhook" | "action";
+            }[];
+            /** @description When the call was answered (ISO 8601); null when it was not. */
+            started_at: string | null;
+            /** @description When it ended (ISO 8601); null while it goes on. */
+            ended_at: string | null;
+            /** @description Seconds from answer to end, as the provider's terminate webhook reported them; null when not answered or before that webhook. */
+            duration_seconds: number | null;
+            created_at: string;
+            updated_at: string;
+            /** @description The terminate webhook's errors of a failed call; null when none. */
+            errors: unknown;
+        };
+        CallPermission: {
+            /** @description `no_permission`, `temporary` or `permanent` (older provider versions: `granted`, `pending`, `denied`, `expired`). */
+            status: string;
+            expires_at: string | null;
+            /** @description The provider's `actions`: what the business may do now (`send_call_permission_request`, `start_call`) and their limits. */
+            actions: {
+                [key: string]: unknown;
+            }[];
+        };
+        CallingSettings: {
+            /** @description Calling is on for the number (users see the call button). */
+            enabled: boolean;
+            /** @description `DEFAULT` or `DISABLE_ALL`. */
+            call_icon_visibility: string;
+            /** @description A user who calls the business grants it permission to call back. */
+            callback_permission: boolean;
+            call_hours: ({
+                enabled: boolean;
+            } & {
+                [key: string]: unknown;
+            }) | null;
+        };
         ValidationIssue: {
             /** @description `["body", "buttons", "0", "title"]`: where the problem is. */
             loc: string[];
@@ -1668,7 +1884,7 @@ export type components = {
              * @description Stable machine code.
              * @enum {string}
              */
-            code: "api_key_not_found" | "client_not_found" | "contact_not_found" | "delivery_not_found" | "flow_not_found" | "media_not_found" | "media_url_expired" | "message_not_found" | "not_found" | "provider_object_not_found" | "route_not_found" | "signup_session_not_found" | "template_not_found" | "tenant_not_found";
+            code: "api_key_not_found" | "call_not_found" | "client_not_found" | "contact_not_found" | "delivery_not_found" | "flow_not_found" | "media_not_found" | "media_url_expired" | "message_not_found" | "not_found" | "provider_object_not_found" | "route_not_found" | "signup_session_not_found" | "template_not_found" | "tenant_not_found";
             /** @description The same request may succeed later (after `Retry-After` when given). */
             retryable?: boolean;
             provider_error?: components["schemas"]["ProviderError"];
@@ -1946,7 +2162,7 @@ export type components = {
              * @description Stable machine code.
              * @enum {string}
              */
-            code: "caller_missing" | "internal_error" | "provider_app_unconfigured" | "request_hash_missing" | "rpc_failed" | "unimplemented";
+            code: "call_action_unknown" | "caller_missing" | "internal_error" | "provider_app_unconfigured" | "request_hash_missing" | "rpc_failed" | "unimplemented";
             /** @description The same request may succeed later (after `Retry-After` when given). */
             retryable?: boolean;
             provider_error?: components["schemas"]["ProviderError"];
@@ -4474,6 +4690,57 @@ export interface operations {
             504: components["responses"]["Error504"];
         };
     };
+    sendCallPermissionRequest: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first outcome is stored for 24 h and a repeat with the same key and body replays it without calling the provider again (`409 idempotency_key_reused` with another body). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Your id for this request (echoed; else one is made). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    client_id: string;
+                    to: string;
+                    reply_to?: string;
+                    body?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Sent (accepted by the provider); a repeat under the same Idempotency-Key replays this answer. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description The provider's message id of the send (`wamid.…`). */
+                    "X-Message-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": null;
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            502: components["responses"]["Error502"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
     blockUsers: {
         parameters: {
             query?: never;
@@ -4662,7 +4929,7 @@ export interface operations {
             504: components["responses"]["Error504"];
         };
     };
-    acceptCall: {
+    preAcceptCall: {
         parameters: {
             query?: never;
             header?: {
@@ -4693,6 +4960,414 @@ export interface operations {
                 };
                 content: {
                     "application/json": null;
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            502: components["responses"]["Error502"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    acceptCall: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first outcome is stored for 24 h and a repeat with the same key and body replays it without calling the provider again (`409 idempotency_key_reused` with another body). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Your id for this request (echoed; else one is made). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    client_id: string;
+                    call_id: string;
+                    sdp: string;
+                    biz_opaque_callback_data?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": null;
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            502: components["responses"]["Error502"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    rejectCall: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first outcome is stored for 24 h and a repeat with the same key and body replays it without calling the provider again (`409 idempotency_key_reused` with another body). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Your id for this request (echoed; else one is made). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    client_id: string;
+                    call_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": null;
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            502: components["responses"]["Error502"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    terminateCall: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first outcome is stored for 24 h and a repeat with the same key and body replays it without calling the provider again (`409 idempotency_key_reused` with another body). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Your id for this request (echoed; else one is made). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    client_id: string;
+                    call_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": null;
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            502: components["responses"]["Error502"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    connectCall: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first outcome is stored for 24 h and a repeat with the same key and body replays it without calling the provider again (`409 idempotency_key_reused` with another body). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Your id for this request (echoed; else one is made). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    client_id: string;
+                    to?: string;
+                    recipient?: string;
+                    sdp: string;
+                    biz_opaque_callback_data?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The provider's call id; a repeat under the same Idempotency-Key replays it. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The provider's call id (`wacid.…`): the call's record is `GET /api/calls/{call_id}`. */
+                        call_id: string;
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            502: components["responses"]["Error502"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    getCallPermission: {
+        parameters: {
+            query: {
+                /** @description The client (UUID). */
+                client_id: string;
+                to?: string;
+                recipient?: string;
+            };
+            header?: {
+                /** @description Your id for this request (echoed; else one is made). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The permission and what the business may do now. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CallPermission"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            502: components["responses"]["Error502"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    listCalls: {
+        parameters: {
+            query: {
+                /** @description The client (UUID). */
+                client_id: string;
+                /** @description Page size. */
+                limit?: number;
+                /** @description `next_cursor` of the previous page (sealed: only for the same list and tenant). */
+                cursor?: string;
+            };
+            header?: {
+                /** @description Your id for this request (echoed; else one is made). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of call records. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Call"][];
+                        /** @description Pass as `cursor` to get the next page; null on the last page. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            422: components["responses"]["Error422"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    getCall: {
+        parameters: {
+            query: {
+                /** @description The client (UUID). */
+                client_id: string;
+            };
+            header?: {
+                /** @description Your id for this request (echoed; else one is made). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                call_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The call. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Call"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            422: components["responses"]["Error422"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    getCallingSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (echoed; else one is made). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CallingSettings"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            502: components["responses"]["Error502"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    updateCallingSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (echoed; else one is made). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    enabled?: boolean;
+                    /** @enum {string} */
+                    call_icon_visibility?: "DEFAULT" | "DISABLE_ALL";
+                    call_hours?: {
+                        enabled: boolean;
+                        timezone_id?: unknown[] | boolean | number | Record<string, never> | string | null;
+                        weekly_operating_hours?: {
+                            /** @enum {string} */
+                            day_of_week: "MONDAY" | "TUESDAY" | "WEDNESDAY" | "THURSDAY" | "FRIDAY" | "SATURDAY" | "SUNDAY";
+                            open_time: string;
+                            close_time: string;
+                        }[];
+                        holiday_schedule?: {
+                            date: string;
+                            start_time: string;
+                            end_time: string;
+                        }[];
+                    };
+                    callback_permission?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The settings after the change. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CallingSettings"];
                 };
             };
             401: components["responses"]["Error401"];

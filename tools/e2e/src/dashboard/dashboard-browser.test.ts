@@ -443,6 +443,54 @@ describe('the tenant dashboard in Chromium against a real gateway', () => {
     await waitFor(async () => (await stack.api(newKey).get('/api/clients')).status === 401, { timeoutMs: 8000, what: 'the revoked key to stop working' });
   });
 
+  it("shows a client's calls, one call's timeline and duration, and changes its calling settings at the provider", async () => {
+    const client = await activeClient(tenantA.api, 'Call center');
+    const { call_id } = await sim.inboundCall(client.phone_number_id, '16505550777');
+    const record = async () =>
+      (await tenantA.api.get<{ status: string; duration_seconds: number | null }>(`/api/calls/${encodeURIComponent(call_id)}?client_id=${client.id}`)).json;
+    await waitFor(async () => (await record()).status === 'ringing', { timeoutMs: UI_TIMEOUT_MS, what: 'the call record' });
+    expect((await tenantA.api.post('/api/call/pre-accept', { client_id: client.id, call_id, sdp: 'v=0' })).status).toBe(200);
+    expect((await tenantA.api.post('/api/call/accept', { client_id: client.id, call_id, sdp: 'v=0' })).status).toBe(200);
+    await sim.advanceClock(65_000);
+    try {
+      expect((await tenantA.api.post('/api/call/terminate', { client_id: client.id, call_id })).status).toBe(200);
+      await waitFor(async () => (await record()).duration_seconds === 65, { timeoutMs: UI_TIMEOUT_MS, what: 'the terminate webhook' });
+    } finally {
+      await sim.resetClock();
+    }
+
+    await signIn(tenantA.apiKey);
+    await openFromNav('Calls');
+    await check('calls-choose-client');
+    await page.getByLabel('Client', { exact: true }).selectOption(client.id);
+    const row = page.locator(`tr[data-call-id="${call_id}"]`);
+    await row.waitFor();
+    await expect(row.textContent()).resolves.toContain('terminated');
+    await check('calls');
+    await row.getByRole('link', { name: 'Open call with 16505550777' }).click();
+    await page.getByRole('heading', { name: 'Status timeline' }).waitFor();
+    await expect(page.locator('.timeline li').allTextContents()).resolves.toEqual([
+      expect.stringMatching(/^ringing.*provider/),
+      expect.stringMatching(/^pre-accepted.*your action/),
+      expect.stringMatching(/^accepted.*your action/),
+      expect.stringMatching(/^terminated.*your action/),
+    ]);
+    await expect(page.locator('.props').textContent()).resolves.toContain('1:05');
+    await check('call-timeline');
+
+    await page.getByRole('link', { name: /All calls of this client/ }).click();
+    const settings = page.getByRole('region', { name: 'Calling settings' });
+    await settings.getByLabel('Calling enabled').waitFor();
+    await expect(settings.getByLabel('Calling enabled').isChecked()).resolves.toBe(true);
+    await settings.getByLabel('Calling enabled').uncheck();
+    await settings.getByLabel(/grants callback permission/).check();
+    await settings.getByRole('button', { name: 'Save settings' }).click();
+    await settings.getByText('Calling settings saved').waitFor();
+    const saved = (await tenantA.api.get<{ enabled: boolean; callback_permission: boolean }>(`/api/clients/${client.id}/calling`)).json;
+    expect([saved.enabled, saved.callback_permission]).toEqual([false, true]);
+    await check('calling-settings');
+  });
+
   it('revoking the key of the current session asks for confirmation, then signs out', async () => {
     const t = await stack.createTenant({ name: 'Short lived' });
     await signIn(t.apiKey);
@@ -850,6 +898,11 @@ describe('the tenant dashboard in Chromium against a real gateway', () => {
       components: [{ type: 'BODY', text: 'A private' }],
     });
     expect(template.status).toBe(200);
+    const { call_id: callId } = await sim.inboundCall(a.phone_number_id, '16505550778');
+    await waitFor(async () => (await tenantA.api.get(`/api/calls/${encodeURIComponent(callId)}?client_id=${a.id}`)).status === 200, {
+      timeoutMs: UI_TIMEOUT_MS,
+      what: "A's call record",
+    });
     const b = await stack.createTenant({ name: 'Tenant B' });
     await signIn(b.apiKey);
     await settled();
@@ -871,6 +924,8 @@ describe('the tenant dashboard in Chromium against a real gateway', () => {
       [`clients?client=${a.id}`, 'b-client'],
       [`templates?client=${a.id}`, 'b-templates'],
       [`templates?client=${a.id}&template=${template.json.id}`, 'b-template'],
+      [`calls?client=${a.id}`, 'b-calls'],
+      [`calls?client=${a.id}&call=${encodeURIComponent(callId)}`, 'b-call'],
     ] as const) {
       await page.goto(url(path));
       const alert = page.getByRole('alert');

@@ -99,14 +99,18 @@ describe('hostile input is refused at the edge with a 4xx, before any service is
     }
   });
 
-  it('never echoes an SDP (its ICE credentials) in a 422 of /api/call/accept', async () => {
+  it('never echoes an SDP (its ICE credentials) in a 422 of the call routes that take one', async () => {
     const sdp = 'v=0\r\no=- 1 2 IN IP4 127.0.0.1\r\na=ice-ufrag:UFRAGsecret\r\na=ice-pwd:PWDsecretICEpassword\r\n';
-    const cases = [
+    const cases = ['/api/call/accept', '/api/call/pre-accept'].flatMap((path) => [
       // too long, a wrong type, and a valid SDP beside another field's problem
-      api.post('/api/call/accept', { client_id: clientId, call_id: 'wacid.1', sdp: sdp + 'a'.repeat(256 * 1024) }),
-      api.post('/api/call/accept', { client_id: clientId, call_id: 'wacid.1', sdp: [sdp] }),
-      api.post('/api/call/accept', { client_id: clientId, call_id: { sdp }, sdp }),
-    ];
+      api.post(path, { client_id: clientId, call_id: 'wacid.1', sdp: sdp + 'a'.repeat(256 * 1024) }),
+      api.post(path, { client_id: clientId, call_id: 'wacid.1', sdp: [sdp] }),
+      api.post(path, { client_id: clientId, call_id: { sdp }, sdp }),
+    ]);
+    cases.push(
+      api.post('/api/call/connect', { client_id: clientId, to: '+16505551234', sdp: sdp + 'a'.repeat(256 * 1024) }),
+      api.post('/api/call/connect', { client_id: clientId, to: 'not a number', sdp }),
+    );
     for (const res of await Promise.all(cases)) {
       expect(res.status).toBe(422);
       expect(res.text).not.toContain('PWDsecret');

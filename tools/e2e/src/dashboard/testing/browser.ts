@@ -1,31 +1,19 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
+import { launchChromium as launchDebianChromium } from '../../testing/chromium';
 
-/** Debian's chromium package (`npm test` installs it when missing). */
-export const CHROMIUM_PATH = '/usr/bin/chromium';
 const ROOT = resolve(__dirname, '..', '..', '..', '..', '..');
 export const DASHBOARD_DIST = resolve(ROOT, 'dist', 'apps', 'dashboard');
 /** Screenshots land here (the test output folder), one PNG per page and state, for a reviewer to look at. */
 export const SCREENSHOT_DIR = resolve(ROOT, '.test-results', 'dashboard');
+export { CHROMIUM_PATH } from '../../testing/chromium';
 
+/** Chromium for the dashboard, which must have been built (`npm test` builds it first). */
 export async function launchChromium(): Promise<Browser> {
-  if (!existsSync(CHROMIUM_PATH)) throw new Error(`${CHROMIUM_PATH} is missing: apt-get install -y chromium (npm test does it)`);
   if (!existsSync(resolve(DASHBOARD_DIST, 'index.html'))) throw new Error(`the dashboard is not built: npx nx run dashboard:build (npm test builds it first)`);
-  return chromium.launch({
-    executablePath: CHROMIUM_PATH,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  return launchDebianChromium();
 }
 
 export async function screenshot(page: Page, name: string): Promise<string> {

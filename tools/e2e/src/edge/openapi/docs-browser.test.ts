@@ -1,31 +1,18 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser } from 'playwright-core';
+import { launchChromium } from '../../testing/chromium';
 import { startStack, type Stack } from '@gateway/test-stack';
 import { DOCS_CSP, SCALAR_VERSION } from '@gateway/app-edge';
 
-const CHROMIUM_PATH = '/usr/bin/chromium';
 const SCREENSHOT_DIR = resolve(__dirname, '../../../../../.test-results/docs');
 
 describe('GET /docs: the browsable API reference', () => {
   let stack: Stack;
   let browser: Browser;
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM_PATH)) throw new Error(`${CHROMIUM_PATH} is missing: apt-get install -y chromium (npm test does it)`);
     stack = await startStack({ services: ['edge'], sim: false });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM_PATH,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

@@ -1,4 +1,5 @@
 import { startStack, type ApiClient, type Stack } from '@gateway/test-stack';
+import { EXAMPLE_NAMED_TEMPLATE } from '@gateway/message-kinds';
 import { SimControl, startWebhookReceiver, waitFor, type WebhookReceiver } from '@gateway/testing';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- tests read arbitrary JSON */
@@ -9,36 +10,8 @@ import { SimControl, startWebhookReceiver, waitFor, type WebhookReceiver } from 
  * what the provider refuses must be a 422 naming the field, with no provider call.
  */
 
-/** Custom marketing templates page, "Example request" (named parameters, lower-case enums). */
-const NAMED_MARKETING = {
-  name: 'welcome_discount_template',
-  language: 'en_US',
-  category: 'marketing',
-  parameter_format: 'named',
-  components: [
-    { type: 'header', format: 'image', example: { header_handle: ['4::aW...'] } },
-    {
-      type: 'body',
-      text: 'Welcome to Lucky Shrub, {{first_name}}!\n\nUse code *{{discount_code}}* to get {{discount_amount}} off of your first purchase!',
-      example: {
-        body_text_named_params: [
-          { param_name: 'first_name', example: 'Pablo' },
-          { param_name: 'discount_code', example: 'WELCOME20' },
-          { param_name: 'discount_amount', example: '20%' },
-        ],
-      },
-    },
-    { type: 'footer', text: 'Lucky Shrub: Your gateway to succulents!' },
-    {
-      type: 'buttons',
-      buttons: [
-        { type: 'url', text: 'View deals', url: 'https://www.luckyshrub.com/deals' },
-        { type: 'phone_number', text: 'Call us', phone_number: '+15550051310' },
-        { type: 'quick_reply', text: 'Unsubscribe' },
-      ],
-    },
-  ],
-};
+/** Custom marketing templates page, "Example request" (named parameters, lower-case enums): the kinds' own example. */
+const NAMED_MARKETING = EXAMPLE_NAMED_TEMPLATE;
 
 /** provider-2026.md §6.1: a named utility template with a named header variable. */
 const NAMED_UTILITY = {
