@@ -6,6 +6,7 @@ import { AuditPage } from './pages/audit';
 import { ClientsPage } from './pages/clients';
 import { DeliveriesPage } from './pages/deliveries';
 import { FlowsPage } from './pages/flows';
+import { InboxPage } from './pages/inbox';
 import { MessagesPage } from './pages/messages';
 import { OverviewPage } from './pages/overview';
 import { SettingsPage } from './pages/settings';
@@ -17,6 +18,7 @@ const PAGES = [
   { path: '', title: 'Overview', Page: OverviewPage },
   { path: 'clients', title: 'Clients', Page: ClientsPage },
   { path: 'deliveries', title: 'Deliveries', Page: DeliveriesPage },
+  { path: 'inbox', title: 'Inbox', Page: InboxPage },
   { path: 'messages', title: 'Messages', Page: MessagesPage },
   { path: 'calls', title: 'Calls', Page: CallsPage },
   { path: 'flows', title: 'Flows', Page: FlowsPage },

@@ -14,6 +14,8 @@ export function readConfig(env: Env = process.env) {
       disableAfterMs: int('WEBHOOK_DISABLE_AFTER_MS', 5 * 24 * 3600_000, { min: 1000 }),
       /** Deliveries in progress at once (messages waiting out a retry delay are not counted here). */
       concurrency: int('DISPATCHER_CONCURRENCY', 128, { min: 1, max: 1024 }),
+      /** Delivery records older than this are pruned, hourly, in small batches (issue 27). */
+      deliveryRetentionDays: int('DELIVERY_RETENTION_DAYS', 30, { min: 1, max: 3650 }),
     },
     env,
   );

@@ -16,10 +16,15 @@ import { RecordWriter } from './record-writer';
 import { migrations } from './store/migrations';
 import { SqlDeliveryRepository } from './store/deliveries';
 import { WebhookSender } from './webhook-sender';
+import { DeliveryRetention, RetentionClock } from './retention';
 
 export interface RunningDispatcher extends RunningProcess {
   grpcPort: number;
   metricsPort: number;
+  /** What delivery retention counts from (a test moves it forward). */
+  clock: RetentionClock;
+  /** One retention sweep now (it also runs hourly). */
+  pruneNow(): Promise<number>;
 }
 
 export const EVENTS_DURABLE = 'dispatcher-webhooks';
@@ -124,12 +129,21 @@ export async function startDispatcher(config: DispatcherConfig, logger: Logger):
     observer: metrics.grpcObserver,
   });
   const metricsServer = await startMetricsServer(metrics, config.metricsPort);
+  const retention = new DeliveryRetention(db, new RetentionClock(), config.deliveryRetentionDays, logger);
+  const prune = setInterval(
+    () => retention.sweep().catch((e: unknown) => logger.warn({ err: e }, 'could not prune delivery records past retention')),
+    60 * 60 * 1000,
+  );
+  prune.unref();
   logger.info({ grpcPort: grpc.port, metricsPort: metricsServer.port, storage: db.kind, retryDelaysMs: config.retryDelaysMs }, 'dispatcher ready');
 
   return {
     grpcPort: grpc.port,
     metricsPort: metricsServer.port,
+    clock: retention.clock,
+    pruneNow: () => retention.sweep(),
     async stop() {
+      clearInterval(prune);
       await grpc.shutdown();
       // in-flight attempts finish and are acked or naked; nothing waits in memory
       await Promise.all(consumers.map((c) => c.stop()));

@@ -94,6 +94,8 @@ export function readConfig(env: Env = process.env) {
       trustedProxies,
       /** Opens of the public signup page per client address and minute (per edge replica). */
       signupPageOpensPerMinute: int('SIGNUP_PAGE_OPENS_PER_MINUTE', 30, { min: 1 }),
+      /** Live streams (GET /api/stream) one tenant may hold open at once, per edge replica. */
+      streamsPerTenant: int('STREAMS_PER_TENANT', 20, { min: 1, max: 1000 }),
       /** Development mode (WEBHOOK_ALLOW_PRIVATE_TARGETS): signup redirect URLs may be plain http. */
       allowPrivateTargets: common.allowPrivateTargets,
       /** The built dashboard (apps/dashboard, `nx run dashboard:build`), served at /dashboard. */

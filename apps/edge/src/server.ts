@@ -9,6 +9,7 @@ import { createEdgeApp, routesOf, type RouteInfo } from './app';
 import { ApiKeyCache } from './auth';
 import type { EdgeConfig } from './config';
 import { publicRoutes } from './routes/public';
+import { LiveStreams } from './routes/stream';
 import { closeServices, connectServices } from './services';
 
 export interface RunningEdge extends RunningProcess {
@@ -46,7 +47,7 @@ export async function startEdge(config: EdgeConfig, logger: Logger): Promise<Run
     url: config.natsUrl,
     name: 'edge',
     logger,
-    streams: [STREAMS.providerInbound, STREAMS.deadLetter, STREAMS.directoryChanges],
+    streams: [STREAMS.providerInbound, STREAMS.deadLetter, STREAMS.directoryChanges, STREAMS.conversations],
     replicas: config.jetstreamReplicas,
   });
   const metrics = new Metrics('edge');
@@ -66,8 +67,10 @@ export async function startEdge(config: EdgeConfig, logger: Logger): Promise<Run
     onChange: (c) => c.kind === 'api_key' && keys.dropTenant(c.tenantId),
     onGap: () => keys.clear(),
   });
+  const streams = new LiveStreams();
   const app = createEdgeApp({
     config,
+    streams,
     services,
     logger,
     keys,
@@ -98,7 +101,8 @@ export async function startEdge(config: EdgeConfig, logger: Logger): Promise<Run
     metricsPort: metricsServer.port,
     routes: routesOf(app),
     async stop() {
-      // stop accepting, let in-flight requests finish, then close idle keep-alive sockets
+      // stop accepting, end the live streams, let in-flight requests finish, then close idle keep-alive sockets
+      streams.closeAll();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();

@@ -1,4 +1,4 @@
-import { business, calls, campaigns, dispatcher, flows, messaging, signup, templates, tenantDirectory } from '@gateway/contracts';
+import { business, calls, campaigns, conversations, dispatcher, flows, messaging, signup, templates, tenantDirectory } from '@gateway/contracts';
 import { createServiceClient, type ServiceClient } from '@gateway/rpc';
 import type { EdgeConfig } from './config';
 
@@ -11,6 +11,8 @@ export interface Services {
   flows: ServiceClient<typeof flows.FlowsService>;
   /** Served by the messaging process, which owns the template copy. */
   templates: ServiceClient<typeof templates.TemplatesService>;
+  /** The message log, contacts and conversations: served by the messaging process, which owns the messages. */
+  conversations: ServiceClient<typeof conversations.ConversationsService>;
   /** Served by the messaging process, which owns the call records. */
   calls: ServiceClient<typeof calls.CallsService>;
   /** Plans, quotas, tenant lifecycle and the audit log: served by the tenant-directory process. */
@@ -40,6 +42,7 @@ export function connectServices(config: EdgeConfig): Services {
     flows: createServiceClient(flows.FlowsService, config.flowsAddr, { defaultDeadlineMs: 60_000 }),
     // a sync pages through the provider's list (each page PROVIDER_TIMEOUT_MS)
     templates: createServiceClient(templates.TemplatesService, config.messagingAddr, { defaultDeadlineMs: 60_000 }),
+    conversations: createServiceClient(conversations.ConversationsService, config.messagingAddr, { defaultDeadlineMs: 10_000 }),
     // a call action waits for the provider (PROVIDER_TIMEOUT_MS, never retried)
     calls: createServiceClient(calls.CallsService, config.messagingAddr, { defaultDeadlineMs: 60_000 }),
     business: createServiceClient(business.BusinessService, config.tenantDirectoryAddr, { defaultDeadlineMs: 10_000 }),

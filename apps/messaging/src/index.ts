@@ -5,3 +5,7 @@ export { readConfig } from './config';
 export type { MessagingConfig } from './config';
 export { SqlMessageRepository } from './store/messages';
 export type { MessageRepository, MessageRecord, MessageStatus, StatusChange } from './store/messages';
+export { LIVE_NOTICE_SCHEMA } from './live';
+export type { LiveNotice } from './live';
+export { SqlConversations } from './store/conversations';
+export { migrations as conversationsMigrations } from './store/migrations';

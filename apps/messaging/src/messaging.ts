@@ -105,7 +105,16 @@ export class Messaging {
             : await this.provider.sendMessage(credentials.accessToken, credentials.phoneNumberId, payload);
         return {
           response: { result: { messageId, replayed: false }, headers },
-          message: { id: messageId, tenantId: client.tenantId, clientId: client.id, to: body.to, recipient: body.recipient, api, kind: recordKind },
+          message: {
+            id: messageId,
+            tenantId: client.tenantId,
+            clientId: client.id,
+            to: body.to,
+            recipient: body.recipient,
+            api,
+            kind: recordKind,
+            text: sendText(body),
+          },
         };
       };
     });
@@ -179,6 +188,13 @@ export class Messaging {
   }
 }
 
+/** What the message log shows of a send: its text, caption or body, else the template's name. */
+function sendText(body: object): string | undefined {
+  const b = body as Record<string, unknown>;
+  for (const k of ['text', 'caption', 'body']) if (typeof b[k] === 'string' && b[k]) return b[k];
+  return typeof b.template_name === 'string' ? `template ${b.template_name}` : undefined;
+}
+
 /** A user the provider could not block or unblock: its first error's code and reason, and every error as sent. */
 function failedUser(f: { user: string; errors: unknown[] }) {
   const first = (f.errors[0] ?? {}) as { code?: unknown; message?: unknown; title?: unknown; error_data?: { details?: unknown } };
@@ -187,7 +203,9 @@ function failedUser(f: { user: string; errors: unknown[] }) {
   return { user: f.user, code: typeof first.code === 'number' ? first.code : null, reason: details ? `${message}: ${details}` : message, errors: f.errors };
 }
 
-function present(r: MessageRecord): MessageInitShape<typeof m.MessageRecordSchema> {
+export function present(
+  r: MessageRecord & { reactions?: Array<{ emoji: string; from: string; message_id: string; at: Date }> },
+): MessageInitShape<typeof m.MessageRecordSchema> {
   return {
     id: r.id,
     clientId: r.client_id,
@@ -209,5 +227,12 @@ function present(r: MessageRecord): MessageInitShape<typeof m.MessageRecordSchem
     errorsJson: r.errors?.length ? JSON.stringify(r.errors) : '',
     conversationJson: r.conversation ? JSON.stringify(r.conversation) : '',
     pricingJson: r.pricing ? JSON.stringify(r.pricing) : '',
+    direction: r.direction,
+    contactId: r.contact_id ?? undefined,
+    from: r.from ?? undefined,
+    text: r.text ?? undefined,
+    contentJson: r.content === null || r.content === undefined ? '' : JSON.stringify(r.content),
+    contextId: r.context_id ?? undefined,
+    reactions: (r.reactions ?? []).map((x) => ({ emoji: x.emoji, from: x.from, messageId: x.message_id, at: new Date(x.at).toISOString() })),
   };
 }

@@ -28,10 +28,19 @@ import { SqlTemplateRepository } from './templates/store';
 import { Templates } from './templates/templates';
 import { migrations } from './store/migrations';
 import { MessageStore } from './store/message-store';
+import { SqlConversations } from './store/conversations';
+import { Clock } from './clock';
+import { LiveUpdates } from './live';
+import { MessageRetention } from './retention';
+import { defineConversationsService } from './conversations-service';
 
 export interface RunningMessaging extends RunningProcess {
   grpcPort: number;
   metricsPort: number;
+  /** When messages are logged and what retention counts from (a test moves it forward). */
+  clock: Clock;
+  /** One retention sweep now (it also runs hourly). */
+  pruneNow(): Promise<{ messages: number; contacts: number }>;
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -42,7 +51,10 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
   const directory = createServiceClient(td.TenantDirectoryService, config.tenantDirectoryAddr, { defaultDeadlineMs: 10_000 });
   const provider = connectProvider(config, metrics.providerCall);
   metrics.providerApiVersion(config.providerApiVersion, logger);
-  const store = new MessageStore(db, logger);
+  const clock = new Clock();
+  const conversations = new SqlConversations(db, db.kind);
+  const live = new LiveUpdates(logger);
+  const store = new MessageStore(db, logger, { clock, conversations, live });
   const messages = store.repository;
   // a claim outlives the longest a request can run (provider timeout, one retry) many times over
   const runner = new IdempotentRunner(db, { ttlMs: DAY_MS, leaseMs: Math.max(60_000, config.providerTimeoutMs * 6) }, store, logger);
@@ -79,9 +91,10 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
     url: config.natsUrl,
     name: 'messaging',
     logger,
-    streams: [STREAMS.providerInbound, STREAMS.events, STREAMS.deadLetter, STREAMS.directoryChanges],
+    streams: [STREAMS.providerInbound, STREAMS.events, STREAMS.deadLetter, STREAMS.directoryChanges, STREAMS.conversations],
     replicas: config.jetstreamReplicas,
   });
+  live.attach(bus);
   // a changed client (deactivated, new token, new ids) is dropped from both caches before its change is answered
   const changes = await followDirectoryChanges({
     bus,
@@ -103,6 +116,9 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
     templates,
     calls: callRecords,
     campaigns: new CampaignInbound(campaignRepo),
+    conversations,
+    live,
+    clock,
     // the tenant directory owns the client: it changes it and publishes the change notice the caches follow
     applyAccountUpdate: async (client, u) => {
       await directory.applyProviderAccountUpdate({ tenantId: client.tenantId, clientId: client.id, ...u });
@@ -114,6 +130,7 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
   const campaignEvents = new CampaignEvents(relay, credentials);
   const campaigns = new Campaigns(db, templateRepo, svc, campaignEvents);
   const campaignRunner = new CampaignRunner(db, svc, logger, metrics, campaignEvents);
+  const retention = new MessageRetention(conversations, clock, config.messageRetentionDays, logger);
 
   const grpc = await startGrpcServer({
     host: config.grpcHost,
@@ -124,6 +141,7 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
       defineTemplatesService(templates),
       defineCallsService(calls),
       defineCampaignsService(campaigns),
+      defineConversationsService(conversations, clock),
       defineTenantDataService((ids) => eraseRowsMentioning(db, ids)),
       // GET /api/usage: this service's rows of the tenant per UTC day
       defineUsageService((tenantId: string, from: string, to: string) =>
@@ -143,6 +161,7 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
     () => {
       runner.purgeExpired().catch((e: unknown) => logger.warn({ err: e }, 'could not purge expired idempotency keys'));
       messages.purgeEarlyStatuses(DAY_MS).catch((e: unknown) => logger.warn({ err: e }, 'could not purge early status updates'));
+      retention.sweep().catch((e: unknown) => logger.warn({ err: e }, 'could not prune messages past retention'));
     },
     60 * 60 * 1000,
   );
@@ -152,6 +171,8 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
   return {
     grpcPort: grpc.port,
     metricsPort: metricsServer.port,
+    clock,
+    pruneNow: () => retention.sweep(),
     async stop() {
       clearInterval(purge);
       await grpc.shutdown();

@@ -17,5 +17,7 @@ export {
   deadLetterSubject,
   DIRECTORY_CHANGE_SUBJECT_PREFIX,
   directoryChangeSubject,
+  CONVERSATION_SUBJECT_PREFIX,
+  conversationSubject,
 } from './streams';
 export type { StreamDefinition } from './streams';

@@ -11,6 +11,8 @@ import { NATS } from '@gateway/config';
  * DEAD_LETTER       dead_letter.<source stream>       messages a durable consumer still failed after its last delivery, with
  *                                                     their original headers and the error (see dead-letter.ts); replayable
  * DIRECTORY_CHANGES directory.changed.<kind>.<tenant> change notices of the tenant directory (→ every process caching its data)
+ * CONVERSATIONS     conversations.<tenant>.<client>   a client's new messages and status changes (messaging → every edge's
+ *                                                     live stream, GET /api/stream); a day kept for Last-Event-ID resumes
  */
 export const SUBJECT_PROVIDER_INBOUND = 'provider.inbound.webhook';
 export const EVENT_SUBJECT_PREFIX = 'events';
@@ -29,6 +31,12 @@ export const DIRECTORY_CHANGE_SUBJECT_PREFIX = 'directory.changed';
 
 export function directoryChangeSubject(kind: string, tenantId: string): string {
   return `${DIRECTORY_CHANGE_SUBJECT_PREFIX}.${kind}.${tenantId}`;
+}
+
+export const CONVERSATION_SUBJECT_PREFIX = 'conversations';
+
+export function conversationSubject(tenantId: string, clientId: string): string {
+  return `${CONVERSATION_SUBJECT_PREFIX}.${tenantId}.${clientId}`;
 }
 
 export function eventSubject(type: string, tenantId: string, clientId: string): string {
@@ -81,6 +89,8 @@ export const STREAMS = {
   deadLetter: { ...gatewayStream('DEAD_LETTER', 'dead_letter.>'), max_age: nanos(30 * DAY_MS) },
   // read from "now" by every process that caches directory data; a notice matters for seconds, so an hour is ample
   directoryChanges: { ...gatewayStream('DIRECTORY_CHANGES', 'directory.changed.>'), max_age: nanos(3600_000), max_msg_size: 64 * 1024 },
+  // small notices (ids and a status), read from a position by each open stream: a day is the longest resume
+  conversations: { ...gatewayStream('CONVERSATIONS', 'conversations.>'), max_age: nanos(DAY_MS), max_msg_size: 64 * 1024 },
 } satisfies Record<string, Partial<StreamConfig> & { name: string; subjects: string[] }>;
 
 export type StreamDefinition = (typeof STREAMS)[keyof typeof STREAMS];

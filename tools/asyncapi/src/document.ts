@@ -1,6 +1,7 @@
 import { DELIVERY_ID_HEADER, DELIVERY_SERIES_HEADER, EVENTS_DURABLE, RETRIES_DURABLE } from '@gateway/app-dispatcher';
-import { INBOUND_DURABLE } from '@gateway/app-messaging';
+import { INBOUND_DURABLE, LIVE_NOTICE_SCHEMA } from '@gateway/app-messaging';
 import {
+  CONVERSATION_SUBJECT_PREFIX,
   DEAD_LETTER_HEADERS,
   DEAD_LETTER_SUBJECT_PREFIX,
   DEFAULT_MAX_DELIVER,
@@ -439,6 +440,53 @@ export function buildAsyncApiDocument(root = REPO_ROOT): Obj {
     title: 'The tenant directory announces a change',
     channel: ref('channels/directoryChanges'),
     messages: [ref('channels/directoryChanges/messages/directoryChange')],
+  };
+
+  schemas.LiveNotice = LIVE_NOTICE_SCHEMA;
+  messages.LiveNotice = {
+    name: 'LiveNotice',
+    title: 'Live conversation notice',
+    summary: "A client's message was stored or changed status (issue 27).",
+    description:
+      'Published by the messaging service when it stores an inbound message, a send or an echo, and when a send changes status. Every edge replica ' +
+      'reads it for its open `GET /api/stream` connections (an ordered consumer per connection, from "now" or from the Last-Event-ID + 1) and ' +
+      'answers the Server-Sent Event `message` or `status` whose `data` is `{"message": Message}` (the OpenAPI `Message` record, read through the ' +
+      "messaging service) and whose `id` is this message's stream sequence.",
+    contentType: 'application/json',
+    headers: {
+      type: 'object',
+      required: [NATS_MSG_ID],
+      additionalProperties: false,
+      properties: { [NATS_MSG_ID]: str('`<type>:<message_id>:<status>`: the same notice written twice is dropped.'), ...PUBLISH_HEADERS },
+    },
+    payload: ref('components/schemas/LiveNotice'),
+    examples: [
+      {
+        name: 'inbound-message',
+        headers: { [NATS_MSG_ID]: 'message:wamid.HBgLMTY1MDU1NTEyMzQVAgASGBQzQUZCMzQ1:received' },
+        payload: {
+          type: 'message',
+          message_id: 'wamid.HBgLMTY1MDU1NTEyMzQVAgASGBQzQUZCMzQ1',
+          contact_id: '0b9c7a52-5a8e-4f55-9c1d-2f4b8e7d6a10',
+          direction: 'in',
+          status: 'received',
+        },
+      },
+    ],
+  };
+  channels.conversations = {
+    address: `${CONVERSATION_SUBJECT_PREFIX}.{tenantId}.{clientId}`,
+    title: 'Live conversation notices',
+    description: 'Small notices (ids and a status) for the live stream; kept a day, the longest a stream can resume with Last-Event-ID.',
+    parameters: { tenantId: ref('components/parameters/tenantId'), clientId: ref('components/parameters/clientId') },
+    messages: { liveNotice: ref('components/messages/LiveNotice') },
+    'x-jetstream': jetstream(STREAMS.conversations, [{ service: 'edge', kind: 'ordered (one per open GET /api/stream)' }]),
+  };
+  operations.publishLiveNotice = {
+    action: 'send',
+    title: 'The messaging service tells the live streams of a stored message or status',
+    channel: ref('channels/conversations'),
+    messages: [ref('channels/conversations/messages/liveNotice')],
   };
 
   return {

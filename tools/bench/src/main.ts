@@ -25,6 +25,7 @@ import { cpuSecondsOf, pidsMatching, type Proc } from './processes';
 import { load, type LoadResult } from './load';
 import { fmt, met, pct, table, type Row } from './report';
 import { bootStack, ROOT, type BenchStack } from './stack';
+import { listsBench, listsReport, type ListsResult } from './lists';
 
 const N_EVENTS = Number(process.env.BENCH_EVENTS ?? 30_000);
 const SEND_SECONDS = Number(process.env.BENCH_SEND_SECONDS ?? 15);
@@ -34,7 +35,7 @@ const CONNECTIONS = 50;
 const APP_SECRET = 'sim-app-secret';
 const helpersBundle = join(__dirname, 'helpers-server.js');
 const CONFIGS = (process.env.BENCH_CONFIGS ?? 'embedded,production').split(',').filter(Boolean) as ConfigName[];
-const ONLY = new Set((process.env.BENCH_ONLY ?? 'dispatch,send,ingest,scaling,tracing,campaign').split(',').filter(Boolean));
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'dispatch,send,ingest,scaling,tracing,campaign,lists').split(',').filter(Boolean));
 const RSS_GOAL_MB = 150;
 
 type ConfigName = 'embedded' | 'production';
@@ -725,11 +726,17 @@ async function main() {
   const receiver = await startHelper(helpersBundle, 'receiver');
   const receiverUrl = `http://127.0.0.1:${receiver.port}`;
   const results: Partial<Record<ConfigName, ConfigResult>> = {};
+  let lists: ListsResult | undefined;
   try {
-    for (const c of CONFIGS) results[c] = await runConfig(c, natsBin, receiver.proc, receiverUrl, failures);
+    // BENCH_ONLY=lists measures the lists alone, without a stack
+    const pipelines = [...ONLY].some((o) => o !== 'lists');
+    for (const c of pipelines ? CONFIGS : []) results[c] = await runConfig(c, natsBin, receiver.proc, receiverUrl, failures);
   } finally {
     await receiver.proc.stop();
   }
+  // the message log's lists (issue 27), production only: the messaging store alone on its own database
+  const listsDb = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL;
+  if (ONLY.has('lists') && CONFIGS.includes('production') && listsDb) lists = await listsBench(listsDb, log);
   const minutes = (performance.now() - t0) / 60_000;
   console.log(
     `\n## Benchmark — ${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown cpu'}), Node ${process.version}, ${fmt(minutes, 1)} min\n`,
@@ -737,6 +744,7 @@ async function main() {
   console.log(report(results));
   console.log(`\nCPU time per operation (user + system, from /proc; the machine's other load not included):\n`);
   console.log(cpuReport(results));
+  if (lists) console.log(`\n${listsReport(lists)}`);
   if (failures.length) {
     console.error(`\nCorrectness failures:\n- ${failures.join('\n- ')}`);
     process.exit(1);

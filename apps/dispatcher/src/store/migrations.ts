@@ -49,4 +49,10 @@ export const migrations: Migration[] = [
       CREATE INDEX deliveries_client_status_created ON deliveries (tenant_id, client_id, status, created_at);
     `,
   },
+  {
+    version: 30,
+    name: 'deliveries_retention',
+    // issue 27: retention deletes the oldest deliveries in small batches
+    sql: `CREATE INDEX deliveries_created ON deliveries (created_at);`,
+  },
 ];

@@ -1,9 +1,18 @@
 import type { DeadLetter as BusDeadLetter } from '@gateway/bus';
-import { business as bz, calls as cl, dispatcher as d, flows as fl, messaging as m, templates as tp, tenantDirectory as td } from '@gateway/contracts';
+import {
+  business as bz,
+  calls as cl,
+  conversations as cv,
+  dispatcher as d,
+  flows as fl,
+  messaging as m,
+  templates as tp,
+  tenantDirectory as td,
+} from '@gateway/contracts';
 import { CALL_STATUSES, DELIVERY_STATUSES, EVENT_TYPES } from '@gateway/events';
 import type { JsonSchema } from '../openapi/operation';
 import { Campaign, CampaignRecipient, OptOut } from './campaigns';
-import { field, shape, type AnyPresenter } from './presenter';
+import { field, nested, shape, type AnyPresenter } from './presenter';
 import { nullable, record } from './proto-record';
 
 /*
@@ -109,9 +118,15 @@ const statusChange: JsonSchema = {
 /** Message record of decisions.md "Message status": errors, conversation and pricing of a status only where it has some. */
 export const Message = record(m.MessageRecordSchema, {
   name: 'Message',
-  omit: ['tenant_id', 'errors_json', 'conversation_json', 'pricing_json'],
+  omit: ['tenant_id', 'errors_json', 'conversation_json', 'pricing_json', 'content_json'],
   describe: {
     recipient: "The user's business-scoped user id (BSUID or parent BSUID) the send named, or null.",
+    direction: '`in`: a message a user sent (status `received`); `out`: a send, or an echo of a message sent from the business app.',
+    contact_id: 'The contact the message is with (GET /api/contacts/{contact_id}); null for sends stored before the message log.',
+    from: 'Who wrote an inbound message: its `from` (phone), or its BSUID when the phone is withheld.',
+    text: 'The text: a body, caption, reply title, reaction emoji or system message body.',
+    context_id: 'The message it replies or reacts to.',
+    reactions: "Users' reactions to it (in a thread; the latest of each user).",
   },
   fields: {
     to: field(
@@ -140,7 +155,32 @@ export const Message = record(m.MessageRecordSchema, {
     errors: field(anyJson, (r: m.MessageRecord) => (r.errorsJson ? parsed(r.errorsJson) : null)),
     conversation: field(anyJson, (r: m.MessageRecord) => (r.conversationJson ? parsed(r.conversationJson) : null)),
     pricing: field(anyJson, (r: m.MessageRecord) => (r.pricingJson ? parsed(r.pricingJson) : null)),
+    content: field({ ...anyJson, description: "The provider's message object of an inbound message or echo (null for sends)." }, (r: m.MessageRecord) =>
+      r.contentJson ? parsed(r.contentJson) : null,
+    ),
   },
+});
+
+/** A contact of a client (issue 27): every identity the provider gave, when it was seen, its 24-hour window. */
+export const Contact = record(cv.ContactSchema, {
+  name: 'Contact',
+  describe: {
+    wa_id: 'Phone number (as the provider writes it), when the user shares it.',
+    user_id: 'Business-scoped user id (BSUID).',
+    parent_user_id: 'Parent BSUID, for portfolios enrolled in a parent account.',
+    window_open_until: 'End of the 24-hour customer service window: a day after the user last wrote; null when it never opened.',
+    aliases: 'Identities the user had before (`user_changed_number`, `user_changed_user_id`): their history stays on this contact.',
+  },
+});
+
+/** A conversation: the contact, its last message and the inbound messages since it was last marked read. */
+export const Conversation = record(cv.ConversationSchema, {
+  name: 'Conversation',
+  fields: {
+    contact: nested(Contact, (c: cv.Conversation) => c.contact),
+    last_message: field({ anyOf: [{ $ref: '#/components/schemas/Message' }, { type: 'null' }] }, (c: cv.Conversation) => Message.present(c.lastMessage)),
+  },
+  describe: { unread: 'Inbound messages since the conversation was last marked read.' },
 });
 
 /** The delivery record of decisions.md ("Events and delivery"), attempts included. */
@@ -281,6 +321,8 @@ export const RECORDS: AnyPresenter[] = [
   AdminApiKey,
   Flow,
   Message,
+  Contact,
+  Conversation,
   Delivery,
   Template,
   DeadLetter,

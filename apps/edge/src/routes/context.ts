@@ -15,6 +15,8 @@ export interface RouteDeps {
   media: MediaProvider;
   /** Publisher onto the bus (inbound provider webhooks); undefined until connected. */
   bus?: import('@gateway/bus').Bus;
+  /** The open live streams (GET /api/stream), ended when the edge stops. */
+  streams?: import('./stream').LiveStreams;
 }
 
 export type RegisterRoutes = (router: Router, deps: RouteDeps) => void;

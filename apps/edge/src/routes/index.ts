@@ -6,6 +6,8 @@ import { registerClientRoutes } from './clients';
 import { registerClientLifecycleRoutes } from './client-lifecycle';
 import { registerAuditLogRoutes } from './audit-log';
 import { registerUsageRoutes } from './usage';
+import { registerConversationRoutes } from './conversations';
+import { registerStreamRoutes } from './stream';
 import { registerFlowRoutes } from './flows';
 import { registerMediaRoutes } from './media';
 import { registerMessageRoutes } from './messages';
@@ -25,6 +27,8 @@ export const tenantApiRoutes: RegisterRoutes[] = [
   registerMessagingRoutes,
   registerCallRoutes,
   registerMessageRoutes,
+  registerConversationRoutes,
+  registerStreamRoutes,
   registerWebhookDeliveryRoutes,
   registerFlowRoutes,
   registerApiKeyRoutes,

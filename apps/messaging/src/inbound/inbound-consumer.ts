@@ -4,6 +4,9 @@ import type { Metrics } from '@gateway/runtime';
 import type { SqlCallRepository } from '../calls/store';
 import type { CampaignInbound } from '../campaigns/inbound';
 import type { MessageRepository } from '../store/messages';
+import type { SqlConversations } from '../store/conversations';
+import type { LiveUpdates } from '../live';
+import type { Clock } from '../clock';
 import type { Templates } from '../templates/templates';
 import type { AccountUpdate } from './account-updates';
 import type { ClientLookup, RoutedClient } from './client-lookup';
@@ -30,10 +33,14 @@ export async function startInboundConsumer(deps: {
   /** Campaign recipients follow their messages' statuses; opt-out signals update the clients' lists. */
   campaigns?: CampaignInbound;
   applyAccountUpdate?: (client: RoutedClient, update: AccountUpdate) => Promise<void>;
+  /** The message log (issue 27): inbound messages are stored, and told to the live stream, before the ack. */
+  conversations?: SqlConversations;
+  live?: LiveUpdates;
+  clock?: Clock;
   logger: Logger;
   metrics: Metrics;
 }): Promise<RunningConsumer> {
-  const { bus, lookup, messages, templates, calls, campaigns, applyAccountUpdate, logger, metrics } = deps;
+  const { bus, lookup, messages, templates, calls, campaigns, applyAccountUpdate, conversations, live, clock, logger, metrics } = deps;
   const updates = metrics.counter('inbound_updates_total', 'Provider webhook changes by outcome', ['outcome']);
   const emitted = metrics.counter('events_emitted_total', 'Events published from provider webhooks, by type', ['type']);
   return runConsumer({
@@ -46,7 +53,7 @@ export async function startInboundConsumer(deps: {
     lag: metrics.consumerLag,
     deadLettered: metrics.deadLettered,
     handle: async (m) => {
-      const routed = await routeInbound(m.string(), lookup);
+      const routed = await routeInbound(m.string(), lookup, clock?.now());
       if (routed.unusable) {
         updates.inc({ outcome: 'unusable' });
         logger.warn({ seq: m.seq, reason: routed.unusable }, 'inbound body cannot be used; dead-lettered');
@@ -67,7 +74,36 @@ export async function startInboundConsumer(deps: {
         await bus.publish(e.subject, e.body, { msgId: e.id, headers: e.headers });
         emitted.inc({ type: e.type });
       }
-      for (const s of routed.statuses) await messages.recordStatus(s.messageId, s.status, s.at, s.errors, { conversation: s.conversation, pricing: s.pricing });
+      // the log before the events' redelivery could matter: a redelivered body stores nothing twice
+      if (conversations) {
+        const stored = await conversations.storeLogged(routed.logged);
+        for (const u of routed.identityUpdates) {
+          const contactId = await conversations.contactFor(u.tenantId, u.clientId, u.change.previous, clock?.now() ?? new Date());
+          if (contactId) await conversations.changeIdentity(u.clientId, contactId, u.change);
+        }
+        for (const l of stored) {
+          const owner = await conversations.ownerOf(l.id);
+          await live?.publish(l.tenantId, l.clientId, {
+            type: 'message',
+            message_id: l.id,
+            contact_id: owner?.contact_id ?? null,
+            direction: l.direction,
+            status: owner?.status ?? 'received',
+          });
+        }
+      }
+      for (const s of routed.statuses) {
+        await messages.recordStatus(s.messageId, s.status, s.at, s.errors, { conversation: s.conversation, pricing: s.pricing });
+        const owner = await conversations?.ownerOf(s.messageId);
+        if (owner)
+          await live?.publish(owner.tenant_id, owner.client_id, {
+            type: 'status',
+            message_id: s.messageId,
+            contact_id: owner.contact_id,
+            direction: 'out',
+            status: s.status,
+          });
+      }
       if (campaigns) {
         for (const s of routed.statuses) await campaigns.applyStatus(s.messageId, s.status, s.errors);
         await campaigns.applyOptOuts(routed.optOuts ?? []);

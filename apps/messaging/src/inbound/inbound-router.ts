@@ -7,6 +7,8 @@ import { ClientLookup, type RoutedClient } from './client-lookup';
 import { flowCompletions, statusUpdates, templateStatus, type StatusUpdate, type TemplateStatus } from './derive';
 import { splitByClient, targetOf, type ChangeTarget } from './split';
 import { parseWebhookBody } from './webhook-body';
+import type { IdentityChange, LoggedMessage } from '../store/conversations';
+import { loggedMessages, userIdUpdates } from './log';
 
 export interface RoutedUpdate {
   events: GatewayEvent[];
@@ -27,6 +29,10 @@ export interface RoutedUpdate {
   malformed: number;
   /** Stop texts and `user_preferences` changes, per client (the client's opt-out list follows them). */
   optOuts?: Array<OptOutSignal & { clientId: string }>;
+  /** Messages for the clients' logs (issue 27): inbound messages and echoes, per client. */
+  logged: LoggedMessage[];
+  /** BSUID changes of `user_id_update` changes, per client. */
+  identityUpdates: Array<{ tenantId: string; clientId: string; change: IdentityChange }>;
 }
 
 /**
@@ -44,7 +50,7 @@ export function derivedEventId(bodyDigest: string, ...parts: string[]): string {
  * `template_status` for each template status change (to every client of that business account), and the
  * status updates that move message records forward.
  */
-export async function routeInbound(raw: string, lookup: ClientLookup): Promise<RoutedUpdate> {
+export async function routeInbound(raw: string, lookup: ClientLookup, now = new Date()): Promise<RoutedUpdate> {
   const parsed = parseWebhookBody(raw);
   if ('unusable' in parsed)
     return {
@@ -57,6 +63,8 @@ export async function routeInbound(raw: string, lookup: ClientLookup): Promise<R
       unrouted: 0,
       malformed: 0,
       unusable: parsed.unusable,
+      logged: [],
+      identityUpdates: [],
     };
   const { body, skipped } = parsed;
   const digest = sha256Hex(raw);
@@ -87,6 +95,8 @@ export async function routeInbound(raw: string, lookup: ClientLookup): Promise<R
     );
 
   const accountUpdates: RoutedUpdate['accountUpdates'] = [];
+  const logged: LoggedMessage[] = [];
+  const identityUpdates: RoutedUpdate['identityUpdates'] = [];
   for (const share of shares) {
     emit(share.client, 'chat', { raw: share.body });
     for (const { change } of share.changes) {
@@ -94,6 +104,8 @@ export async function routeInbound(raw: string, lookup: ClientLookup): Promise<R
       if (update) accountUpdates.push({ client: share.client, update });
     }
     share.changes.forEach(({ change }, i) => {
+      logged.push(...loggedMessages(change, share.client, now));
+      for (const u of userIdUpdates(change)) identityUpdates.push({ tenantId: share.client.tenantId, clientId: share.client.id, change: u });
       flowCompletions(change).forEach((fc, j) => emit(share.client, 'flow_completion', { ...fc }, String(i), String(j)));
       const ts = templateStatus(change);
       if (ts) emit(share.client, 'template_status', { ...ts }, String(i));
@@ -113,5 +125,17 @@ export async function routeInbound(raw: string, lookup: ClientLookup): Promise<R
       if (tu && typeof entry.id === 'string') templateUpdates.push({ ...tu, businessAccountId: entry.id });
     }
   }
-  return { events, statuses, calls, templateStatuses, accountUpdates, templateUpdates, unrouted: unrouted.length, malformed: skipped, optOuts };
+  return {
+    events,
+    statuses,
+    calls,
+    templateStatuses,
+    accountUpdates,
+    templateUpdates,
+    unrouted: unrouted.length,
+    malformed: skipped,
+    optOuts,
+    logged,
+    identityUpdates,
+  };
 }

@@ -2,6 +2,16 @@ import type { Logger } from '@gateway/logger';
 import type { Db, Queryable } from '@gateway/store';
 import { MessageWriter } from './message-writer';
 import { insertAccepted, SqlMessageRepository, type MessageRepository, type NewMessage } from './messages';
+import type { Clock } from '../clock';
+import type { LiveUpdates } from '../live';
+import type { SqlConversations } from './conversations';
+
+/** What follows a stored send (issue 27): its time from the service's clock, its contact, the live stream. */
+export interface SendLog {
+  clock: Clock;
+  conversations: SqlConversations;
+  live: LiveUpdates;
+}
 
 /**
  * Messaging's one message store over its database: the repository (reads and status updates) and the writer
@@ -15,7 +25,8 @@ export class MessageStore {
 
   constructor(
     private readonly db: Db,
-    logger: Logger,
+    private readonly logger: Logger,
+    private readonly log?: SendLog,
   ) {
     const repository = new SqlMessageRepository(db);
     this.repository = repository;
@@ -29,20 +40,46 @@ export class MessageStore {
   }
 
   /** An accepted send with nothing to store beside it: joins the group commit of concurrent sends. */
-  insert(m: NewMessage): Promise<void> {
-    return this.writer.insert(m);
+  async insert(m: NewMessage): Promise<void> {
+    const sent = this.stamped(m);
+    await this.writer.insert(sent);
+    await this.logged(sent);
+  }
+
+  private stamped(m: NewMessage): NewMessage {
+    return this.log && !m.at ? { ...m, at: this.log.clock.now() } : m;
+  }
+
+  /** A stored send joins its contact's conversation and is told to the live stream; a failure here never fails the send. */
+  private async logged(m: NewMessage): Promise<void> {
+    if (!this.log) return;
+    try {
+      const contacts = await this.log.conversations.linkSends([m]);
+      // told without waiting for the bus: the answer to the send does not wait for the live stream
+      void this.log.live.publish(m.tenantId, m.clientId, {
+        type: 'message',
+        message_id: m.id,
+        contact_id: contacts.get(m.id) ?? null,
+        direction: 'out',
+        status: 'accepted',
+      });
+    } catch (e) {
+      this.logger.warn({ err: e, message_id: m.id }, 'could not link a send to its contact');
+    }
   }
 
   /**
    * An accepted send (if any) stored in one transaction with `beside` (the idempotency outcome); the status
    * updates that overtook the send are applied once that is committed (see recordStatus).
    */
-  async insertWith(m: NewMessage | undefined, beside: (q: Queryable) => Promise<void>): Promise<void> {
+  async insertWith(given: NewMessage | undefined, beside: (q: Queryable) => Promise<void>): Promise<void> {
+    const m = given && this.stamped(given);
     await this.db.tx(async (q) => {
       if (m) await insertAccepted(q, [m]);
       await beside(q);
     });
     if (m) await this.repository.applyEarlyStatuses(m.id);
+    if (m) await this.logged(m);
   }
 
   /** Writes what is waiting in the group commit (at shutdown). */

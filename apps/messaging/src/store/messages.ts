@@ -48,7 +48,8 @@ export interface MessageRecord {
   recipient: string | null;
   api: SendApi;
   kind: string;
-  status: MessageStatus;
+  /** An inbound message is `received` (it has no other status). */
+  status: MessageStatus | 'received';
   status_history: StatusChange[];
   /** The provider's errors of the failure, once `failed`. */
   errors: unknown[] | null;
@@ -57,6 +58,17 @@ export interface MessageRecord {
   pricing: Pricing | null;
   created_at: Date;
   updated_at: Date;
+  /** Issue 27 (store/conversations.ts): `in` for a message a user sent, `out` for a send or an echo. */
+  direction: 'in' | 'out';
+  contact_id: string | null;
+  /** Who wrote an inbound message (its `from`, or `from_user_id` without a phone). */
+  from: string | null;
+  /** A text body, caption, reply title, emoji or system message body. */
+  text: string | null;
+  /** The provider's message object of an inbound message. */
+  content: unknown;
+  /** The message it replies or reacts to. */
+  context_id: string | null;
 }
 
 export interface NewMessage {
@@ -70,6 +82,8 @@ export interface NewMessage {
   api?: SendApi;
   kind: string;
   at?: Date;
+  /** The text of the send (its text, caption or template name) for the message log (issue 27). */
+  text?: string;
 }
 
 /**
@@ -132,8 +146,23 @@ export async function insertAccepted(q: Queryable, batch: NewMessage[]): Promise
   );
 }
 
-interface MessageRow extends Omit<MessageRecord, 'to'> {
+export interface MessageRow extends Omit<MessageRecord, 'to' | 'from' | 'text' | 'status_history'> {
   to_number: string | null;
+  from_id: string | null;
+  text_body: string | null;
+  status_history: StatusChange[];
+}
+
+/** A row of `messages` as its record: the history in the provider's time order after our own `accepted`. */
+export function recordOf(row: MessageRow): MessageRecord {
+  const { to_number, from_id, text_body, ...rest } = row;
+  // kept in arrival order (updates are handled concurrently and arrive out of order); read in the provider's
+  // time order after our own `accepted` (the provider stamps whole seconds, so ties go in lifecycle order)
+  const rank = (st: MessageStatus) => MESSAGE_STATUSES.indexOf(st);
+  const key = (h: StatusChange) => (h.status === 'accepted' ? -Infinity : Date.parse(h.at));
+  const history = [...rest.status_history].sort((a, b) => key(a) - key(b) || rank(a.status) - rank(b.status));
+  const { position_at: _, ...record } = rest as typeof rest & { position_at?: string };
+  return { ...record, status_history: history, to: to_number, from: from_id ?? null, text: text_body ?? null, direction: rest.direction ?? 'out' };
 }
 
 export class SqlMessageRepository implements MessageRepository {
@@ -196,14 +225,7 @@ export class SqlMessageRepository implements MessageRepository {
 
   async get(tenantId: string, clientId: string, id: string): Promise<MessageRecord | undefined> {
     const rows = await this.q.query<MessageRow>('SELECT * FROM messages WHERE id = $1 AND tenant_id = $2 AND client_id = $3', [id, tenantId, clientId]);
-    if (!rows[0]) return undefined;
-    const { to_number, ...rest } = rows[0];
-    // kept in arrival order (updates are handled concurrently and arrive out of order); read in the provider's
-    // time order after our own `accepted` (the provider stamps whole seconds, so ties go in lifecycle order)
-    const rank = (st: MessageStatus) => MESSAGE_STATUSES.indexOf(st);
-    const key = (h: StatusChange) => (h.status === 'accepted' ? -Infinity : Date.parse(h.at));
-    const history = [...rest.status_history].sort((a, b) => key(a) - key(b) || rank(a.status) - rank(b.status));
-    return { ...rest, status_history: history, to: to_number };
+    return rows[0] ? recordOf(rows[0]) : undefined;
   }
 
   async advanceStatus(

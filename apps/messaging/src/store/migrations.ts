@@ -203,4 +203,62 @@ export const migrations: Migration[] = [
   },
   // the campaign_status events, published once their campaign's change commits
   outboxMigration(51),
+  {
+    version: 30,
+    name: 'conversations',
+    // Issue 27: the message log holds inbound messages too (direction 'in'; kind = the provider's message type),
+    // each message names its contact, and contacts keep every identity the provider gave (phone wa_id, BSUID
+    // user_id; old ones stay as aliases after user_changed_number / user_changed_user_id, so history stays on one
+    // contact). Columns are additive: outbound rows of before are direction 'out' without a contact.
+    sql: `
+      ALTER TABLE messages ADD COLUMN direction text NOT NULL DEFAULT 'out';
+      ALTER TABLE messages ADD COLUMN contact_id text;
+      ALTER TABLE messages ADD COLUMN from_id text;
+      ALTER TABLE messages ADD COLUMN text_body text;
+      ALTER TABLE messages ADD COLUMN content jsonb;
+      ALTER TABLE messages ADD COLUMN context_id text;
+      CREATE INDEX messages_client_log ON messages (client_id, created_at DESC, id DESC);
+      CREATE INDEX messages_client_direction ON messages (client_id, direction, created_at DESC, id DESC);
+      CREATE INDEX messages_client_status ON messages (client_id, status, created_at DESC, id DESC);
+      CREATE INDEX messages_client_contact ON messages (client_id, contact_id, created_at DESC, id DESC);
+      CREATE INDEX messages_context ON messages (context_id) WHERE context_id IS NOT NULL;
+      CREATE INDEX messages_created ON messages (created_at);
+      CREATE TABLE contacts (
+        id text PRIMARY KEY,
+        tenant_id text NOT NULL,
+        client_id text NOT NULL,
+        wa_id text,
+        user_id text,
+        parent_user_id text,
+        username text,
+        profile_name text,
+        first_seen_at timestamptz NOT NULL,
+        last_seen_at timestamptz,
+        last_inbound_at timestamptz,
+        last_activity_at timestamptz NOT NULL,
+        last_message_id text,
+        last_read_at timestamptz,
+        created_at timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE INDEX contacts_client_activity ON contacts (client_id, last_activity_at DESC, id DESC);
+      CREATE INDEX contacts_client_created ON contacts (client_id, created_at DESC, id DESC);
+      CREATE TABLE contact_identities (
+        client_id text NOT NULL,
+        kind text NOT NULL,
+        value text NOT NULL,
+        contact_id text NOT NULL,
+        current boolean NOT NULL DEFAULT true,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (client_id, kind, value)
+      );
+      CREATE INDEX contact_identities_contact ON contact_identities (contact_id);
+    `,
+  },
+  {
+    version: 31,
+    name: 'message_text_search',
+    // issue 27: the log's text search (q) on PostgreSQL is full-text search over the text; this index serves it
+    // (the bench's lists row: without it a rare word scans the client's rows newest first). PGlite builds it too.
+    sql: `CREATE INDEX messages_text_search ON messages USING gin (to_tsvector('simple', coalesce(text_body, '')));`,
+  },
 ];

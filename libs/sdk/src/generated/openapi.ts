@@ -1046,6 +1046,143 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A client's message log: inbound and outbound, newest first
+         * @description Every inbound message (all types, reactions and system messages included, and echoes of the business app) and every send with its status history. `q` searches the text: PostgreSQL full-text search (words, `simple` configuration) in production, a case-insensitive substring on the embedded PGlite store.
+         */
+        get: operations["listMessages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/contacts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A client's contacts, newest first
+         * @description `q` matches a phone number, BSUID, username or profile name (case-insensitive), or any former identity exactly.
+         */
+        get: operations["listContacts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/contacts/{contact_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A contact with every identity and its 24-hour window */
+        get: operations["getContact"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/conversations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A client's conversations, by last activity
+         * @description Each contact with its last message, the inbound messages since it was last marked read (`unread`) and its 24-hour window.
+         */
+        get: operations["listConversations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/conversations/{contact_id}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A conversation: the messages with one contact, newest first
+         * @description Both directions with their statuses; reactions are attached to the message they react to (`reactions`), not listed.
+         */
+        get: operations["listThread"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/conversations/{contact_id}/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark a conversation read: its unread count starts again from zero
+         * @description Local to the gateway (the inbox's read state); it does not send read receipts to the user (use `POST /api/messaging/mark-read`).
+         */
+        post: operations["markConversationRead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Live Server-Sent Events of a client's messages and status changes
+         * @description Events `message` (a message stored: inbound, a send, an echo) and `status` (a send moved to another status); `data` is `{"message": Message}` and `id` the position to resume from: reconnect with `Last-Event-ID` to receive what was missed (kept a day). At most STREAMS_PER_TENANT streams of a tenant per edge replica (`429 too_many_streams`). Comment lines keep it alive. The events are described in the AsyncAPI document (`asyncapi.yaml`, channel `conversations`).
+         */
+        get: operations["streamMessages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/clients/{id}/webhook/deliveries": {
         parameters: {
             query?: never;
@@ -1887,12 +2024,60 @@ export type components = {
              * @enum {string}
              */
             api: "cloud_api" | "marketing_messages";
+            /** @description `in`: a message a user sent (status `received`); `out`: a send, or an echo of a message sent from the business app. */
+            direction: string;
+            /** @description The contact the message is with (GET /api/contacts/{contact_id}); null for sends stored before the message log. */
+            contact_id: string | null;
+            /** @description Who wrote an inbound message: its `from` (phone), or its BSUID when the phone is withheld. */
+            from: string | null;
+            /** @description The text: a body, caption, reply title, reaction emoji or system message body. */
+            text: string | null;
+            /** @description The message it replies or reacts to. */
+            context_id: string | null;
+            /** @description Users' reactions to it (in a thread; the latest of each user). */
+            reactions: {
+                emoji: string;
+                from: string;
+                message_id: string;
+                at: string;
+            }[];
             /** @description Any JSON value. */
             errors: unknown;
             /** @description Any JSON value. */
             conversation: unknown;
             /** @description Any JSON value. */
             pricing: unknown;
+            /** @description The provider's message object of an inbound message or echo (null for sends). */
+            content: unknown;
+        };
+        Contact: {
+            id: string;
+            client_id: string;
+            /** @description Phone number (as the provider writes it), when the user shares it. */
+            wa_id: string | null;
+            /** @description Business-scoped user id (BSUID). */
+            user_id: string | null;
+            /** @description Parent BSUID, for portfolios enrolled in a parent account. */
+            parent_user_id: string | null;
+            username: string | null;
+            profile_name: string | null;
+            first_seen_at: string;
+            last_seen_at: string | null;
+            /** @description End of the 24-hour customer service window: a day after the user last wrote; null when it never opened. */
+            window_open_until: string | null;
+            window_open: boolean;
+            last_activity_at: string;
+            /** @description Identities the user had before (`user_changed_number`, `user_changed_user_id`): their history stays on this contact. */
+            aliases: {
+                kind: string;
+                value: string;
+            }[];
+        };
+        Conversation: {
+            contact: components["schemas"]["Contact"];
+            last_message: components["schemas"]["Message"] | null;
+            /** @description Inbound messages since the conversation was last marked read. */
+            unread: number;
         };
         Delivery: {
             id: string;
@@ -2114,7 +2299,7 @@ export type components = {
              * @description Stable machine code.
              * @enum {string}
              */
-            code: "invalid_api_key" | "invalid_session" | "invalid_signature" | "unauthenticated" | "unauthorized";
+            code: "api_key_expired" | "invalid_api_key" | "invalid_session" | "invalid_signature" | "unauthenticated" | "unauthorized";
             /** @description The same request may succeed later (after `Retry-After` when given). */
             retryable?: boolean;
             provider_error?: components["schemas"]["ProviderError"];
@@ -2153,7 +2338,7 @@ export type components = {
              * @description Stable machine code.
              * @enum {string}
              */
-            code: "csrf_token_invalid" | "signup_page_session_required" | "webhook_verification_failed";
+            code: "csrf_token_invalid" | "insufficient_scope" | "signup_page_session_required" | "tenant_suspended" | "webhook_verification_failed";
             /** @description The same request may succeed later (after `Retry-After` when given). */
             retryable?: boolean;
             provider_error?: components["schemas"]["ProviderError"];
@@ -2192,7 +2377,7 @@ export type components = {
              * @description Stable machine code.
              * @enum {string}
              */
-            code: "api_key_not_found" | "campaign_not_found" | "client_not_found" | "delivery_not_found" | "flow_not_found" | "media_not_found" | "media_url_expired" | "message_not_found" | "not_found" | "provider_object_not_found" | "route_not_found" | "signup_session_not_found" | "template_not_found" | "tenant_not_found";
+            code: "api_key_not_found" | "call_not_found" | "campaign_not_found" | "client_not_found" | "contact_not_found" | "delivery_not_found" | "flow_not_found" | "media_not_found" | "media_url_expired" | "message_not_found" | "not_found" | "provider_object_not_found" | "route_not_found" | "signup_session_not_found" | "template_not_found" | "tenant_not_found";
             /** @description The same request may succeed later (after `Retry-After` when given). */
             retryable?: boolean;
             provider_error?: components["schemas"]["ProviderError"];
@@ -2309,7 +2494,7 @@ export type components = {
              * @description Stable machine code.
              * @enum {string}
              */
-            code: "blocklist_concurrent_update" | "blocklist_full" | "business_account_locked" | "business_calling_unavailable" | "business_eligibility_payment_issue" | "call_already_ongoing" | "call_permission_already_permanent" | "call_permission_missing" | "calling_cannot_be_enabled" | "calling_disabled_low_quality" | "calling_needs_messaging_limit" | "calling_not_enabled" | "campaign_finished" | "campaign_state_conflict" | "client_not_active" | "current_api_key" | "customer_service_window_closed" | "display_name_not_approved" | "flow_blocked" | "flow_blocked_by_integrity" | "flow_has_validation_errors" | "flow_name_taken" | "flow_not_draft" | "flow_not_publishable" | "flow_not_published" | "idempotency_in_progress" | "idempotency_key_reused" | "marketing_disabled_on_cloud_api" | "marketing_messages_onboarding_already_requested" | "payment_method_missing" | "phone_number_in_use" | "phone_number_not_registered" | "phone_number_registration_error" | "phone_reverification_required" | "provider_method_not_allowed" | "recipient_country_not_allowed" | "recipient_identity_changed" | "recipient_in_experiment" | "recipient_not_in_allowed_list" | "recipient_opted_out_of_marketing" | "signup_already_completed" | "signup_in_progress" | "signup_not_completed" | "signup_session_expired" | "template_disabled" | "template_limit_reached" | "template_not_marketing" | "template_or_user_ineligible" | "template_paused" | "template_syncing" | "temporarily_blocked_for_policy" | "thread_control_not_allowed" | "two_step_pin_mismatch" | "username_messaging_limit_too_low" | "username_needs_facebook_page" | "username_needs_instagram_account" | "username_unavailable" | "username_used_by_other_number";
+            code: "blocklist_concurrent_update" | "blocklist_full" | "business_account_locked" | "business_calling_unavailable" | "business_eligibility_payment_issue" | "call_already_ongoing" | "call_permission_already_permanent" | "call_permission_missing" | "calling_cannot_be_enabled" | "calling_disabled_low_quality" | "calling_needs_messaging_limit" | "calling_not_enabled" | "campaign_finished" | "campaign_state_conflict" | "client_inactive" | "client_not_active" | "current_api_key" | "customer_service_window_closed" | "display_name_not_approved" | "flow_blocked" | "flow_blocked_by_integrity" | "flow_has_validation_errors" | "flow_name_taken" | "flow_not_draft" | "flow_not_publishable" | "flow_not_published" | "idempotency_in_progress" | "idempotency_key_reused" | "marketing_disabled_on_cloud_api" | "marketing_messages_onboarding_already_requested" | "payment_method_missing" | "phone_number_in_use" | "phone_number_not_registered" | "phone_number_registration_error" | "phone_reverification_required" | "provider_method_not_allowed" | "recipient_country_not_allowed" | "recipient_identity_changed" | "recipient_in_experiment" | "recipient_not_in_allowed_list" | "recipient_opted_out_of_marketing" | "signup_already_completed" | "signup_in_progress" | "signup_not_completed" | "signup_session_expired" | "template_disabled" | "template_limit_reached" | "template_not_marketing" | "template_or_user_ineligible" | "template_paused" | "template_syncing" | "temporarily_blocked_for_policy" | "thread_control_not_allowed" | "two_step_pin_mismatch" | "username_messaging_limit_too_low" | "username_needs_facebook_page" | "username_needs_instagram_account" | "username_unavailable" | "username_used_by_other_number";
             /** @description The same request may succeed later (after `Retry-After` when given). */
             retryable?: boolean;
             provider_error?: components["schemas"]["ProviderError"];
@@ -2464,7 +2649,7 @@ export type components = {
              * @description Stable machine code.
              * @enum {string}
              */
-            code: "business_call_limit_reached" | "call_permission_lookup_rate_limited" | "call_permission_request_limit" | "call_rate_limited" | "concurrent_call_limit" | "flow_throttled" | "marketing_limit_reached" | "misclassification_limit_reached" | "pair_rate_limited" | "provider_app_rate_limited" | "provider_throughput_limited" | "provider_waba_rate_limited" | "register_attempts_exceeded" | "register_wait_required" | "spam_rate_limited" | "two_step_pin_guesses_exceeded" | "two_step_pin_too_fast";
+            code: "business_call_limit_reached" | "call_permission_lookup_rate_limited" | "call_permission_request_limit" | "call_rate_limited" | "concurrent_call_limit" | "flow_throttled" | "marketing_limit_reached" | "misclassification_limit_reached" | "pair_rate_limited" | "provider_app_rate_limited" | "provider_throughput_limited" | "provider_waba_rate_limited" | "quota_exceeded" | "rate_limited" | "register_attempts_exceeded" | "register_wait_required" | "spam_rate_limited" | "too_many_streams" | "two_step_pin_guesses_exceeded" | "two_step_pin_too_fast";
             /** @description The same request may succeed later (after `Retry-After` when given). */
             retryable?: boolean;
             provider_error?: components["schemas"]["ProviderError"];
@@ -2542,7 +2727,7 @@ export type components = {
              * @description Stable machine code.
              * @enum {string}
              */
-            code: "caller_missing" | "internal_error" | "provider_app_unconfigured" | "request_hash_missing" | "rpc_failed" | "unimplemented";
+            code: "call_action_unknown" | "caller_missing" | "internal_error" | "provider_app_unconfigured" | "request_hash_missing" | "rpc_failed" | "unimplemented";
             /** @description The same request may succeed later (after `Retry-After` when given). */
             retryable?: boolean;
             provider_error?: components["schemas"]["ProviderError"];
@@ -4078,7 +4263,7 @@ export interface operations {
     listDeadLetters: {
         parameters: {
             query?: {
-                stream?: "PROVIDER_INBOUND" | "EVENTS" | "WEBHOOK_RETRIES" | "DIRECTORY_CHANGES";
+                stream?: "PROVIDER_INBOUND" | "EVENTS" | "WEBHOOK_RETRIES" | "DIRECTORY_CHANGES" | "CONVERSATIONS";
                 /** @description Page size. */
                 limit?: number;
                 /** @description `next_cursor` of the previous page (sealed: only for the same list and tenant). */
@@ -4128,7 +4313,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @enum {string} */
-                    stream?: "PROVIDER_INBOUND" | "EVENTS" | "WEBHOOK_RETRIES" | "DIRECTORY_CHANGES";
+                    stream?: "PROVIDER_INBOUND" | "EVENTS" | "WEBHOOK_RETRIES" | "DIRECTORY_CHANGES" | "CONVERSATIONS";
                     seqs?: number[];
                 } | unknown | unknown;
             };
@@ -6890,6 +7075,407 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Message"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            422: components["responses"]["Error422"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    listMessages: {
+        parameters: {
+            query: {
+                /** @description The client (UUID). */
+                client_id: string;
+                direction?: "in" | "out";
+                status?: "accepted" | "sent" | "delivered" | "read" | "played" | "failed" | "received";
+                type?: string;
+                contact_id?: string;
+                since?: string;
+                until?: string;
+                q?: string;
+                /** @description Page size. */
+                limit?: number;
+                /** @description `next_cursor` of the previous page (sealed: only for the same list and tenant). */
+                cursor?: string;
+            };
+            header?: {
+                /** @description Your id for this request (echoed; else one is made). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of messages. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Message"][];
+                        /** @description Pass as `cursor` to get the next page; null on the last page. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            422: components["responses"]["Error422"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    listContacts: {
+        parameters: {
+            query: {
+                /** @description The client (UUID). */
+                client_id: string;
+                q?: string;
+                /** @description Page size. */
+                limit?: number;
+                /** @description `next_cursor` of the previous page (sealed: only for the same list and tenant). */
+                cursor?: string;
+            };
+            header?: {
+                /** @description Your id for this request (echoed; else one is made). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of contacts. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Contact"][];
+                        /** @description Pass as `cursor` to get the next page; null on the last page. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            422: components["responses"]["Error422"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    getContact: {
+        parameters: {
+            query: {
+                /** @description The client (UUID). */
+                client_id: string;
+            };
+            header?: {
+                /** @description Your id for this request (echoed; else one is made). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                contact_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The contact. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Contact"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            422: components["responses"]["Error422"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    listConversations: {
+        parameters: {
+            query: {
+                /** @description The client (UUID). */
+                client_id: string;
+                /** @description Page size. */
+                limit?: number;
+                /** @description `next_cursor` of the previous page (sealed: only for the same list and tenant). */
+                cursor?: string;
+            };
+            header?: {
+                /** @description Your id for this request (echoed; else one is made). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of conversations. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Conversation"][];
+                        /** @description Pass as `cursor` to get the next page; null on the last page. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            422: components["responses"]["Error422"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    listThread: {
+        parameters: {
+            query: {
+                /** @description The client (UUID). */
+                client_id: string;
+                /** @description Page size. */
+                limit?: number;
+                /** @description `next_cursor` of the previous page (sealed: only for the same list and tenant). */
+                cursor?: string;
+            };
+            header?: {
+                /** @description Your id for this request (echoed; else one is made). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                contact_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the thread. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Message"][];
+                        /** @description Pass as `cursor` to get the next page; null on the last page. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            422: components["responses"]["Error422"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    markConversationRead: {
+        parameters: {
+            query: {
+                /** @description The client (UUID). */
+                client_id: string;
+            };
+            header?: {
+                /** @description Your id for this request (echoed; else one is made). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                contact_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The conversation. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Conversation"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    streamMessages: {
+        parameters: {
+            query: {
+                /** @description The client (UUID). */
+                client_id: string;
+            };
+            header?: {
+                "last-event-id"?: string;
+                /** @description Your id for this request (echoed; else one is made). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event stream (`text/event-stream`), open until the client closes it. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
                 };
             };
             401: components["responses"]["Error401"];

@@ -862,6 +862,50 @@ describe('the tenant dashboard in Chromium against a real gateway', () => {
     }
   });
 
+  it('the Inbox shows a conversation whose thread updates live, replies from the compose box, and the Messages page lists the log with filters', async () => {
+    const client = await activeClient(tenantA.api, 'Inbox shop');
+    await waitFor(async () => (await tenantA.api.get<{ data: unknown[] }>(`/api/conversations?client_id=${client.id}`)).json.data.length === 1, {
+      what: 'the first inbound message in a conversation',
+    });
+    await signIn(tenantA.apiKey);
+    await openFromNav('Inbox');
+    await page.getByLabel('Client', { exact: true }).selectOption(client.id);
+    await settled();
+    await check('inbox');
+    await page.getByRole('link', { name: 'Open the conversation with Test User' }).click();
+    await page.getByRole('heading', { name: 'Conversation with Test User' }).waitFor();
+    await page.getByRole('status').getByText('Live').waitFor();
+    await check('inbox-thread');
+    // a customer writes while the thread is open: it appears without a reload, within 2 seconds
+    await sim.inboundMessage(client.phone_number_id, '16505551234', 'text', { body: 'Is my parcel there yet?' });
+    const sentAt = Date.now();
+    await page.getByText('Is my parcel there yet?').waitFor({ timeout: 2000 });
+    expect(Date.now() - sentAt).toBeLessThan(2000);
+    // a reply from the compose box reaches the simulator
+    await page.getByRole('textbox', { name: /^Message/ }).fill('On its way, arriving today');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await page.getByText('Sent.').waitFor();
+    await waitFor(
+      async () => (await sim.calls('/messages')).some((c) => c.method === 'POST' && JSON.stringify(c.body).includes('On its way, arriving today')),
+      { what: 'the reply at the simulator' },
+    );
+    await page.locator('.bubble-out', { hasText: 'On its way, arriving today' }).waitFor();
+    await check('inbox-replied');
+    // the Messages page: the log with filters, each row opening its status timeline
+    await page.goto(url(`messages?client=${client.id}&direction=in`));
+    await settled();
+    await page.getByRole('cell', { name: 'Is my parcel there yet?' }).waitFor();
+    await check('messages-log');
+    await page.goto(url(`messages?client=${client.id}&direction=out`));
+    await settled();
+    await page
+      .getByRole('link', { name: /^Open the status timeline of message/ })
+      .first()
+      .click();
+    await page.getByRole('heading', { name: 'Status timeline' }).waitFor();
+    await check('messages-log-timeline');
+  });
+
   it('tenant B’s session cannot load any of tenant A’s pages or data, direct URLs included', async () => {
     const a = await activeClient(tenantA.api, 'A private');
     const { delivery_id: deliveryId } = (await tenantA.api.post<{ delivery_id: string }>(`/api/clients/${a.id}/webhook/test`)).json;
@@ -895,6 +939,8 @@ describe('the tenant dashboard in Chromium against a real gateway', () => {
       [`flows?client=${a.id}`, 'b-flows'],
       [`flows?client=${a.id}&flow=${flow.id}`, 'b-flow'],
       [`messages?client=${a.id}&id=wamid.x`, 'b-message'],
+      [`messages?client=${a.id}`, 'b-messages'],
+      [`inbox?client=${a.id}`, 'b-inbox'],
       [`clients?client=${a.id}`, 'b-client'],
       [`templates?client=${a.id}`, 'b-templates'],
       [`templates?client=${a.id}&template=${template.json.id}`, 'b-template'],

@@ -295,6 +295,12 @@ function send(
     // a declared length: Node sends no body framing at all for DELETE, OPTIONS... otherwise
     const headers = req.body === undefined ? req.headers : { ...req.headers, 'content-length': String(Buffer.byteLength(req.body)) };
     const r = httpRequest({ host: url.hostname, port: url.port, method: req.method, path: req.path, headers }, (res) => {
+      // a live stream (GET /api/stream) stays open: its answer is its status and type
+      if (String(res.headers['content-type'] ?? '').startsWith('text/event-stream')) {
+        res.destroy();
+        resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type']), text: '' });
+        return;
+      }
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () =>

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file messaging/v1/messaging.proto.
  */
 export const file_messaging_v1_messaging: GenFile = /*@__PURE__*/
-  fileDesc("ChxtZXNzYWdpbmcvdjEvbWVzc2FnaW5nLnByb3RvEgxtZXNzYWdpbmcudjEiZAoNQ2FsbGVyQ29udGV4dBIRCgl0ZW5hbnRfaWQYASABKAkSEQoJY2xpZW50X2lkGAIgASgJEhcKD2lkZW1wb3RlbmN5X2tleRgDIAEoCRIUCgxyZXF1ZXN0X2hhc2gYBCABKAkiMgoKU2VuZFJlc3VsdBISCgptZXNzYWdlX2lkGAEgASgJEhAKCHJlcGxheWVkGAIgASgIIlsKC1NlbmRSZXF1ZXN0EisKBmNhbGxlchgBIAEoCzIbLm1lc3NhZ2luZy52MS5DYWxsZXJDb250ZXh0EgwKBGtpbmQYAiABKAkSEQoJYm9keV9qc29uGAMgASgJIqIBCgxTZW5kUmVzcG9uc2USKAoGcmVzdWx0GAEgASgLMhgubWVzc2FnaW5nLnYxLlNlbmRSZXN1bHQSOAoHaGVhZGVycxgCIAMoCzInLm1lc3NhZ2luZy52MS5TZW5kUmVzcG9uc2UuSGVhZGVyc0VudHJ5Gi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIk8KEUJsb2NrVXNlcnNSZXF1ZXN0EisKBmNhbGxlchgBIAEoCzIbLm1lc3NhZ2luZy52MS5DYWxsZXJDb250ZXh0Eg0KBXVzZXJzGAIgAygJIjsKEkJsb2NrVXNlcnNSZXNwb25zZRITCgthZGRlZF91c2VycxgBIAMoCRIQCghyZXBsYXllZBgCIAEoCCJRChNVbmJsb2NrVXNlcnNSZXF1ZXN0EisKBmNhbGxlchgBIAEoCzIbLm1lc3NhZ2luZy52MS5DYWxsZXJDb250ZXh0Eg0KBXVzZXJzGAIgAygJIj8KFFVuYmxvY2tVc2Vyc1Jlc3BvbnNlEhUKDXJlbW92ZWRfdXNlcnMYASADKAkSEAoIcmVwbGF5ZWQYAiABKAgiWAoVSW5kaWNhdGVUeXBpbmdSZXF1ZXN0EisKBmNhbGxlchgBIAEoCzIbLm1lc3NhZ2luZy52MS5DYWxsZXJDb250ZXh0EhIKCm1lc3NhZ2VfaWQYAiABKAkiKgoWSW5kaWNhdGVUeXBpbmdSZXNwb25zZRIQCghyZXBsYXllZBgBIAEoCCJSCg9NYXJrUmVhZFJlcXVlc3QSKwoGY2FsbGVyGAEgASgLMhsubWVzc2FnaW5nLnYxLkNhbGxlckNvbnRleHQSEgoKbWVzc2FnZV9pZBgCIAEoCSIkChBNYXJrUmVhZFJlc3BvbnNlEhAKCHJlcGxheWVkGAEgASgIIl4KEUFjY2VwdENhbGxSZXF1ZXN0EisKBmNhbGxlchgBIAEoCzIbLm1lc3NhZ2luZy52MS5DYWxsZXJDb250ZXh0Eg8KB2NhbGxfaWQYAiABKAkSCwoDc2RwGAMgASgJIiYKEkFjY2VwdENhbGxSZXNwb25zZRIQCghyZXBsYXllZBgBIAEoCCJNChFHZXRNZXNzYWdlUmVxdWVzdBIRCgl0ZW5hbnRfaWQYASABKAkSEQoJY2xpZW50X2lkGAIgASgJEhIKCm1lc3NhZ2VfaWQYAyABKAkicAoMU3RhdHVzQ2hhbmdlEg4KBnN0YXR1cxgBIAEoCRIKCgJhdBgCIAEoCRITCgtlcnJvcnNfanNvbhgDIAEoCRIZChFjb252ZXJzYXRpb25fanNvbhgEIAEoCRIUCgxwcmljaW5nX2pzb24YBSABKAkiwAIKDU1lc3NhZ2VSZWNvcmQSCgoCaWQYASABKAkSEQoJY2xpZW50X2lkGAIgASgJEhEKCXRlbmFudF9pZBgDIAEoCRIKCgJ0bxgEIAEoCRIMCgRraW5kGAUgASgJEg4KBnN0YXR1cxgGIAEoCRIyCg5zdGF0dXNfaGlzdG9yeRgHIAMoCzIaLm1lc3NhZ2luZy52MS5TdGF0dXNDaGFuZ2USEgoKY3JlYXRlZF9hdBgIIAEoCRISCgp1cGRhdGVkX2F0GAkgASgJEhMKC2Vycm9yc19qc29uGAogASgJEhkKEWNvbnZlcnNhdGlvbl9qc29uGAsgASgJEhQKDHByaWNpbmdfanNvbhgMIAEoCRIWCglyZWNpcGllbnQYMiABKAlIAIgBARILCgNhcGkYMyABKAlCDAoKX3JlY2lwaWVudCJCChJHZXRNZXNzYWdlUmVzcG9uc2USLAoHbWVzc2FnZRgBIAEoCzIbLm1lc3NhZ2luZy52MS5NZXNzYWdlUmVjb3JkMsgEChBNZXNzYWdpbmdTZXJ2aWNlEj0KBFNlbmQSGS5tZXNzYWdpbmcudjEuU2VuZFJlcXVlc3QaGi5tZXNzYWdpbmcudjEuU2VuZFJlc3BvbnNlEk8KCkJsb2NrVXNlcnMSHy5tZXNzYWdpbmcudjEuQmxvY2tVc2Vyc1JlcXVlc3QaIC5tZXNzYWdpbmcudjEuQmxvY2tVc2Vyc1Jlc3BvbnNlElUKDFVuYmxvY2tVc2VycxIhLm1lc3NhZ2luZy52MS5VbmJsb2NrVXNlcnNSZXF1ZXN0GiIubWVzc2FnaW5nLnYxLlVuYmxvY2tVc2Vyc1Jlc3BvbnNlElsKDkluZGljYXRlVHlwaW5nEiMubWVzc2FnaW5nLnYxLkluZGljYXRlVHlwaW5nUmVxdWVzdBokLm1lc3NhZ2luZy52MS5JbmRpY2F0ZVR5cGluZ1Jlc3BvbnNlEkkKCE1hcmtSZWFkEh0ubWVzc2FnaW5nLnYxLk1hcmtSZWFkUmVxdWVzdBoeLm1lc3NhZ2luZy52MS5NYXJrUmVhZFJlc3BvbnNlEk8KCkFjY2VwdENhbGwSHy5tZXNzYWdpbmcudjEuQWNjZXB0Q2FsbFJlcXVlc3QaIC5tZXNzYWdpbmcudjEuQWNjZXB0Q2FsbFJlc3BvbnNlElQKCkdldE1lc3NhZ2USHy5tZXNzYWdpbmcudjEuR2V0TWVzc2FnZVJlcXVlc3QaIC5tZXNzYWdpbmcudjEuR2V0TWVzc2FnZVJlc3BvbnNlIgOQAgFiBnByb3RvMw");
+  fileDesc("ChxtZXNzYWdpbmcvdjEvbWVzc2FnaW5nLnByb3RvEgxtZXNzYWdpbmcudjEiZAoNQ2FsbGVyQ29udGV4dBIRCgl0ZW5hbnRfaWQYASABKAkSEQoJY2xpZW50X2lkGAIgASgJEhcKD2lkZW1wb3RlbmN5X2tleRgDIAEoCRIUCgxyZXF1ZXN0X2hhc2gYBCABKAkiMgoKU2VuZFJlc3VsdBISCgptZXNzYWdlX2lkGAEgASgJEhAKCHJlcGxheWVkGAIgASgIIlsKC1NlbmRSZXF1ZXN0EisKBmNhbGxlchgBIAEoCzIbLm1lc3NhZ2luZy52MS5DYWxsZXJDb250ZXh0EgwKBGtpbmQYAiABKAkSEQoJYm9keV9qc29uGAMgASgJIqIBCgxTZW5kUmVzcG9uc2USKAoGcmVzdWx0GAEgASgLMhgubWVzc2FnaW5nLnYxLlNlbmRSZXN1bHQSOAoHaGVhZGVycxgCIAMoCzInLm1lc3NhZ2luZy52MS5TZW5kUmVzcG9uc2UuSGVhZGVyc0VudHJ5Gi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIk8KEUJsb2NrVXNlcnNSZXF1ZXN0EisKBmNhbGxlchgBIAEoCzIbLm1lc3NhZ2luZy52MS5DYWxsZXJDb250ZXh0Eg0KBXVzZXJzGAIgAygJIjsKEkJsb2NrVXNlcnNSZXNwb25zZRITCgthZGRlZF91c2VycxgBIAMoCRIQCghyZXBsYXllZBgCIAEoCCJRChNVbmJsb2NrVXNlcnNSZXF1ZXN0EisKBmNhbGxlchgBIAEoCzIbLm1lc3NhZ2luZy52MS5DYWxsZXJDb250ZXh0Eg0KBXVzZXJzGAIgAygJIj8KFFVuYmxvY2tVc2Vyc1Jlc3BvbnNlEhUKDXJlbW92ZWRfdXNlcnMYASADKAkSEAoIcmVwbGF5ZWQYAiABKAgiWAoVSW5kaWNhdGVUeXBpbmdSZXF1ZXN0EisKBmNhbGxlchgBIAEoCzIbLm1lc3NhZ2luZy52MS5DYWxsZXJDb250ZXh0EhIKCm1lc3NhZ2VfaWQYAiABKAkiKgoWSW5kaWNhdGVUeXBpbmdSZXNwb25zZRIQCghyZXBsYXllZBgBIAEoCCJSCg9NYXJrUmVhZFJlcXVlc3QSKwoGY2FsbGVyGAEgASgLMhsubWVzc2FnaW5nLnYxLkNhbGxlckNvbnRleHQSEgoKbWVzc2FnZV9pZBgCIAEoCSIkChBNYXJrUmVhZFJlc3BvbnNlEhAKCHJlcGxheWVkGAEgASgIIl4KEUFjY2VwdENhbGxSZXF1ZXN0EisKBmNhbGxlchgBIAEoCzIbLm1lc3NhZ2luZy52MS5DYWxsZXJDb250ZXh0Eg8KB2NhbGxfaWQYAiABKAkSCwoDc2RwGAMgASgJIiYKEkFjY2VwdENhbGxSZXNwb25zZRIQCghyZXBsYXllZBgBIAEoCCJNChFHZXRNZXNzYWdlUmVxdWVzdBIRCgl0ZW5hbnRfaWQYASABKAkSEQoJY2xpZW50X2lkGAIgASgJEhIKCm1lc3NhZ2VfaWQYAyABKAkicAoMU3RhdHVzQ2hhbmdlEg4KBnN0YXR1cxgBIAEoCRIKCgJhdBgCIAEoCRITCgtlcnJvcnNfanNvbhgDIAEoCRIZChFjb252ZXJzYXRpb25fanNvbhgEIAEoCRIUCgxwcmljaW5nX2pzb24YBSABKAkiowQKDU1lc3NhZ2VSZWNvcmQSCgoCaWQYASABKAkSEQoJY2xpZW50X2lkGAIgASgJEhEKCXRlbmFudF9pZBgDIAEoCRIKCgJ0bxgEIAEoCRIMCgRraW5kGAUgASgJEg4KBnN0YXR1cxgGIAEoCRIyCg5zdGF0dXNfaGlzdG9yeRgHIAMoCzIaLm1lc3NhZ2luZy52MS5TdGF0dXNDaGFuZ2USEgoKY3JlYXRlZF9hdBgIIAEoCRISCgp1cGRhdGVkX2F0GAkgASgJEhMKC2Vycm9yc19qc29uGAogASgJEhkKEWNvbnZlcnNhdGlvbl9qc29uGAsgASgJEhQKDHByaWNpbmdfanNvbhgMIAEoCRIWCglyZWNpcGllbnQYMiABKAlIAIgBARILCgNhcGkYMyABKAkSEgoJZGlyZWN0aW9uGJYBIAEoCRIYCgpjb250YWN0X2lkGJcBIAEoCUgBiAEBEhIKBGZyb20YmAEgASgJSAKIAQESEgoEdGV4dBiZASABKAlIA4gBARIVCgxjb250ZW50X2pzb24YmgEgASgJEhgKCmNvbnRleHRfaWQYmwEgASgJSASIAQESKgoJcmVhY3Rpb25zGJwBIAMoCzIWLm1lc3NhZ2luZy52MS5SZWFjdGlvbkIMCgpfcmVjaXBpZW50Qg0KC19jb250YWN0X2lkQgcKBV9mcm9tQgcKBV90ZXh0Qg0KC19jb250ZXh0X2lkIkcKCFJlYWN0aW9uEg0KBWVtb2ppGAEgASgJEgwKBGZyb20YAiABKAkSEgoKbWVzc2FnZV9pZBgDIAEoCRIKCgJhdBgEIAEoCSJCChJHZXRNZXNzYWdlUmVzcG9uc2USLAoHbWVzc2FnZRgBIAEoCzIbLm1lc3NhZ2luZy52MS5NZXNzYWdlUmVjb3JkMsgEChBNZXNzYWdpbmdTZXJ2aWNlEj0KBFNlbmQSGS5tZXNzYWdpbmcudjEuU2VuZFJlcXVlc3QaGi5tZXNzYWdpbmcudjEuU2VuZFJlc3BvbnNlEk8KCkJsb2NrVXNlcnMSHy5tZXNzYWdpbmcudjEuQmxvY2tVc2Vyc1JlcXVlc3QaIC5tZXNzYWdpbmcudjEuQmxvY2tVc2Vyc1Jlc3BvbnNlElUKDFVuYmxvY2tVc2VycxIhLm1lc3NhZ2luZy52MS5VbmJsb2NrVXNlcnNSZXF1ZXN0GiIubWVzc2FnaW5nLnYxLlVuYmxvY2tVc2Vyc1Jlc3BvbnNlElsKDkluZGljYXRlVHlwaW5nEiMubWVzc2FnaW5nLnYxLkluZGljYXRlVHlwaW5nUmVxdWVzdBokLm1lc3NhZ2luZy52MS5JbmRpY2F0ZVR5cGluZ1Jlc3BvbnNlEkkKCE1hcmtSZWFkEh0ubWVzc2FnaW5nLnYxLk1hcmtSZWFkUmVxdWVzdBoeLm1lc3NhZ2luZy52MS5NYXJrUmVhZFJlc3BvbnNlEk8KCkFjY2VwdENhbGwSHy5tZXNzYWdpbmcudjEuQWNjZXB0Q2FsbFJlcXVlc3QaIC5tZXNzYWdpbmcudjEuQWNjZXB0Q2FsbFJlc3BvbnNlElQKCkdldE1lc3NhZ2USHy5tZXNzYWdpbmcudjEuR2V0TWVzc2FnZVJlcXVlc3QaIC5tZXNzYWdpbmcudjEuR2V0TWVzc2FnZVJlc3BvbnNlIgOQAgFiBnByb3RvMw");
 
 /**
  * Who asks, for which client, and the idempotency key of the request if it has one.
@@ -491,6 +491,46 @@ export type MessageRecord = Message<"messaging.v1.MessageRecord"> & {
    * @generated from field: string api = 51;
    */
   api: string;
+
+  /**
+   * Issue 27, the message log: "in" for a message a user sent (status "received"), "out" for a send or an echo
+   * of the business app. The contact it is with; who wrote an inbound message; its text (a body, caption, reply
+   * title, emoji or system body); the provider's message object of an inbound message (JSON); the message it
+   * replies or reacts to; in a thread, the reactions to it.
+   *
+   * @generated from field: string direction = 150;
+   */
+  direction: string;
+
+  /**
+   * @generated from field: optional string contact_id = 151;
+   */
+  contactId?: string | undefined;
+
+  /**
+   * @generated from field: optional string from = 152;
+   */
+  from?: string | undefined;
+
+  /**
+   * @generated from field: optional string text = 153;
+   */
+  text?: string | undefined;
+
+  /**
+   * @generated from field: string content_json = 154;
+   */
+  contentJson: string;
+
+  /**
+   * @generated from field: optional string context_id = 155;
+   */
+  contextId?: string | undefined;
+
+  /**
+   * @generated from field: repeated messaging.v1.Reaction reactions = 156;
+   */
+  reactions: Reaction[];
 };
 
 /**
@@ -499,6 +539,42 @@ export type MessageRecord = Message<"messaging.v1.MessageRecord"> & {
  */
 export const MessageRecordSchema: GenMessage<MessageRecord> = /*@__PURE__*/
   messageDesc(file_messaging_v1_messaging, 16);
+
+/**
+ * A user's reaction to a message (the latest of each user; a removed one is left out).
+ *
+ * @generated from message messaging.v1.Reaction
+ */
+export type Reaction = Message<"messaging.v1.Reaction"> & {
+  /**
+   * @generated from field: string emoji = 1;
+   */
+  emoji: string;
+
+  /**
+   * @generated from field: string from = 2;
+   */
+  from: string;
+
+  /**
+   * The reaction's own message id.
+   *
+   * @generated from field: string message_id = 3;
+   */
+  messageId: string;
+
+  /**
+   * @generated from field: string at = 4;
+   */
+  at: string;
+};
+
+/**
+ * Describes the message messaging.v1.Reaction.
+ * Use `create(ReactionSchema)` to create a new message.
+ */
+export const ReactionSchema: GenMessage<Reaction> = /*@__PURE__*/
+  messageDesc(file_messaging_v1_messaging, 17);
 
 /**
  * @generated from message messaging.v1.GetMessageResponse
@@ -515,7 +591,7 @@ export type GetMessageResponse = Message<"messaging.v1.GetMessageResponse"> & {
  * Use `create(GetMessageResponseSchema)` to create a new message.
  */
 export const GetMessageResponseSchema: GenMessage<GetMessageResponse> = /*@__PURE__*/
-  messageDesc(file_messaging_v1_messaging, 17);
+  messageDesc(file_messaging_v1_messaging, 18);
 
 /**
  * Messaging sends on behalf of a tenant's client: every call names the tenant and the client, and a client of
