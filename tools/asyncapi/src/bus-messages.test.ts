@@ -76,7 +76,7 @@ describe('real bus messages match asyncapi.yaml (a consumer of our own on every 
     return { stream, subject: m.subject, headers, data: m.data, text: m.string(), check: contract.check(m.subject, headers, m.data, dataContentType) };
   }
 
-  it('signup_completed, test, chat (messages and statuses), flow_completion and template_status events on EVENTS match the document', async () => {
+  it('signup_completed, test, chat (messages and statuses), flow_completion, template_status and campaign_status events on EVENTS match the document', async () => {
     // signup_completed: a client registered with its provider credentials is active at once
     const c = await api.post('/api/clients/', {
       display_name: 'Shop',
@@ -113,10 +113,35 @@ describe('real bus messages match asyncapi.yaml (a consumer of our own on every 
       template_name: 'order_confirmation',
     });
 
+    // campaign_status: a one-recipient campaign of an approved template, started (then completed)
+    await sim.send('POST', '/_sim/templates', {
+      waba_id: phone.waba_id,
+      name: 'bus_notice',
+      language: 'en_US',
+      category: 'UTILITY',
+      components: [{ type: 'BODY', text: 'Order {{1}} ships today', example: { body_text: [['A-1']] } }],
+    });
+    expect((await api.post('/api/templates/sync', { client_id: clientId })).status).toBe(200);
+    const campaign = await api.post('/api/campaigns', {
+      client_id: clientId,
+      name: 'Bus check',
+      template_name: 'bus_notice',
+      lang: 'en_US',
+      recipients: [{ to, parameters: ['A-1'] }],
+    });
+    expect(campaign.status).toBe(201);
+    expect((await api.post(`/api/campaigns/${(campaign.json as { id: string }).id}/start`, {})).status).toBe(200);
+
     const events = () => of(STREAMS.events.name).filter((s) => s.headers[EVENT_HEADERS.client] === clientId);
     const count = (type: string) => events().filter((s) => s.headers[EVENT_HEADERS.type] === type).length;
     await waitFor(
-      () => count('signup_completed') === 1 && count('test') === 1 && count('chat') >= 6 && count('flow_completion') === 1 && count('template_status') === 1,
+      () =>
+        count('signup_completed') === 1 &&
+        count('test') === 1 &&
+        count('chat') >= 6 &&
+        count('flow_completion') === 1 &&
+        count('template_status') === 1 &&
+        count('campaign_status') >= 1,
       {
         timeoutMs: 30_000,
         what: 'every event type on EVENTS',
