@@ -146,8 +146,12 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
       // GET /api/usage: this service's rows of the tenant per UTC day
       defineUsageService((tenantId: string, from: string, to: string) =>
         db.query<{ day: string; key: string; count: number }>(
+          // the gateway's own sends: the log also holds inbound messages and echoes of the business app (which
+          // the gateway never accepted)
           `SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, coalesce(pricing->>'category', 'unknown') AS key, count(*)::int AS count FROM messages
-             WHERE tenant_id = $1 AND created_at >= $2::date AND created_at < ($3::date + 1) GROUP BY 1, 2 ORDER BY 1, 2`,
+             WHERE tenant_id = $1 AND created_at >= $2::date AND created_at < ($3::date + 1) AND direction = 'out'
+               AND status_history @> '[{"status": "accepted"}]'::jsonb
+             GROUP BY 1, 2 ORDER BY 1, 2`,
           [tenantId, from, to],
         ),
       ),
