@@ -96,6 +96,10 @@ export async function receiveUpload(ctx: Context, check: (fields: UploadFields) 
   const brokenOff = () => stop(new AppError('validation', 'upload_aborted', 'The upload was broken off'));
   ctx.req.once('aborted', brokenOff);
   ctx.req.on('error', brokenOff);
+  // the tenant may have gone away before this handler ran (while the edge authenticated and counted the
+  // request): then 'aborted' has fired already and no byte will come
+  ctx.req.once('close', () => !ctx.req.complete && brokenOff());
+  if (ctx.req.destroyed && !ctx.req.complete) brokenOff();
   const fileArrived = new Promise<void>((resolve, reject) => {
     bb.on('field', (name, value, info) => {
       if (fileSeen) problems.push(bodyIssue(name, `${name} must come before file`, 'part_after_file'));
