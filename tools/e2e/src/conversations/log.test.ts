@@ -111,7 +111,8 @@ describe('message log, contacts, conversations and threads', () => {
     expect(contacts.status).toBe(200);
     expect(contacts.json.data).toHaveLength(1);
     const c = contacts.json.data[0];
-    expect(c).toMatchObject({ wa_id: user, user_id: null, profile_name: 'Test User', window_open: true, aliases: [] });
+    // the provider names every user by a business-scoped user id too since April 2026 (provider-2026.md §2)
+    expect(c).toMatchObject({ wa_id: user, user_id: expect.stringMatching(/^[A-Z]{2}\.\d+$/), profile_name: 'Test User', window_open: true, aliases: [] });
     expect(Date.parse(c.window_open_until) - Date.parse(c.last_seen_at)).toBe(24 * 3600_000);
     expect(Date.parse(c.first_seen_at)).toBeLessThanOrEqual(Date.parse(c.last_seen_at));
     const one = await a.api.get<any>(`/api/contacts/${c.id}?client_id=${a.clientId}`);
