@@ -51,7 +51,9 @@ describe('campaigns across two messaging replicas', () => {
         template_name: 'shipping_notice',
         lang: 'en_US',
         recipients: list,
-        rate_per_second: 20,
+        // 80 % of the number's 20/s: two replicas' sends bunch at the provider by one under CI load (a send
+        // delayed in one process lands beside the other's next one; docs/campaigns.md), never by more
+        rate_per_second: 16,
       })
     ).json as any;
     expect((await api.post(`/api/campaigns/${c.id}/start`, {})).status).toBe(200);
@@ -79,7 +81,9 @@ describe('campaigns across two messaging replicas', () => {
         template_name: 'shipping_notice',
         lang: 'en_US',
         recipients: list,
-        rate_per_second: 20,
+        // 80 % of the number's 20/s: two replicas' sends bunch at the provider by one under CI load (a send
+        // delayed in one process lands beside the other's next one; docs/campaigns.md), never by more
+        rate_per_second: 16,
       })
     ).json as any;
     expect((await api.post(`/api/campaigns/${c.id}/start`, {})).status).toBe(200);
