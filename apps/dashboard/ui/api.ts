@@ -1,4 +1,4 @@
-import { Gateway, type Schemas, type Usage as UsageAnswer } from '@gateway/sdk/client';
+import { Gateway, type Schemas, type Stats as StatsAnswer, type Usage as UsageAnswer } from '@gateway/sdk/client';
 
 /**
  * Calls the gateway's public routes with the session cookie (sent by the browser, never readable here) and,
@@ -54,11 +54,33 @@ const gateway = new Gateway({
 });
 
 export async function call<T>(method: string, path: string, body?: unknown, opts: { signInCall?: boolean } = {}): Promise<T> {
+  return (await request<T>(method, path, body, opts)).data;
+}
+
+/**
+ * Like `call`, with the answer's headers too (a send's `X-Message-Id`). A `Blob` body (a file the user picked)
+ * is streamed as it is, with its `contentType`; anything else is sent as JSON.
+ */
+export async function request<T>(
+  method: string,
+  path: string,
+  body?: unknown,
+  opts: { signInCall?: boolean; contentType?: string } = {},
+): Promise<{ data: T; headers: Headers }> {
   const headers: Record<string, string> = {};
   if (method !== 'GET') headers['x-csrf-token'] = csrfToken;
   let res: Response;
   try {
-    res = await gateway.raw(method, path, { body, headers });
+    res =
+      body instanceof Blob
+        ? await fetch(path, {
+            method,
+            body,
+            headers: { ...headers, accept: 'application/json', 'content-type': opts.contentType ?? body.type },
+            credentials: 'same-origin',
+            cache: 'no-store',
+          })
+        : await gateway.raw(method, path, { body, headers });
   } catch {
     throw new ApiError(0, 'network_error', 'The gateway could not be reached. Check your connection and try again.', null);
   }
@@ -75,7 +97,7 @@ export async function call<T>(method: string, path: string, body?: unknown, opts
     if (res.status === 401 && !opts.signInCall) onSignedOut();
     throw new ApiError(res.status, code, messageOf(res.status, json), json);
   }
-  return json as T;
+  return { data: json as T, headers: res.headers };
 }
 
 export const get = <T>(path: string) => call<T>('GET', path);
@@ -111,7 +133,10 @@ export type SecretRotation = Schemas['SecretRotation'];
 export type Call = Schemas['Call'];
 export type CallingSettings = Schemas['CallingSettings'];
 export type AuditEntry = Schemas['AuditEntry'];
+export type Campaign = Schemas['Campaign'];
+export type CampaignRecipient = Schemas['CampaignRecipient'];
 export type Usage = UsageAnswer;
+export type Stats = StatsAnswer;
 
 /** Event types of the webhook envelope (docs/webhooks.md). */
 export const EVENT_TYPES = ['chat', 'signup_completed', 'template_status', 'flow_completion', 'test', 'campaign_status'] as const;

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { call, setCsrfToken, whenSignedOut, type Session } from './api';
 import { ErrorState, Link, Loading } from './components';
 import { CallsPage } from './pages/calls';
+import { CampaignsPage } from './pages/campaigns';
 import { AuditPage } from './pages/audit';
 import { ClientsPage } from './pages/clients';
 import { DeliveriesPage } from './pages/deliveries';
@@ -23,6 +24,7 @@ const PAGES = [
   { path: 'calls', title: 'Calls', Page: CallsPage },
   { path: 'flows', title: 'Flows', Page: FlowsPage },
   { path: 'templates', title: 'Templates', Page: TemplatesPage },
+  { path: 'campaigns', title: 'Campaigns', Page: CampaignsPage },
   { path: 'audit', title: 'Audit', Page: AuditPage },
   { path: 'settings', title: 'Settings', Page: SettingsPage },
 ] as const;

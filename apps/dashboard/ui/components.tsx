@@ -143,6 +143,8 @@ export function Confirm(props: {
   title: string;
   message: ComponentChildren;
   confirmLabel: string;
+  /** The button that closes the dialog without acting (default "Cancel"). */
+  cancelLabel?: string;
   danger?: boolean;
   busy?: boolean;
   onConfirm: () => void;
@@ -162,7 +164,7 @@ export function Confirm(props: {
       <div class="dialog-body">{props.message}</div>
       <div class="actions">
         <button type="button" onClick={props.onCancel}>
-          Cancel
+          {props.cancelLabel ?? 'Cancel'}
         </button>
         <button type="button" class={props.danger ? 'danger' : 'primary'} disabled={props.busy} onClick={props.onConfirm}>
           {props.confirmLabel}

@@ -118,11 +118,12 @@ export async function startDispatcher(config: DispatcherConfig, logger: Logger):
       service,
       defineTenantDataService((ids) => eraseRowsMentioning(db, ids)),
       // GET /api/usage: this service's rows of the tenant per UTC day
-      defineUsageService((tenantId: string, from: string, to: string) =>
+      // (and the dashboard's chart of one client's outcomes: deliveries_client_created serves it)
+      defineUsageService((tenantId: string, from: string, to: string, clientId: string | null) =>
         db.query<{ day: string; key: string; count: number }>(
           `SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, status AS key, count(*)::int AS count FROM deliveries
-             WHERE tenant_id = $1 AND created_at >= $2::date AND created_at < ($3::date + 1) GROUP BY 1, 2 ORDER BY 1, 2`,
-          [tenantId, from, to],
+             WHERE tenant_id = $1 ${clientId ? 'AND client_id = $4' : ''} AND created_at >= $2::date AND created_at < ($3::date + 1) GROUP BY 1, 2 ORDER BY 1, 2`,
+          clientId ? [tenantId, from, to, clientId] : [tenantId, from, to],
         ),
       ),
     ],

@@ -36,4 +36,15 @@ describe('csvRows: a CSV read one row at a time', () => {
     );
     expect(() => named(['12', 'Jo'], 3)).toThrow(/phone number/);
   });
+
+  it('reads a recipient column: a BSUID as the recipient, a phone number as to; with both columns to wins', () => {
+    const byId = csvLayout(['recipient', 'first_name']);
+    expect(byId(['US.13491208655302741918', 'Jo'], 2)).toEqual({ to: '', recipient: 'US.13491208655302741918', positional: [], named: { first_name: 'Jo' } });
+    expect(byId(['+16505550001', 'Jo'], 2)).toEqual({ to: '+16505550001', positional: [], named: { first_name: 'Jo' } });
+    expect(() => byId(['nobody', 'Jo'], 4)).toThrow(/Line 4: recipient must be a phone number or a business-scoped user id/);
+    const both = csvLayout(['to', 'recipient', '1']);
+    expect(both(['', 'US.1', 'a'], 2)).toEqual({ to: '', recipient: 'US.1', positional: ['a'], named: {} });
+    expect(both(['+16505550001', 'US.1', 'a'], 2)).toEqual({ to: '+16505550001', positional: ['a'], named: {} });
+    expect(() => both(['', '', 'a'], 5)).toThrow(/Line 5: to must be a phone number \(or recipient a business-scoped user id\)/);
+  });
 });

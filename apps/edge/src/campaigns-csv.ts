@@ -75,9 +75,14 @@ export async function* csvRows(source: AsyncIterable<Buffer | string>): AsyncGen
   if (field !== '' || row.length) yield endRow();
 }
 
-/** One CSV row as a recipient: `to` (or `recipient`) and the variables, positional (columns 1, 2…) or named. */
+/**
+ * One CSV row as a recipient: `to` (a phone number) or `recipient` (a business-scoped user id, BSUID; a phone number
+ * there is taken as `to`), and the variables, positional (columns 1, 2…) or named. A row with both is sent to `to`.
+ */
 export interface CsvRecipient {
   to: string;
+  /** The BSUID, when the row has no phone number. */
+  recipient?: string;
   positional: string[];
   named: Record<string, string>;
 }
@@ -85,9 +90,10 @@ export interface CsvRecipient {
 /** Reads the header row: which column is the recipient, and the variables' columns. */
 export function csvLayout(header: string[]): (cells: string[], line: number) => CsvRecipient {
   const names = header.map((h) => h.trim().replace(/^\uFEFF/, ''));
-  const toAt = names.findIndex((n) => n === 'to' || n === 'recipient');
-  if (toAt < 0) throw csvIssue(1, 'The CSV header has no `to` (or `recipient`) column', 'csv_no_recipient_column', header.join(','));
-  const vars = names.map((n, i) => ({ n, i })).filter(({ i }) => i !== toAt);
+  const toAt = names.indexOf('to');
+  const recipientAt = names.indexOf('recipient');
+  if (toAt < 0 && recipientAt < 0) throw csvIssue(1, 'The CSV header has no `to` (or `recipient`) column', 'csv_no_recipient_column', header.join(','));
+  const vars = names.map((n, i) => ({ n, i })).filter(({ i }) => i !== toAt && i !== recipientAt);
   const positional = vars.length > 0 && vars.every(({ n }) => /^\d{1,3}$/.test(n));
   if (!positional) {
     const bad = vars.find(({ n }) => !/^[a-z_][a-z0-9_]{0,127}$/.test(n));
@@ -98,16 +104,35 @@ export function csvLayout(header: string[]): (cells: string[], line: number) => 
   return (cells, line) => {
     if (cells.length !== names.length)
       throw csvIssue(line, `Line ${line} has ${cells.length} fields; the header has ${names.length}`, 'csv_field_count', cells.length);
-    const to = cells[toAt].trim();
-    if (!/^\+?\d{7,15}$/.test(to)) throw csvIssue(line, `Line ${line}: ${names[toAt]} must be a phone number`, 'string.pattern.name', to);
+    const to = toAt < 0 ? '' : cells[toAt].trim();
+    const recipient = recipientAt < 0 ? '' : cells[recipientAt].trim();
+    const user = userOf(to, recipient);
+    if (!user) {
+      const msg = to
+        ? `Line ${line}: to must be a phone number`
+        : toAt < 0
+          ? `Line ${line}: recipient must be a phone number or a business-scoped user id`
+          : `Line ${line}: to must be a phone number (or recipient a business-scoped user id)`;
+      throw csvIssue(line, msg, 'string.pattern.name', to || recipient);
+    }
     const empty = vars.find(({ i }) => cells[i] === '' || cells[i].length > 1024);
     if (empty) throw csvIssue(line, `Line ${line}: ${empty.n} must be 1 to 1024 characters`, 'csv_value_invalid', cells[empty.i].length);
     return {
-      to,
+      ...user,
       positional: positional ? vars.map(({ i }) => cells[i]) : [],
       named: positional ? {} : Object.fromEntries(vars.map(({ n, i }) => [n, cells[i]])),
     };
   };
+}
+
+const PHONE = /^\+?\d{7,15}$/;
+const BSUID = /^[A-Z]{2}\.(ENT\.)?[A-Za-z0-9]{1,128}$/;
+
+/** The row's user: its phone number (`to` wins), else its BSUID; undefined when neither is one. */
+function userOf(to: string, recipient: string): { to: string; recipient?: string } | undefined {
+  if (to) return PHONE.test(to) ? { to } : undefined;
+  if (PHONE.test(recipient)) return { to: recipient };
+  return BSUID.test(recipient) ? { to: '', recipient } : undefined;
 }
 
 const csvIssue = (line: number, msg: string, type: string, input: unknown) =>

@@ -9,20 +9,26 @@ export const MAX_ISSUES = 100;
 
 /** How many problems joi found in the last `validate` of a capped schema (read right after it: validation is synchronous). */
 let lastProblemCount = 0;
-const cappedSchemas = new WeakMap<Joi.Schema, Joi.Schema>();
+/** Per `convert` (every part but the body converts strings): the schema capped, with its preferences baked in. */
+const cappedSchemas = { true: new WeakMap<Joi.Schema, Joi.Schema>(), false: new WeakMap<Joi.Schema, Joi.Schema>() };
 
 /**
  * The schema with its problems cut to MAX_ISSUES before joi renders their messages (half its cost per problem),
- * their number kept in `lastProblemCount`.
+ * their number kept in `lastProblemCount`, and the edge's preferences set on it once: joi merges a schema's own
+ * preferences with its defaults once and keeps the result, where options passed to every `validate` were merged
+ * again on every request.
  */
-function capped(schema: Joi.Schema): Joi.Schema {
-  let c = cappedSchemas.get(schema);
+function capped(schema: Joi.Schema, convert: boolean): Joi.Schema {
+  const cache = cappedSchemas[`${convert}`];
+  let c = cache.get(schema);
   if (!c) {
-    c = schema.error((reports) => {
-      lastProblemCount = reports.length;
-      return reports.slice(0, MAX_ISSUES) as Joi.ErrorReport[];
-    });
-    cappedSchemas.set(schema, c);
+    c = schema
+      .error((reports) => {
+        lastProblemCount = reports.length;
+        return reports.slice(0, MAX_ISSUES) as Joi.ErrorReport[];
+      })
+      .prefs({ abortEarly: false, convert, errors: { wrap: { label: false } } });
+    cache.set(schema, c);
   }
   return c;
 }
@@ -49,7 +55,7 @@ export function validateParts<T extends { body?: unknown; query?: unknown; path?
     if (!part) continue;
     const [schema, value] = part;
     lastProblemCount = 0;
-    const result = capped(schema).validate(bounds.bound(schema, value), { abortEarly: false, convert: where !== 'body', errors: { wrap: { label: false } } });
+    const result = capped(schema, where !== 'body').validate(bounds.bound(schema, value));
     if (!result.error) {
       out[where] = result.value;
       continue;

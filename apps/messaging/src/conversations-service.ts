@@ -26,6 +26,9 @@ export function presentContact(c: Contact, now: Date): MessageInitShape<typeof c
     windowOpen: !!until && until.getTime() > now.getTime(),
     lastActivityAt: iso(c.last_activity_at)!,
     aliases: c.aliases,
+    optedOut: !!c.opt_out,
+    optedOutAt: iso(c.opt_out?.at),
+    optedOutSource: c.opt_out?.source,
   };
 }
 
@@ -40,6 +43,13 @@ function instant(value: string, name: string): Date | undefined {
   if (Number.isNaN(d.getTime()))
     throw AppError.validation([{ loc: ['query', name], msg: `${name} must be an ISO 8601 time`, type: 'date.base', input: value, ctx: {} }]);
   return d;
+}
+
+/** A UTC day (YYYY-MM-DD) of a count, or a 422 naming it. */
+function day(value: string, name: string): string {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(value)))
+    throw AppError.validation([{ loc: ['query', name], msg: `${name} must be a day (YYYY-MM-DD)`, type: 'date.format', input: value, ctx: {} }]);
+  return value;
 }
 
 /** The ConversationsService of proto/conversations, served by the messaging process (issue 27). */
@@ -80,6 +90,12 @@ export function defineConversationsService(store: SqlConversations, clock: Clock
       const page = await store.thread(r.tenantId, r.clientId, r.contactId, { limit: pageSize(r.limit), cursor: r.cursor || undefined });
       return { messages: page.items.map(present), nextCursor: page.nextCursor ?? '' };
     },
+    countMessagesByDay: async (r) => ({
+      counts: (await store.countByDay(r.tenantId, r.clientId || undefined, day(r.from, 'from'), day(r.to, 'to'))).map((c) => ({
+        ...c,
+        count: BigInt(c.count),
+      })),
+    }),
     markConversationRead: async (r) => {
       if (!(await store.markRead(r.tenantId, r.clientId, r.contactId, clock.now()))) throw AppError.notFound('contact_not_found', 'Contact not found');
       const contact = await contactOf(r.tenantId, r.clientId, r.contactId);

@@ -59,6 +59,11 @@ export class IdempotentRunner {
     return this.store({ response: {}, message });
   }
 
+  /** Stores the records of sends made under no idempotency key, gathered by the caller (a campaign's batch). */
+  async recordSentMany(messages: Array<NonNullable<Executed<object>['message']>>): Promise<void> {
+    await this.messages.insertMany(messages).catch((e: unknown) => this.logger.error({ err: e, sends: messages.length }, 'could not store accepted sends'));
+  }
+
   purgeExpired(): Promise<number> {
     return this.keys.purgeExpired();
   }

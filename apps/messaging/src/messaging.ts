@@ -6,7 +6,7 @@ import type { ServiceClient } from '@gateway/rpc';
 import type { Executed, IdempotentRunner } from './idempotency';
 import { ClientCredentialsCache } from './client-cache';
 import type { Credentials, MessagingProvider } from './provider';
-import type { MessageRepository, MessageRecord, SendApi } from './store/messages';
+import type { MessageRepository, MessageRecord, NewMessage, SendApi } from './store/messages';
 
 /** The send-template check against the local template copy (templates/templates.ts). */
 export interface TemplateSendCheck {
@@ -51,6 +51,12 @@ interface ResolvedClient {
  * accepted send. Everything runs under the request's idempotency key.
  */
 export class Messaging {
+  /**
+   * Told of each of the tenant's own sends as it leaves: campaigns on the number yield it a slot
+   * (campaigns/priority.ts), and a template counts in the portfolio's messaging-limit window (campaigns/messaging-limit.ts).
+   */
+  onSingleSend?: (send: { phoneNumberId: string; client: td.Client; user: string | undefined; template: boolean }) => void;
+
   constructor(
     directory: ServiceClient<typeof td.TenantDirectoryService>,
     private readonly provider: MessagingProvider,
@@ -96,6 +102,7 @@ export class Messaging {
       const api = sendApi(client, category);
       const policy = (body as { product_policy?: string }).product_policy;
       return async (): Promise<Executed<SendResponse>> => {
+        this.onSingleSend?.({ phoneNumberId: credentials.phoneNumberId, client, user: body.to ?? body.recipient, template: !!template });
         const { messageId } =
           api === 'marketing_messages'
             ? await this.provider.sendMarketingMessage(credentials.accessToken, credentials.phoneNumberId, {
@@ -125,9 +132,10 @@ export class Messaging {
    * A send prepared now and made later (a campaign's, paced to its slot): the body checked, the client resolved, the
    * payload built and a template checked against the local copy here (`checkTemplate: false`: the caller checked
    * it, a campaign once per batch); the answer makes the provider call and stores
-   * the record, nothing else, so it reaches the provider at the moment it is called.
+   * the record, nothing else, so it reaches the provider at the moment it is called. With `recordTo` the record
+   * is put there instead, for the caller to store with others (`recordSent`).
    */
-  async prepareSend(r: m.SendRequest, opts: { checkTemplate?: boolean } = {}): Promise<() => Promise<string>> {
+  async prepareSend(r: m.SendRequest, opts: { checkTemplate?: boolean; recordTo?: NewMessage[] } = {}): Promise<() => Promise<string>> {
     const { kind, body: validated } = readSendRequest(r);
     const body = kind.prepare(validated);
     const recordKind = kind.recordKind(body);
@@ -138,9 +146,17 @@ export class Messaging {
       await this.templates?.checkSend({ tenantId: client.tenantId, clientId: client.id }, template.name, template.language, template.components);
     return async () => {
       const { messageId } = await this.provider.sendMessage(credentials.accessToken, credentials.phoneNumberId, payload);
-      await this.runner.recordSent({ id: messageId, tenantId: client.tenantId, clientId: client.id, to: body.to, kind: recordKind });
+      const record = { id: messageId, tenantId: client.tenantId, clientId: client.id, to: body.to, recipient: body.recipient, kind: recordKind };
+      // a campaign gathers its batch's records and stores them together (recordSent)
+      if (opts.recordTo) opts.recordTo.push(record);
+      else await this.runner.recordSent(record);
       return messageId;
     };
+  }
+
+  /** Stores the records of prepared sends gathered with `recordTo` (one statement for the messages, a few for their contacts). */
+  recordSent(records: NewMessage[]): Promise<void> {
+    return this.runner.recordSentMany(records);
   }
 
   /**

@@ -14,6 +14,8 @@ import { startOutboxRelay } from '@gateway/outbox';
 import { Campaigns } from './campaigns/campaigns';
 import { CampaignEvents } from './campaigns/events';
 import { CampaignInbound } from './campaigns/inbound';
+import { PortfolioWindows } from './campaigns/messaging-limit';
+import { NumberShare } from './campaigns/priority';
 import { CampaignRunner } from './campaigns/runner';
 import { defineCampaignsService } from './campaigns/service';
 import { SqlCampaignRepository } from './campaigns/store';
@@ -66,6 +68,7 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
   const callRecords = new SqlCallRepository(db);
   const calls = new Calls(svc, provider, runner, callRecords);
   const campaignRepo = new SqlCampaignRepository(db);
+  const portfolioWindows = new PortfolioWindows(db);
 
   const service = defineService(m.MessagingService, {
     send: (r) => svc.send(r),
@@ -113,9 +116,10 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
     bus,
     lookup: routes,
     messages,
+    db,
     templates,
     calls: callRecords,
-    campaigns: new CampaignInbound(campaignRepo),
+    campaigns: new CampaignInbound(campaignRepo, portfolioWindows, db),
     conversations,
     live,
     clock,
@@ -129,7 +133,12 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
   const relay = startOutboxRelay({ db, bus, logger });
   const campaignEvents = new CampaignEvents(relay, credentials);
   const campaigns = new Campaigns(db, templateRepo, svc, campaignEvents);
-  const campaignRunner = new CampaignRunner(db, svc, logger, metrics, campaignEvents);
+  const numberShare = new NumberShare(db, logger);
+  svc.onSingleSend = (s) => {
+    numberShare.singleSend(s.phoneNumberId);
+    if (s.template && s.user) portfolioWindows.noteSend(s.client, s.user, logger);
+  };
+  const campaignRunner = new CampaignRunner(db, svc, logger, metrics, campaignEvents, numberShare);
   const retention = new MessageRetention(conversations, clock, config.messageRetentionDays, logger);
 
   const grpc = await startGrpcServer({

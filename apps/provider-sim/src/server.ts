@@ -22,6 +22,7 @@ import { registerTemplates } from './routes/templates';
 import { registerWebhookFields } from './routes/webhook-fields';
 import { registerWindowControl } from './routes/window-control';
 import { registerCampaignControl } from './routes/campaign-control';
+import { MessagingLimits } from './messaging-limits';
 import { TemplateRegistry } from './templates/registry';
 import { SimState, type RecordedRequest } from './state';
 import { WebhookSender } from './webhooks';
@@ -135,6 +136,7 @@ export async function startProviderSim(opts: ProviderSimOptions): Promise<Runnin
   state.webhookUrl = opts.webhookUrl;
   const webhooks = new WebhookSender(state, opts.appSecret, opts.logger);
   const limits = new RateLimiter(state);
+  const messagingLimits = new MessagingLimits(state);
   const templates = new TemplateRegistry(state, webhooks);
   if (opts.templateReviewMs !== undefined) templates.review.delayMs = opts.templateReviewMs;
   if (opts.window) state.window = opts.window;
@@ -149,7 +151,7 @@ export async function startProviderSim(opts: ProviderSimOptions): Promise<Runnin
   registerWindowControl(control, state);
   registerCallControl(control, state, webhooks);
   registerWebhookFields(control, state, webhooks);
-  registerCampaignControl(control, state, webhooks, limits);
+  registerCampaignControl(control, state, webhooks, limits, messagingLimits);
   // the provider's web side (SDK, signup dialog): outside the Graph API, so neither recorded nor faulted
   registerEmbeddedSignup(control, { state, appId: opts.appId, configId: opts.configId });
   control.put('/_sim/auto-statuses', (ctx) => {
@@ -158,7 +160,7 @@ export async function startProviderSim(opts: ProviderSimOptions): Promise<Runnin
   });
 
   const graph = new Router();
-  registerMessages(graph, { state, limits, webhooks, autoStatuses: () => autoStatuses, templates });
+  registerMessages(graph, { state, limits, messagingLimits, webhooks, autoStatuses: () => autoStatuses, templates });
   registerBlockUsers(graph, state);
   registerCalls(graph, state, webhooks);
   registerFlows(graph, { state, publishedFlowsEditable: () => opts.publishedFlowsEditable ?? false });

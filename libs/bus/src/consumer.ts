@@ -84,6 +84,30 @@ export async function ensureConsumer(bus: Bus, stream: string, durable: string, 
 }
 
 /**
+ * Acknowledgements confirmed in batches (README, "Acknowledgements"): each ack is sent as it comes (`ack()`), and
+ * the acks sent together are confirmed by one PING/PONG round trip (`flush()`): the server answers the PING only
+ * after every message the connection sent before it, acks included. A handler continues once its ack is
+ * confirmed; when the round trip fails (the connection dropped) the ack is sent again, as after a failed
+ * `ackAck()` before. Against one `ackAck()` request per message, measured by `BENCH_ONLY=acks`: the same
+ * outcome (an ack that never arrives means a redelivery, never a loss) for about half the CPU per message.
+ */
+export class AckFlusher {
+  private confirming: Promise<void> | undefined;
+
+  constructor(private readonly bus: Pick<Bus, 'nc'>) {}
+
+  async ack(m: JsMsg): Promise<void> {
+    m.ack();
+    // the acks of this turn of the event loop share one PING, sent after all of them
+    this.confirming ??= Promise.resolve().then(() => {
+      this.confirming = undefined;
+      return this.bus.nc.flush();
+    });
+    await this.confirming.catch(() => m.ack());
+  }
+}
+
+/**
  * A durable pull consumer with bounded concurrency. An exception in a handler naks the message after a
  * short delay (it is redelivered). A message still not acked on its `max_deliver`-th delivery (exception or
  * nak) goes to DEAD_LETTER with the error and is then acknowledged: nothing loops forever, nothing is dropped.
@@ -102,6 +126,7 @@ export async function runConsumer(opts: RunConsumerOptions): Promise<RunningCons
   // another replica meanwhile: one timer for all of them, at half of ack_wait (nanoseconds in the config)
   const ackWaitMs = opts.config?.ack_wait ? Number(opts.config.ack_wait) / 1e6 : 30_000;
   const handling = new Set<JsMsg>();
+  const acks = new AckFlusher(opts.bus);
   const heartbeat = setInterval(() => handling.forEach((m) => m.working()), Math.max(ackWaitMs / 2, 500));
   heartbeat.unref();
   const process = async (m: JsMsg) => {
@@ -150,7 +175,7 @@ export async function runConsumer(opts: RunConsumerOptions): Promise<RunningCons
           span.setStatus({ code: SpanStatusCode.ERROR, message: error });
         }
         try {
-          if ('ack' in outcome) await m.ackAck().catch(() => m.ack());
+          if ('ack' in outcome) await acks.ack(m);
           else if ('term' in outcome) m.term();
           else if ('nak' in outcome) m.nak(outcome.nak);
         } catch (e) {

@@ -63,8 +63,17 @@ describe('JETSTREAM_REPLICAS on a 3-node JetStream cluster', () => {
       { timeoutMs: 30_000, intervalMs: 250, what: 'stream and consumer replicas current' },
     );
     // the durable was made again on the replicated stream (nats-server#6838), starting after its ack floor
-    const moved = await second.jsm.consumers.info(stream, 'scaled');
-    expect([moved.num_pending, moved.num_ack_pending, moved.config.opt_start_seq]).toEqual([40, 0, 11]);
+    // its new leader counts what is pending once elected: read until it has (seen once as 0 right after the move)
+    const state = async () => {
+      const moved = await second.jsm.consumers.info(stream, 'scaled');
+      return [moved.num_pending, moved.num_ack_pending, moved.config.opt_start_seq];
+    };
+    await waitFor(async () => (await state())[0] === 40, {
+      timeoutMs: 30_000,
+      intervalMs: 250,
+      what: 'the moved consumer counting its pending messages',
+    }).catch(() => undefined);
+    expect(await state()).toEqual([40, 0, 11]);
     const leader = (await cluster.streamLeader(stream))!;
     await cluster.kill(leader);
     try {

@@ -13,6 +13,8 @@ export interface GrpcServiceEntry {
   metricsPort: number;
   /** The variable through which callers find the service, as host:port. */
   addrVar: string;
+  /** Its V8 flags in production (NODE_OPTIONS of every deployment: see `nodeOptionsOf`). */
+  nodeOptions: string;
 }
 
 export interface HttpEntry {
@@ -22,7 +24,7 @@ export interface HttpEntry {
   portVar: string;
 }
 
-export const EDGE: HttpEntry & { metricsPort: number } = catalogue.edge;
+export const EDGE: HttpEntry & { metricsPort: number; nodeOptions: string } = catalogue.edge;
 /** The gRPC services in start order: a service may only call the ones before it. */
 export const GRPC_SERVICES: readonly GrpcServiceEntry[] = catalogue.grpc;
 export const PROVIDER_SIM: HttpEntry = catalogue.providerSim;
@@ -42,6 +44,18 @@ export function grpcService(name: string): GrpcServiceEntry {
   const entry = GRPC_SERVICES.find((s) => s.name === name);
   if (!entry) throw new Error(`no gRPC service "${name}" in libs/config/src/services.json`);
   return entry;
+}
+
+/**
+ * The V8 flags (NODE_OPTIONS) an app runs with in production, chosen per service from the bench's CPU per
+ * operation and peak RSS under each setting (README, "V8 settings per service"): docker-compose.yml and the
+ * Kubernetes manifests set exactly these (the deployment checks compare them), and the bench's production
+ * configuration runs each service with its own.
+ */
+export function nodeOptionsOf(app: string): string {
+  const entry = app === EDGE.name ? EDGE : GRPC_SERVICES.find((s) => s.name === app);
+  if (!entry) throw new Error(`no app "${app}" in libs/config/src/services.json`);
+  return entry.nodeOptions;
 }
 
 /** Every app a deployment runs: the edge and the gRPC services. */

@@ -6,7 +6,7 @@ export { readSendRequest, sendRequest } from './send-request';
 export type { SendRequestBody } from './send-request';
 export type { ProviderMessage } from './provider-message';
 export { EXAMPLE_AUTH_TEMPLATE, EXAMPLE_CLIENT, EXAMPLE_FLOWS, EXAMPLE_MEDIA_ID, EXAMPLE_NAMED_TEMPLATE, EXAMPLE_TEMPLATE, EXAMPLE_TO } from './examples';
-export { clientId, httpUrl, httpsUrl, opaqueId, phone, providerId, uuid } from './fields';
+export { bsuid, clientId, httpUrl, httpsUrl, opaqueId, phone, providerId, uuid } from './fields';
 export type { ButtonsBody } from './kinds/buttons';
 export type { CatalogBody } from './kinds/catalog';
 export type { ContactCard, ContactsBody } from './kinds/contacts';

@@ -6,6 +6,8 @@ export type ValidationIssue = Schemas['ValidationIssue'];
 export type ProviderError = Schemas['ProviderError'];
 /** `GET /api/usage`: the plan, each quota's use, sends and deliveries per day (docs/business.md). */
 export type Usage = operations['getUsage']['responses'][200]['content']['application/json'];
+/** `GET /api/stats`: messages per day by direction and status, webhook deliveries per day by outcome (docs/conversations.md). */
+export type Stats = operations['getStats']['responses'][200]['content']['application/json'];
 
 /**
  * Any answer other than 2xx, as an error: `status`, the stable `code` (`validation_failed` for a 422 without
@@ -158,12 +160,16 @@ export class Gateway {
 
   /**
    * Any request, untyped: the SDK's base URL, credentials and headers, the body as given (an object is sent as
-   * JSON, a string as is). Errors are not thrown: the Response is returned as it came.
+   * JSON, a string as is, a FormData as `multipart/form-data`: `POST /api/media`). Errors are not thrown: the
+   * Response is returned as it came.
    */
   raw(method: string, path: string, init: { body?: unknown; headers?: Record<string, string> } = {}): Promise<Response> {
     const headers: Record<string, string> = { ...this.headers, ...(init.headers ?? {}) };
-    let body: string | undefined;
-    if (init.body !== undefined) {
+    let body: string | FormData | undefined;
+    if (init.body instanceof FormData) {
+      // fetch writes the multipart body and its Content-Type with the boundary
+      body = init.body;
+    } else if (init.body !== undefined) {
       body = typeof init.body === 'string' ? init.body : JSON.stringify(init.body);
       if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
     }

@@ -55,4 +55,42 @@ describe('group commit', () => {
     await pending;
     expect(writes).toEqual([['x']]);
   });
+
+  it('holds what arrives while every lane writes, and writes it as one batch when a lane frees', async () => {
+    const writes: number[][] = [];
+    let release: () => void = () => undefined;
+    const gc = new GroupCommit<number>(
+      async (items) => {
+        writes.push(items);
+        if (items[0] === 1) await new Promise<void>((r) => (release = r));
+      },
+      { maxDelayMs: 1 },
+    );
+    const first = gc.add(1);
+    await new Promise((r) => setTimeout(r, 20));
+    const rest = [2, 3, 4].map((n, i) => new Promise((r) => setTimeout(r, 5 * i)).then(() => gc.add(n)));
+    await new Promise((r) => setTimeout(r, 40));
+    expect(writes).toEqual([[1]]);
+    release();
+    await Promise.all([first, ...rest]);
+    expect(writes).toEqual([[1], [2, 3, 4]]);
+  });
+
+  it('with lanes, writes the next batch while another waits for its commit', async () => {
+    const writes: string[][] = [];
+    let release: () => void = () => undefined;
+    const gc = new GroupCommit<string>(
+      async (items) => {
+        writes.push(items);
+        if (items[0] === 'slow') await new Promise<void>((r) => (release = r));
+      },
+      { maxDelayMs: 1, lanes: 2 },
+    );
+    const slow = gc.add('slow');
+    await new Promise((r) => setTimeout(r, 20));
+    await gc.add('fast');
+    expect(writes).toEqual([['slow'], ['fast']]);
+    release();
+    await slow;
+  });
 });

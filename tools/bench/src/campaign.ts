@@ -47,7 +47,13 @@ async function call<T>(url: string, init: RequestInit): Promise<T> {
  * log of every send attempt: the rate per number against its limit, the densest second, recipients accepted twice
  * (duplicates) and recipients neither accepted nor marked unknown (lost).
  */
-export async function campaignRun(baseUrl: string, simUrl: string, auth: Record<string, string>, log: (m: string) => void): Promise<CampaignResult> {
+export async function campaignRun(
+  baseUrl: string,
+  simUrl: string,
+  auth: Record<string, string>,
+  log: (m: string) => void,
+  cpu?: { start(): unknown; stop(before: unknown, ops: number): void },
+): Promise<CampaignResult> {
   const sim = new SimControl(simUrl);
   const per = Math.floor(CAMPAIGN_RECIPIENTS / CAMPAIGN_NUMBERS);
   const numbers: Array<{ phone: string; campaign: string; recipients: string[] }> = [];
@@ -80,6 +86,7 @@ export async function campaignRun(baseUrl: string, simUrl: string, auth: Record<
     });
     numbers.push({ phone: phone.phone_number_id, campaign: campaign.id, recipients });
   }
+  const cpu0 = cpu?.start();
   const t0 = Date.now();
   for (const n of numbers) await call(`${baseUrl}/api/campaigns/${n.campaign}/start`, { method: 'POST', headers: auth, body: '{}' });
   const counts: Array<Record<string, number>> = [];
@@ -91,6 +98,7 @@ export async function campaignRun(baseUrl: string, simUrl: string, auth: Record<
     await new Promise((r) => setTimeout(r, 500));
   }
   const seconds = (Date.now() - t0) / 1000;
+  cpu?.stop(cpu0, per * numbers.length);
   const result: CampaignResult = { ratePerNumber: [], maxWindow: 0, refused: 0, duplicates: 0, lost: 0, unknown: 0, seconds };
   for (const c of counts) result.unknown += c.unknown;
   for (const n of numbers) {

@@ -55,6 +55,7 @@ async function admin(adminUrl: string, sql: string): Promise<void> {
   }
 }
 
+const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 
 export async function listsBench(adminUrl: string, log: (m: string) => void): Promise<ListsResult> {
@@ -113,8 +114,11 @@ export async function listsBench(adminUrl: string, log: (m: string) => void): Pr
       ['message log, filtered: direction=out&status=failed (50)', () => store.listMessages(TENANT, CLIENT, { direction: 'out', status: 'failed', limit: 50 })],
       [`message log, deep page via cursor (row ${fmt(deep)}, 50)`, () => store.listMessages(TENANT, CLIENT, { limit: 50, cursor: deepCursor })],
       ['message log, text search q=refund (50)', () => store.listMessages(TENANT, CLIENT, { q: 'refund', limit: 50 })],
+      ['contacts list (20, with opted-out)', () => store.listContacts(TENANT, CLIENT, { limit: 20 })],
       ['conversations list (20)', () => store.listConversations(TENANT, CLIENT, { limit: 20 })],
       ['a thread (50)', () => store.thread(TENANT, CLIENT, busy, { limit: 50 })],
+      // GET /api/stats (the Overview's charts): every message of the client lies in the 14 days
+      [`counts per day, 14 days (${fmt(MESSAGES)} messages)`, () => store.countByDay(TENANT, CLIENT, day(Date.now() - 13 * 86_400_000), day(Date.now()))],
     ];
     const timings: ListTiming[] = [];
     for (const [what, run] of cases) {

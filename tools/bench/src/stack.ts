@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { GRPC_SERVICES } from '@gateway/config';
+import { GRPC_SERVICES, nodeOptionsOf } from '@gateway/config';
 import { freePort, writeNatsServerConf } from '@gateway/testing';
 import { start, waitPort, type Proc } from './processes';
 
@@ -13,7 +13,7 @@ const TEST_PLANS = JSON.stringify(Object.fromEntries(['free', 'standard', 'pro',
 export const ROOT = resolve(__dirname, '..', '..');
 const dist = (app: string) => join(ROOT, 'dist', 'apps', app, 'main.js');
 
-/** The services' V8 flags, as the container image runs them (the Dockerfile's `NODE_OPTIONS="..."`). */
+/** The image's default V8 flags (the Dockerfile's `NODE_OPTIONS="..."`): the simulator's; each service runs with its own (`nodeOptionsOf`). */
 export const SERVICE_NODE_OPTIONS = /NODE_OPTIONS="([^"]*)"/.exec(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'))?.[1] ?? '';
 
 export interface BenchStack {
@@ -82,8 +82,8 @@ export async function bootStack(natsBin: string, opts: StackOptions): Promise<Be
     HOST: '127.0.0.1',
     METRICS_PORT: '0',
     ...(opts.databaseUrl ? { DATABASE_URL: opts.databaseUrl } : {}),
-    // production: the V8 flags of the container image (BENCH_NODE_OPTIONS overrides, to try others);
-    // embedded: none, as `npm start` runs it
+    // production: the V8 flags of the deployments, per service below (BENCH_NODE_OPTIONS overrides, to try
+    // others; the simulator gets the image's default); embedded: none, as `npm start` runs it
     NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS ?? (opts.databaseUrl ? SERVICE_NODE_OPTIONS : ''),
     ...opts.extraEnv,
   };
@@ -116,7 +116,8 @@ export async function bootStack(natsBin: string, opts: StackOptions): Promise<Be
       : [dist(app)];
     const previous = procs.get(procName);
     if (previous) retired.push([app, previous.peakRssMb]);
-    const p = start(procName, process.execPath, args, { ...env, ...extraEnv, ...listenEnv });
+    const nodeOptions = process.env.BENCH_NODE_OPTIONS ?? (opts.databaseUrl ? nodeOptionsOf(app) : '');
+    const p = start(procName, process.execPath, args, { ...env, NODE_OPTIONS: nodeOptions, ...extraEnv, ...listenEnv });
     procs.set(procName, p);
     await waitPort(port, procName);
     return p;

@@ -37,6 +37,8 @@ export class Load {
   readonly refused503 = { webhooks: 0, sends: 0 };
   /** Requests that got no HTTP answer (connection refused or reset by a killed edge). */
   noAnswer = 0;
+  /** Requests the generator did not make because `maxInFlight` were waiting for answers (the gateway fell behind). */
+  readonly skipped = { webhooks: 0, sends: 0 };
   private timers: NodeJS.Timeout[] = [];
   private readonly inFlight = new Set<Promise<void>>();
   private n = 0;
@@ -49,8 +51,16 @@ export class Load {
   ) {}
 
   start(webhooksPerSec: number, sendsPerSec: number): void {
-    this.timers.push(setInterval(() => this.spawn(() => this.webhook()), 1000 / webhooksPerSec));
-    if (sendsPerSec > 0) this.timers.push(setInterval(() => this.spawn(() => this.send()), 1000 / sendsPerSec));
+    // by the clock, not one request per timer tick: a busy generator (the simulator and three services share its
+    // process) fires its timers late and would fall short of the rate; each tick makes what is due since the start
+    const t0 = Date.now();
+    const made = { webhooks: 0, sends: 0 };
+    const tick = () => {
+      const elapsed = (Date.now() - t0) / 1000;
+      for (; made.webhooks < Math.floor(elapsed * webhooksPerSec); made.webhooks++) this.spawn('webhooks', () => this.webhook());
+      for (; made.sends < Math.floor(elapsed * sendsPerSec); made.sends++) this.spawn('sends', () => this.send());
+    };
+    this.timers.push(setInterval(tick, Math.max(1, Math.min(20, 1000 / (webhooksPerSec + sendsPerSec)))));
   }
 
   /** Stops making new requests; webhooks not yet accepted keep being re-sent for up to `retryMs`. */
@@ -65,9 +75,13 @@ export class Load {
     return [...this.webhooks.values()].filter((w) => w.acceptedAt !== undefined);
   }
 
-  private spawn(fn: () => Promise<void>): void {
+  private spawn(kind: 'webhooks' | 'sends', fn: () => Promise<void>): void {
     // bounded: when the gateway falls behind, the generator waits instead of piling up requests
-    if (this.stopped || this.inFlight.size >= this.maxInFlight) return;
+    if (this.stopped) return;
+    if (this.inFlight.size >= this.maxInFlight) {
+      this.skipped[kind] += 1;
+      return;
+    }
     const p = fn().finally(() => this.inFlight.delete(p));
     this.inFlight.add(p);
   }

@@ -1,7 +1,8 @@
 /**
  * `npm run chaos`: the fault run (see run.ts) at its full length, printed as one markdown table. Exits non-zero
  * when anything accepted is missing, a delivered event has no record, or a 2xx send reached the provider other
- * than once. CHAOS_LOAD_SECONDS, CHAOS_WEBHOOKS_PER_SEC, CHAOS_SENDS_PER_SEC, CHAOS_RESTART_AFTER_MS tune it.
+ * than once. CHAOS_LOAD_SECONDS, CHAOS_WEBHOOKS_PER_SEC, CHAOS_SENDS_PER_SEC, CHAOS_RESTART_AFTER_MS, CHAOS_CAMPAIGN_RECIPIENTS (a campaign through the kills; 0: none), CHAOS_CAMPAIGN_RATE
+ * and CHAOS_MAX_IN_FLIGHT tune it.
  */
 import { cpus } from 'node:os';
 import { formatTable } from './report';
@@ -14,6 +15,9 @@ async function main() {
     sendsPerSec: Number(process.env.CHAOS_SENDS_PER_SEC ?? 10),
     restartAfterMs: Number(process.env.CHAOS_RESTART_AFTER_MS ?? 5000),
     drainTimeoutMs: 180_000,
+    campaignRecipients: Number(process.env.CHAOS_CAMPAIGN_RECIPIENTS ?? 2000),
+    campaignRate: Number(process.env.CHAOS_CAMPAIGN_RATE ?? 20),
+    maxInFlight: Number(process.env.CHAOS_MAX_IN_FLIGHT ?? 256),
     log: (line) => console.error(`[chaos] ${line}`),
   });
   console.log(`\n## Fault run — ${new Date().toISOString().slice(0, 16)}Z, ${cpus().length} cores, Node ${process.version}\n`);

@@ -1,4 +1,5 @@
 import type { WebhookReceiver } from '@gateway/testing';
+import type { CampaignOutcome } from './campaign';
 import type { Load } from './load';
 import type { Replica } from './replica';
 
@@ -30,6 +31,11 @@ export interface ChaosReport {
     sendsProviderCalls: number;
     sendsNot1Call: number;
     refused503: number;
+    campaignRecipients: number;
+    campaignSentOnce: number;
+    campaignUnknown: number;
+    campaignTwice: number;
+    campaignLost: number;
   };
   totalMs: number;
 }
@@ -44,6 +50,9 @@ interface ReportInput {
   records: Array<{ event_id: string; status: string }>;
   kills: KillRecord[];
   drainMs: number;
+  /** How long the load ran (the achieved rates are over it). */
+  loadMs?: number;
+  campaign?: CampaignOutcome;
   replicas: Record<'messaging' | 'dispatcher' | 'edge', Replica[]>;
   totalMs: number;
 }
@@ -91,6 +100,9 @@ export function buildReport(i: ReportInput): ChaosReport {
         .map((x) => `${x.marker}: ${calls.get(x.marker) ?? 0}`)
         .join(', ')})`,
     );
+  const cp = i.campaign;
+  if (cp?.twice) failures.push(`campaign: ${cp.twice} recipients reached the provider more than once (${cp.problems.join('; ')})`);
+  if (cp?.lost) failures.push(`campaign: ${cp.lost} recipients neither sent once nor unknown (${cp.problems.join('; ')})`);
   if (accepted < i.load.webhooks.size) failures.push(`${i.load.webhooks.size - accepted} webhooks were never accepted by either edge`);
 
   const perReplica = (['messaging', 'dispatcher', 'edge'] as const).flatMap((app) => i.replicas[app].map((r) => ({ replica: r.name, counts: r.totals() })));
@@ -98,7 +110,16 @@ export function buildReport(i: ReportInput): ChaosReport {
     for (const [k, v] of Object.entries(counts)) if (v <= 0) failures.push(`${replica} handled no ${k}: the replicas do not share the work`);
   }
 
+  const perSec = (n: number) => (i.loadMs ? (n / (i.loadMs / 1000)).toFixed(1) : '?');
   const rows: Array<[string, string]> = [
+    [
+      'Load achieved (over the load time)',
+      `${perSec(i.load.webhooks.size)} webhooks/s, ${perSec(i.load.sends.length)} sends/s` +
+        (cp?.recipients ? `, campaign ${cp.ratePerSecond}/s` : '') +
+        (i.load.skipped.webhooks + i.load.skipped.sends
+          ? ` (${i.load.skipped.webhooks} webhooks and ${i.load.skipped.sends} sends not made: the generator's in-flight bound was reached)`
+          : ''),
+    ],
     ['Inbound webhooks accepted (2xx) by the edges', `${accepted} of ${i.load.webhooks.size} sent`],
     ['Events expected from them', String(i.expected.size)],
     ['Distinct events received by the receiver', String(received.size)],
@@ -117,6 +138,20 @@ export function buildReport(i: ReportInput): ChaosReport {
     ],
     ['Requests without an answer (killed edge)', String(i.load.noAnswer)],
     ['Last event first delivered, after the load stopped', s(i.drainMs)],
+    ...(cp?.recipients
+      ? ([
+          [
+            `Campaign of ${cp.recipients} recipients at ${cp.ratePerSecond}/s through the kills`,
+            `sent exactly once ${cp.sentOnce}, unknown ${cp.unknown}, deferred ${cp.deferred}, twice ${cp.twice}, lost ${cp.lost}; settled after ${cp.seconds.toFixed(1)} s`,
+          ],
+          [
+            'Campaign recipients by status',
+            Object.entries(cp.byStatus)
+              .map(([k, v]) => `${k} ${v}`)
+              .join(', '),
+          ],
+        ] as Array<[string, string]>)
+      : []),
     ...i.kills.map((k): [string, string] => [
       `Recovery after SIGKILL of ${k.what} at +${s(k.atMs)}`,
       `${s(k.recoveredMs)}${k.electedMs !== undefined ? ` (new leader after ${s(k.electedMs)})` : ''} — ${k.target}`,
@@ -145,6 +180,11 @@ export function buildReport(i: ReportInput): ChaosReport {
       sendsProviderCalls: ok.reduce((n, x) => n + (calls.get(x.marker) ?? 0), 0),
       sendsNot1Call: not1.length,
       refused503: i.load.refused503.webhooks + i.load.refused503.sends,
+      campaignRecipients: cp?.recipients ?? 0,
+      campaignSentOnce: cp?.sentOnce ?? 0,
+      campaignUnknown: cp?.unknown ?? 0,
+      campaignTwice: cp?.twice ?? 0,
+      campaignLost: cp?.lost ?? 0,
     },
     totalMs: i.totalMs,
   };

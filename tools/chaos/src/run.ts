@@ -14,6 +14,7 @@ import {
   type TestNatsCluster,
   type WebhookReceiver,
 } from '@gateway/testing';
+import { ChaosCampaign } from './campaign';
 import { Load } from './load';
 import { Replica, type CounterSpec, type Env } from './replica';
 import { buildReport, type ChaosReport, type KillRecord } from './report';
@@ -27,6 +28,11 @@ export interface ChaosOptions {
   restartAfterMs: number;
   /** Longest wait for the backlog to drain after the load stops. */
   drainTimeoutMs: number;
+  /** A campaign of this many recipients runs through the kills (0: none), at `campaignRate` per second. */
+  campaignRecipients?: number;
+  campaignRate?: number;
+  /** Requests of the load in flight at most (the generator waits beyond it). */
+  maxInFlight?: number;
   log?: (line: string) => void;
 }
 
@@ -153,7 +159,17 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     log(`gateway up (${((Date.now() - started) / 1000).toFixed(1)} s)`);
 
     const target = await provision(edges[0], env, sim.url, receiver);
-    const load = new Load({ ...target, edges: edges.map((e) => `http://${e.address}`), appSecret: APP_SECRET, runId: randomBytes(4).toString('hex') });
+    const load = new Load(
+      { ...target, edges: edges.map((e) => `http://${e.address}`), appSecret: APP_SECRET, runId: randomBytes(4).toString('hex') },
+      opts.maxInFlight,
+    );
+    const campaign = new ChaosCampaign(
+      { base: `http://${edges[0].address}`, apiKey: target.apiKey, clientId: target.clientId, wabaId: target.wabaId, simUrl: sim.url },
+      opts.campaignRecipients ?? 0,
+      opts.campaignRate ?? 20,
+      load.t.runId,
+    );
+    await campaign.create();
     const scraper = setInterval(() => void Promise.all(replicas.map((r) => r.scrape())), 1000);
     cleanups.push(async () => clearInterval(scraper));
 
@@ -162,6 +178,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     const loadMs = opts.loadSeconds * 1000;
     const t0 = Date.now();
     load.start(opts.webhooksPerSec, opts.sendsPerSec);
+    await campaign.start();
     const at = (fraction: number) => new Promise((r) => setTimeout(r, Math.max(0, t0 + fraction * loadMs - Date.now())));
     const killReplica = async (r: Replica, what: string) => {
       const killedAt = Date.now();
@@ -207,6 +224,8 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     const loadStoppedAt = Date.now();
     log(`load stopped at +${((loadStoppedAt - t0) / 1000).toFixed(1)} s; waiting for the backlog to drain`);
     await load.stop(30_000);
+    // the campaign settles meanwhile: a killed replica's sends become unknown when their lease runs out
+    const campaignSettled = campaign.settle(`http://${edges[0].address}`, opts.drainTimeoutMs);
 
     // drain: every accepted webhook's event at the receiver, then a little longer for late repeats
     const expected = new Set(load.accepted().map((w) => w.wamid));
@@ -221,6 +240,10 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     for (const r of receiver.received)
       for (const m of r.raw.toString('utf8').matchAll(target.runIdPattern(load))) if (!firstDelivery.has(m[0])) firstDelivery.set(m[0], r.at);
     const drainMs = Math.max(0, Math.max(0, ...firstDelivery.values()) - loadStoppedAt);
+    // the campaign: every recipient sent or unknown
+    const campaignSeconds = await campaignSettled;
+    const campaignOutcome = await campaign.outcome(`http://${edges[0].address}`, campaignSeconds, sim.state.requests);
+    log(`campaign settled after ${campaignSeconds.toFixed(1)} s: ${JSON.stringify(campaignOutcome.byStatus)}`);
     await Promise.all(replicas.map((r) => r.scrape()));
 
     // delivery records are written as attempts finish: wait until every delivered event has one (or 30 s)
@@ -243,6 +266,8 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
       records: records.filter((r) => r.event_type === 'chat'),
       kills,
       drainMs,
+      loadMs: loadStoppedAt - t0,
+      campaign: campaignOutcome,
       replicas: { messaging, dispatcher, edge: edges },
       totalMs: Date.now() - started,
     });

@@ -13,6 +13,7 @@ import {
   type ReadConfig,
 } from './app-configs';
 import { environmentOf, interpolate, loadCompose, parseEnvFile, scanInterpolation, type ComposeFile } from './compose';
+import { nodeOptionsOf } from '@gateway/config';
 
 const ROOT = resolve(__dirname, '../../..');
 
@@ -88,6 +89,10 @@ describe('docker-compose.yml', () => {
     expect(s.read_only).toBe(true);
     expect([s.tmpfs].flat()).toContain('/tmp');
     expect(s.cap_drop).toContain('ALL');
+  });
+
+  it.each(APPS)('%s: runs with its V8 flags (NODE_OPTIONS of the service catalogue)', (app) => {
+    expect([app, envOf(app).NODE_OPTIONS]).toEqual([app, nodeOptionsOf(app)]);
   });
 
   it.each(APPS)('%s: every variable its configuration reads is set, secrets only through .env, and the configuration parses', (app) => {

@@ -13,6 +13,7 @@ import {
   type AppName,
   type ReadConfig,
 } from './app-configs';
+import { nodeOptionsOf } from '@gateway/config';
 import { parseEnvFile } from './compose';
 import { containerEnv, find, kustomize, portNumber, quantity, type K8sObject, type ResolvedVar } from './kustomize';
 
@@ -174,6 +175,14 @@ describe.each(['dev', 'prod'] as const)('kubectl kustomize deploy/overlays/%s', 
     const dataDir = envs.get(app)!.env.get('DATA_DIR')?.value;
     if (variablesRead(readConfigs.get(app)!).includes('DATA_DIR'))
       expect(writable.some((w: string) => dataDir === w || dataDir?.startsWith(`${w}/`))).toBe(true);
+  });
+
+  it.each(APPS)('%s: runs with its V8 flags (NODE_OPTIONS of the service catalogue), its memory limit above their old-space cap', (app) => {
+    expect([app, envs.get(app)!.env.get('NODE_OPTIONS')?.value]).toEqual([app, nodeOptionsOf(app)]);
+    // the old space is capped; the rest of the process (young generation, code, buffers, native memory) needs ~60 MB more
+    const oldSpaceMb = Number(/--max-old-space-size=(\d+)/.exec(nodeOptionsOf(app))?.[1] ?? 0);
+    expect(oldSpaceMb).toBeGreaterThan(0);
+    expect(quantity(containerOf(app).resources.limits.memory)).toBeGreaterThanOrEqual((oldSpaceMb + 60) * 1024 * 1024);
   });
 
   it.each(APPS)('%s: a PodDisruptionBudget, and Prometheus scrapes its metrics port', (app) => {

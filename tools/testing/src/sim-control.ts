@@ -135,6 +135,20 @@ export class SimControl {
     return this.send('PUT', `/_sim/phone-numbers/${encodeURIComponent(phoneNumberId)}/throughput`, { per_second: perSecond });
   }
 
+  /**
+   * The messaging limit of the number's business portfolio (unique users outside a service window per rolling 24
+   * hours; beyond it a template is accepted, then fails with 131049): a provider tier (`TIER_250`…
+   * `TIER_UNLIMITED`) or a test-sized `unique_users`. The provider's `business_capability_update` webhook announces
+   * it unless `notify` is false.
+   */
+  setMessagingLimit(
+    phoneNumberId: string,
+    limit: { tier: string } | { unique_users: number },
+    opts: { notify?: boolean } = {},
+  ): Promise<{ business_id: string; unique_users: number | null; used: number }> {
+    return this.send('PUT', `/_sim/phone-numbers/${encodeURIComponent(phoneNumberId)}/messaging-limit`, { ...limit, notify: opts.notify ?? true });
+  }
+
   /** Every send attempt of a number as it arrived at the simulator (`at` in ms), and whether its throughput let it through. */
   async sends(phoneNumberId: string): Promise<Array<{ at: number; to: string; accepted: boolean }>> {
     return (

@@ -5,9 +5,19 @@ import { useLoad } from '../hooks';
 
 /**
  * A client select for the per-client pages (the 100 newest clients; a client named in the URL is kept even if
- * older, so direct links work).
+ * older, so direct links work). `allLabel` names the empty choice where it means every client.
  */
-export function ClientPicker({ value, onChange, id = 'client' }: { value: string | undefined; onChange: (id: string) => void; id?: string }) {
+export function ClientPicker({
+  value,
+  onChange,
+  id = 'client',
+  allLabel,
+}: {
+  value: string | undefined;
+  onChange: (id: string) => void;
+  id?: string;
+  allLabel?: string;
+}) {
   const [load] = useLoad(() => get<Page<Client>>('/api/clients?limit=100'), []);
   const clients = load.state === 'ready' ? load.data.data : [];
   const known = clients.some((c) => c.id === value);
@@ -20,9 +30,11 @@ export function ClientPicker({ value, onChange, id = 'client' }: { value: string
             ? 'Loading clients…'
             : load.state === 'error'
               ? 'Could not load clients'
-              : clients.length
-                ? 'Choose a client'
-                : 'No clients yet'}
+              : allLabel
+                ? allLabel
+                : clients.length
+                  ? 'Choose a client'
+                  : 'No clients yet'}
         </option>
         {value && !known && <option value={value}>{value}</option>}
         {clients.map((c) => (

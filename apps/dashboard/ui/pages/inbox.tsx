@@ -31,12 +31,42 @@ function bodyVariables(t: Template): string[] {
   return [...new Set([...(body?.text ?? '').matchAll(/\{\{\s*([\w]+)\s*\}\}/g)].map((m) => m[1]))];
 }
 
+/** The media kinds the provider takes, by MIME type (docs/media.md): what an uploaded file is sent as. */
+function mediaTypeOf(mime: string): 'image' | 'video' | 'audio' | 'sticker' | 'document' {
+  if (mime === 'image/webp') return 'sticker';
+  if (mime.startsWith('image/')) return 'image';
+  if (mime.startsWith('video/')) return 'video';
+  if (mime.startsWith('audio/')) return 'audio';
+  return 'document';
+}
+
+/** What the compose box's file input offers: the provider's image, document, video and audio types. */
+const ATTACHABLE = [
+  'image/jpeg',
+  'image/png',
+  'application/pdf',
+  'text/plain',
+  '.doc',
+  '.docx',
+  '.xls',
+  '.xlsx',
+  '.ppt',
+  '.pptx',
+  'video/mp4',
+  'video/3gpp',
+  'audio/aac',
+  'audio/mpeg',
+  'audio/mp4',
+  'audio/ogg',
+].join(',');
+
 /**
- * The compose box: free text while the 24-hour window is open; once it is closed, the client's approved templates
- * with their body variables (the provider refuses free text then).
+ * The compose box: free text, or a file (uploaded with POST /api/media, then sent by its media id as the matching
+ * kind, the text as its caption) while the 24-hour window is open; once it is closed, the client's approved
+ * templates with their body variables (the provider refuses free text then).
  */
 function Compose({ client, contact, onSent }: { client: string; contact: Contact; onSent: () => void }) {
-  const [state, setState] = useState<{ busy?: boolean; ok?: string; error?: string }>({});
+  const [state, setState] = useState<{ busy?: string; ok?: string; error?: string }>({});
   const [templateId, setTemplateId] = useState('');
   const [templates] = useLoad(
     () =>
@@ -45,11 +75,12 @@ function Compose({ client, contact, onSent }: { client: string; contact: Contact
         : get<{ data: Template[] }>(`/api/templates${q({ client_id: client, status: 'APPROVED', limit: 100 })}`),
     [client, contact.window_open],
   );
-  const to = contact.wa_id ? `+${contact.wa_id}` : (contact.user_id ?? '');
+  // the number when the user shares it, else the BSUID (a username adopter)
+  const recipient = contact.wa_id ? { to: `+${contact.wa_id}` } : { recipient: contact.user_id ?? '' };
   const send = async (path: string, body: Record<string, unknown>, form: HTMLFormElement) => {
-    setState({ busy: true });
+    setState({ busy: 'Sending…' });
     try {
-      await post(path, { client_id: client, to, ...body });
+      await post(path, { client_id: client, ...recipient, ...body });
       form.reset();
       setState({ ok: 'Sent.' });
       onSent();
@@ -57,11 +88,39 @@ function Compose({ client, contact, onSent }: { client: string; contact: Contact
       setState({ error: (err as Error).message });
     }
   };
-  const submitText = (e: Event) => {
+  const submitText = async (e: Event) => {
     e.preventDefault();
     const form = e.currentTarget as HTMLFormElement;
-    const text = String(new FormData(form).get('text') ?? '').trim();
-    if (text) void send('/api/messaging/send-text', { text }, form);
+    const data = new FormData(form);
+    const text = String(data.get('text') ?? '').trim();
+    const file = data.get('file');
+    if (!(file instanceof File) || !file.size) {
+      if (text) void send('/api/messaging/send-text', { text }, form);
+      else setState({ error: 'Write a message or attach a file.' });
+      return;
+    }
+    setState({ busy: 'Uploading…' });
+    let media: { id: string; mime_type: string };
+    try {
+      const upload = new FormData();
+      upload.append('client_id', client);
+      upload.append('file', file, file.name);
+      media = await post<{ id: string; mime_type: string }>('/api/media', upload);
+    } catch (err) {
+      setState({ error: `The file could not be uploaded: ${(err as Error).message}` });
+      return;
+    }
+    const type = mediaTypeOf(media.mime_type);
+    await send(
+      '/api/messaging/send-media',
+      {
+        type,
+        media_id: media.id,
+        ...(text && type !== 'audio' && type !== 'sticker' ? { caption: text } : {}),
+        ...(type === 'document' ? { filename: file.name } : {}),
+      },
+      form,
+    );
   };
   const submitTemplate = (e: Event, t: Template) => {
     e.preventDefault();
@@ -78,14 +137,21 @@ function Compose({ client, contact, onSent }: { client: string; contact: Contact
   };
   if (contact.window_open)
     return (
-      <form class="card" onSubmit={submitText} aria-labelledby="compose-title">
+      <form class="card" onSubmit={(e) => void submitText(e)} aria-labelledby="compose-title">
         <h3 id="compose-title">Reply</h3>
         <div class="field">
           <label for="compose-text">Message (the 24-hour window is open until {new Date(contact.window_open_until ?? '').toLocaleString()})</label>
-          <textarea id="compose-text" name="text" rows={3} maxLength={4096} required />
+          <textarea id="compose-text" name="text" rows={3} maxLength={4096} aria-describedby="compose-hint" />
         </div>
-        <button type="submit" class="primary" disabled={state.busy}>
-          {state.busy ? 'Sending…' : 'Send'}
+        <div class="field">
+          <label for="compose-file">Attach an image or document (optional)</label>
+          <input id="compose-file" name="file" type="file" accept={ATTACHABLE} aria-describedby="compose-hint" />
+        </div>
+        <p id="compose-hint" class="muted">
+          A file is sent as an image, document, video or audio message by its type, with the message as its caption.
+        </p>
+        <button type="submit" class="primary" disabled={!!state.busy}>
+          {state.busy ?? 'Send'}
         </button>
         <Notice ok={state.ok} error={state.error} />
       </form>
@@ -121,8 +187,8 @@ function Compose({ client, contact, onSent }: { client: string; contact: Contact
                     <input id={`var-${v}`} name={`var-${v}`} required />
                   </div>
                 ))}
-              <button type="submit" class="primary" disabled={!t || state.busy}>
-                {state.busy ? 'Sending…' : 'Send template'}
+              <button type="submit" class="primary" disabled={!t || !!state.busy}>
+                {state.busy ?? 'Send template'}
               </button>
               <Notice ok={state.ok} error={state.error} />
             </form>
@@ -184,6 +250,16 @@ function Thread({ client, contactId }: { client: string; contactId: string }) {
               <dd>{c.username ?? '—'}</dd>
               <dt>Window</dt>
               <dd>{c.window_open ? 'open' : 'closed'}</dd>
+              <dt>Opted out</dt>
+              <dd>
+                {c.opted_out ? (
+                  <>
+                    yes ({c.opted_out_source}, <Time at={c.opted_out_at} />)
+                  </>
+                ) : (
+                  'no'
+                )}
+              </dd>
             </dl>
             <Loaded load={thread} what="the thread" retry={reload}>
               {(page) =>
@@ -193,7 +269,8 @@ function Thread({ client, contactId }: { client: string; contactId: string }) {
                   <ol class="thread" aria-label="Messages" aria-live="polite">
                     {[...page.data].reverse().map((m) => (
                       <li key={m.id} class={`bubble bubble-${m.direction}`} data-message-id={m.id}>
-                        <span class="muted">{m.direction === 'in' ? who(c) : 'You'}</span> <span class="wrap">{m.text ?? `[${m.kind}]`}</span>{' '}
+                        <span class="muted">{m.direction === 'in' ? who(c) : 'You'}</span>{' '}
+                        <span class="wrap">{m.text ? `${m.kind === 'text' ? '' : `[${m.kind}] `}${m.text}` : `[${m.kind}]`}</span>{' '}
                         {m.reactions.map((r) => (
                           <span key={r.message_id} aria-label={`reaction ${r.emoji}`}>
                             {r.emoji}

@@ -3,6 +3,7 @@ import { Empty, Link, Loaded, StatusBadge, Time, signupLabel } from '../componen
 import { useLoad } from '../hooks';
 import { openColumn, RecordTable } from '../records';
 import { href } from '../router';
+import { ActivityCharts } from './overview-charts';
 
 /** How far the overview looks: the newest clients, and each one's newest deliveries (the API pages; this bounds the calls). */
 const MAX_CLIENT_PAGES = 5;
@@ -85,10 +86,11 @@ function PlanUsage() {
   );
 }
 
-export function OverviewPage() {
+export function OverviewPage({ params }: { params: URLSearchParams }) {
   return (
     <>
       <PlanUsage />
+      <ActivityCharts client={params.get('client') ?? ''} />
       <ClientsSummary />
     </>
   );

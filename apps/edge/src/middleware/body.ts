@@ -31,21 +31,59 @@ export async function readRaw(ctx: Context, limit: number, timeoutMs = 60_000): 
     }
     return Buffer.concat(chunks);
   })();
-  let timer: NodeJS.Timeout | undefined;
+  let expired: { until: number; expire(): void } | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      // the rest of the body is not waited for: the answer closes the connection
-      reading.catch(() => undefined);
-      ctx.set('Connection', 'close');
-      reject(new AppError('request_timeout', 'request_body_timeout', `The request body did not arrive within ${timeoutMs} ms`));
-    }, timeoutMs);
+    expired = {
+      until: performance.now() + timeoutMs,
+      expire() {
+        // the rest of the body is not waited for: the answer closes the connection
+        reading.catch(() => undefined);
+        ctx.set('Connection', 'close');
+        reject(new AppError('request_timeout', 'request_body_timeout', `The request body did not arrive within ${timeoutMs} ms`));
+      },
+    };
   });
+  bodyDeadlines.watch(expired!);
   try {
     return await Promise.race([reading, late]);
   } finally {
-    clearTimeout(timer);
+    bodyDeadlines.done(expired!);
   }
 }
+
+/**
+ * The body reads in progress and their deadlines, checked by one timer for all of them (every 250 ms while any
+ * is pending) instead of a timer set and cleared per request.
+ */
+const bodyDeadlines = new (class {
+  private readonly pending = new Set<{ until: number; expire(): void }>();
+  private sweeper: NodeJS.Timeout | undefined;
+
+  watch(read: { until: number; expire(): void }): void {
+    this.pending.add(read);
+    if (!this.sweeper) {
+      this.sweeper = setInterval(() => this.sweep(), 250);
+      this.sweeper.unref();
+    }
+  }
+
+  done(read: { until: number; expire(): void }): void {
+    this.pending.delete(read);
+  }
+
+  private sweep(): void {
+    const now = performance.now();
+    for (const read of this.pending) {
+      if (read.until > now) continue;
+      this.pending.delete(read);
+      read.expire();
+    }
+    if (!this.pending.size) {
+      clearInterval(this.sweeper);
+      this.sweeper = undefined;
+    }
+  }
+})();
 
 function tooLarge(limit: number) {
   return new AppError('too_large', 'body_too_large', `Request body exceeds ${limit} bytes`);

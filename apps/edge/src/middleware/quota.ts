@@ -10,8 +10,11 @@ const SEND_PATHS = new Set(MESSAGE_KINDS.map((k) => `/api/messaging/${k.path}`))
 
 export const isSend = (ctx: Context) => ctx.method === 'POST' && SEND_PATHS.has(ctx.path);
 
+/** A campaign's creation: counted against the plan's campaigns per day (a scheduled one starts by itself). */
+export const isCampaignCreation = (ctx: Context) => ctx.method === 'POST' && (ctx.path === '/api/campaigns' || ctx.path === '/api/campaigns/');
+
 /** A daily quota refuses with `quota_exceeded`, a per-second rate with `rate_limited`. */
-const DAILY = new Set(['sends_per_day']);
+const DAILY = new Set(['sends_per_day', 'campaigns_per_day']);
 
 /**
  * The IETF RateLimit header fields (draft-ietf-httpapi-ratelimit-headers): `RateLimit-Policy` names each limit
@@ -32,7 +35,12 @@ export function rateLimitHeaders(limits: business.Limit[]): { policy: string; li
  */
 export function quotaGate(services: Services) {
   return async (ctx: Context, next: Next) => {
-    const res = await services.business.admit({ tenantId: tenantOf(ctx), send: isSend(ctx), apiKeyPrefix: ctx.state.apiKeyPrefix ?? '' });
+    const res = await services.business.admit({
+      tenantId: tenantOf(ctx),
+      send: isSend(ctx),
+      campaign: isCampaignCreation(ctx),
+      apiKeyPrefix: ctx.state.apiKeyPrefix ?? '',
+    });
     // for scopeGate (scopes.ts): what the key may do and reach
     ctx.state.scopes = res.scopes;
     ctx.state.clientIds = res.clientIds;

@@ -55,7 +55,7 @@ const errorExtras: Record<string, JsonSchema> = {
   validation_errors: { type: 'array', items: anyObject, description: "The provider's validation errors of a flow JSON." },
   limit: {
     type: 'string',
-    description: "The plan's limit a `429` is over: `requests`, `sends` (per second), `sends_per_day`, `clients` (docs/business.md).",
+    description: "The plan's limit a `429` is over: `requests`, `sends` (per second), `sends_per_day`, `campaigns_per_day`, `clients` (docs/business.md).",
   },
   quota: { type: 'integer', description: 'That limit (`clients`: the most clients of the plan).' },
   scope: { type: 'string', description: 'The scope a `403 insufficient_scope` route needs (docs/business.md).' },

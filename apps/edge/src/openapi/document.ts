@@ -383,7 +383,7 @@ export function buildOpenApiDocument(routers: MountedRouter[], opts: DocumentOpt
         },
         RateLimitPolicy: {
           description:
-            'The plan\'s limits this request was counted against (IETF RateLimit header fields): `"<name>";q=<quota>;w=<window seconds>`, comma-separated. Names: `requests` (API requests per second), and for sends `sends` (per second) and `sends_per_day`.',
+            'The plan\'s limits this request was counted against (IETF RateLimit header fields): `"<name>";q=<quota>;w=<window seconds>`, comma-separated. Names: `requests` (API requests per second), for sends `sends` (per second) and `sends_per_day`, and for a campaign\'s creation `campaigns_per_day`.',
           schema: { type: 'string' },
         },
         RateLimit: {

@@ -118,7 +118,8 @@ export const Usage = shape<UsageInput>({
     {
       type: 'array',
       maxItems: 20,
-      description: 'Each limit of the plan and its use now: `requests` and `sends` (per second), `sends_per_day`, `clients` (no window: `window_seconds` 0).',
+      description:
+        'Each limit of the plan and its use now: `requests` and `sends` (per second), `sends_per_day`, `campaigns_per_day`, `clients` (no window: `window_seconds` 0).',
       items: {
         type: 'object',
         required: ['name', 'quota', 'window_seconds', 'used', 'remaining', 'reset_seconds'],
@@ -148,5 +149,43 @@ export const Usage = shape<UsageInput>({
   ),
   deliveries: field(dayCounts('status', 'Webhook deliveries per UTC day by their status.'), (u) =>
     u.deliveries.map((c) => ({ day: c.day, status: c.key, count: Number(c.count) })),
+  ),
+});
+
+/** `GET /api/stats`: messages per UTC day by direction and status, and webhook deliveries per day by outcome. */
+export interface StatsInput {
+  from: string;
+  to: string;
+  clientId: string | null;
+  messages: Array<{ day: string; direction: string; status: string; count: bigint }>;
+  deliveries: Array<{ day: string; key: string; count: bigint }>;
+}
+
+export const Stats = shape<StatsInput>({
+  from: field({ type: 'string', format: 'date', description: 'First UTC day counted.' }, (s) => s.from),
+  to: field({ type: 'string', format: 'date', description: 'Last UTC day counted (today).' }, (s) => s.to),
+  client_id: field({ type: ['string', 'null'], description: 'The client counted; null: every client of the tenant.' }, (s) => s.clientId),
+  messages: field(
+    {
+      type: 'array',
+      maxItems: 10_000,
+      description:
+        'Messages of the log per UTC day by `direction` (`in`, `out`) and current `status` (`received` for inbound messages); days without any are left out.',
+      items: {
+        type: 'object',
+        required: ['day', 'direction', 'status', 'count'],
+        additionalProperties: false,
+        properties: {
+          day: { type: 'string', format: 'date' },
+          direction: { type: 'string', enum: ['in', 'out'] },
+          status: { type: 'string' },
+          count: { type: 'integer', minimum: 0 },
+        },
+      },
+    },
+    (s) => s.messages.map((c) => ({ day: c.day, direction: c.direction, status: c.status, count: Number(c.count) })),
+  ),
+  deliveries: field(dayCounts('status', 'Webhook deliveries per UTC day by their status (`succeeded`, `failed`, `pending`, `skipped`).'), (s) =>
+    s.deliveries.map((c) => ({ day: c.day, status: c.key, count: Number(c.count) })),
   ),
 });

@@ -18,7 +18,7 @@ export const CampaignRecipient = record(cp.CampaignRecipientSchema, {
   describe: {
     id: 'Its position in the campaign.',
     status:
-      '`queued`, `sent`, `delivered`, `read`, `failed` (with `error_code`), `skipped` (`reason`: `opted_out` or `cancelled`), `deferred` or `unknown` (the send may have reached the provider; never repeated).',
+      "`queued`, `sent`, `delivered`, `read`, `failed` (with `error_code`), `skipped` (`reason`: `opted_out` or `cancelled`), `deferred` (the portfolio's messaging limit: `reason` `messaging_limit`, or `provider_131049` with `error_code` `131049`; sent once the window frees) or `unknown` (the send may have reached the provider; never repeated).",
   },
 });
 

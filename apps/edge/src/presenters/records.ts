@@ -170,6 +170,10 @@ export const Contact = record(cv.ContactSchema, {
     parent_user_id: 'Parent BSUID, for portfolios enrolled in a parent account.',
     window_open_until: 'End of the 24-hour customer service window: a day after the user last wrote; null when it never opened.',
     aliases: 'Identities the user had before (`user_changed_number`, `user_changed_user_id`): their history stays on this contact.',
+    opted_out:
+      "On the client's opt-out list (`/api/clients/{id}/opt-outs`: the API, a stop keyword, the provider's `user_preferences` or a `131050` failure) by its phone number, BSUID, parent BSUID or a former identity.",
+    opted_out_at: 'When it was first put on the list (the earliest entry of its identities); null when not opted out.',
+    opted_out_source: '`api`, `stop_keyword`, `user_preferences` or `provider_131050`; null when not opted out.',
   },
 });
 

@@ -21,7 +21,8 @@ import { validateParts } from '../validation';
 import type { RegisterRoutes } from './context';
 
 interface RecipientBody {
-  to: string;
+  to?: string;
+  recipient?: string;
   parameters?: string[] | Record<string, string>;
 }
 
@@ -40,7 +41,8 @@ interface CreateBody {
 const CSV_CHUNK = 1000;
 
 const recipientInput = (r: RecipientBody) => ({
-  to: r.to,
+  // `to` wins when both are given, as on the send routes
+  ...(r.to ? { to: r.to } : { recipient: r.recipient }),
   positional: Array.isArray(r.parameters) ? r.parameters : [],
   named: r.parameters && !Array.isArray(r.parameters) ? r.parameters : {},
 });
@@ -64,7 +66,7 @@ export const registerCampaignRoutes: RegisterRoutes = (router, { services, confi
       operationId: 'createCampaign',
       summary: 'Create a campaign',
       description:
-        "One approved template to many recipients, each with its own values of the template's body variables (`parameters`: positional list or named object). Duplicates are sent once. The template must exist in the client's local copy, be APPROVED and take the recipients' values, else a 422 naming the field before anything is stored. Without `schedule_at` the campaign is a `draft` until `start`; with it, it starts by itself then. Sends are paced to the number's throughput (80 per second unless the provider says otherwise), lowered by `rate_per_second`.",
+        "One approved template to many recipients, each with its own values of the template's body variables (`parameters`: positional list or named object), given by phone number (`to`) or business-scoped user id (`recipient`, sent with the provider's `recipient` field; with both, `to`). Duplicates are sent once. The template must exist in the client's local copy, be APPROVED and take the recipients' values, else a 422 naming the field before anything is stored. Without `schedule_at` the campaign is a `draft` until `start`; with it, it starts by itself then. Sends are paced to the number's throughput (80 per second unless the provider says otherwise), lowered by `rate_per_second`.",
       tags: ['Campaigns'],
       request: { body: createCampaignBody },
       responses: { 201: json('The campaign.', Campaign) },
@@ -131,7 +133,7 @@ export const registerCampaignRoutes: RegisterRoutes = (router, { services, confi
       operationId: 'addCampaignRecipients',
       summary: 'Add recipients to a campaign',
       description:
-        'A JSON list (`{"recipients": [...]}`, up to 100,000), or a CSV upload (`Content-Type: text/csv`) of any length: a header row with a `to` column and one column per variable (named, or numbered 1, 2… for positional ones), streamed and added 1,000 rows at a time (a 422 names the first bad line; the rows before it are kept). Recipients already in the campaign are sent once.',
+        'A JSON list (`{"recipients": [...]}`, up to 100,000), or a CSV upload (`Content-Type: text/csv`) of any length: a header row with a `to` (phone numbers) and/or `recipient` (business-scoped user ids) column and one column per variable (named, or numbered 1, 2… for positional ones), streamed and added 1,000 rows at a time (a 422 names the first bad line; the rows before it are kept). Recipients already in the campaign are sent once.',
       tags: ['Campaigns'],
       request: { path: campaignPath, body: addRecipientsBody },
       responses: { 200: json('What was added.', RecipientsAdded) },
@@ -148,25 +150,35 @@ export const registerCampaignRoutes: RegisterRoutes = (router, { services, confi
         let chunk: ReturnType<ReturnType<typeof csvLayout>>[] = [];
         let line = 0;
         let firstRow = 2;
+        let flushing = false;
         const flush = async () => {
           if (!chunk.length) return;
+          flushing = true;
           const res = await c.addRecipients({ caller, campaignId: path.id, recipients: chunk, firstRow });
+          flushing = false;
           total.added += res.added;
           total.duplicates += res.duplicates;
-          total.total = res.total;
           firstRow += chunk.length;
           chunk = [];
         };
-        for await (const cells of csvRows(ctx.req)) {
-          line += 1;
-          if (!read) {
-            read = csvLayout(cells);
-            continue;
+        try {
+          for await (const cells of csvRows(ctx.req)) {
+            line += 1;
+            if (!read) {
+              read = csvLayout(cells);
+              continue;
+            }
+            chunk.push(read(cells, line));
+            if (chunk.length >= CSV_CHUNK) await flush();
           }
-          chunk.push(read(cells, line));
-          if (chunk.length >= CSV_CHUNK) await flush();
+        } catch (e) {
+          // a refused line: the rows before it are kept, those of its own chunk too (not when the service refused the chunk)
+          if (!flushing) await flush();
+          throw e;
         }
         await flush();
+        // the chunks' answers carry no total (a count per chunk would read the growing campaign each time): one at the end
+        total.total = (await c.getCampaign({ caller, campaignId: path.id })).campaign?.counts?.total ?? 0;
         respond(ctx, RecipientsAdded, total);
         return;
       }

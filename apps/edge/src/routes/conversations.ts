@@ -2,8 +2,8 @@ import type { Context } from 'koa';
 import { tenantOf } from '../auth';
 import { ListCursors } from '../cursors';
 import { json, operation } from '../openapi/operation';
-import { Contact, Conversation, Message, pageOf, respond } from '../presenters';
-import { clientQuery, contactListQuery, contactPath, messageListQuery, pagedClientQuery } from '../schemas/conversations';
+import { Contact, Conversation, Message, pageOf, respond, Stats } from '../presenters';
+import { clientQuery, contactListQuery, contactPath, messageListQuery, pagedClientQuery, statsQuery } from '../schemas/conversations';
 import { validateParts } from '../validation';
 import type { RegisterRoutes } from './context';
 
@@ -12,6 +12,9 @@ import type { RegisterRoutes } from './context';
  * service's tables. The client is checked against the caller's tenant first: another tenant's client is a 404,
  * and its contacts and messages are 404s too (the service looks them up by tenant and client).
  */
+
+const DAY_MS = 86_400_000;
+const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 const Messages = pageOf(Message);
 const Contacts = pageOf(Contact);
@@ -191,6 +194,34 @@ export const registerConversationRoutes: RegisterRoutes = (router, { services, c
       });
       const res = await services.conversations.markConversationRead({ tenantId: tenantOf(ctx), clientId: query.client_id, contactId: path.contact_id });
       respond(ctx, Conversation, res.conversation);
+    },
+  );
+
+  router.get(
+    '/api/stats',
+    operation({
+      operationId: 'getStats',
+      summary: 'Messages per day by direction and status, and webhook delivery outcomes per day',
+      description:
+        "The last `days` UTC days, today included (default 14), of one client (`client_id`) or of every client of the tenant: the message log's " +
+        "messages (the messaging service) and the webhook deliveries (the dispatcher). The dashboard's Overview charts them.",
+      tags: ['Conversations'],
+      request: { query: statsQuery },
+      responses: { 200: json('The counts.', Stats) },
+      errors: [404],
+    }),
+    async (ctx) => {
+      const { query } = validateParts<{ query: { client_id?: string; days: number } }>({ query: [statsQuery, ctx.query] });
+      const tenantId = tenantOf(ctx);
+      if (query.client_id) await ownClient(ctx, query.client_id);
+      const now = Date.now();
+      const to = day(now);
+      const from = day(now - (query.days - 1) * DAY_MS);
+      const [messages, deliveries] = await Promise.all([
+        services.conversations.countMessagesByDay({ tenantId, clientId: query.client_id ?? '', from, to }),
+        services.deliveryCounts.countByDay({ tenantId, from, to, clientId: query.client_id }),
+      ]);
+      respond(ctx, Stats, { from, to, clientId: query.client_id ?? null, messages: messages.counts, deliveries: deliveries.counts });
     },
   );
 };

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { clientId, phone, uuid } from './common';
+import { bsuid, clientId, phone, uuid } from './common';
 
 /** Most recipients a campaign's create body or one JSON list of recipients holds (more: further lists or a CSV). */
 export const MAX_CAMPAIGN_RECIPIENTS = 100_000;
@@ -16,7 +16,8 @@ const parameters = Joi.alternatives().try(
     .max(MAX_PARAMETERS),
 );
 
-export const campaignRecipient = Joi.object({ to: phone.required(), parameters });
+/** A recipient: a phone number (`to`) or a business-scoped user id (`recipient`, BSUID); with both, `to` is sent to. */
+export const campaignRecipient = Joi.object({ to: phone, recipient: bsuid, parameters }).or('to', 'recipient');
 
 /** A template component of every send of the campaign (the provider's shape, checked against the local template copy). */
 const component = Joi.object({ type: Joi.string().valid('header', 'body', 'button', 'footer').required() })

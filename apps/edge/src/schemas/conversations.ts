@@ -44,3 +44,7 @@ export const streamQuery = Joi.object({ client_id: clientId });
 export const streamHeaders = Joi.object({ 'last-event-id': Joi.string().pattern(/^\d{1,20}$/, 'event id') }).unknown(true);
 
 export { opaqueId };
+
+/** `GET /api/stats`: the last `days` UTC days (today included), of one client or of the whole tenant. */
+export const STATS_MAX_DAYS = 92;
+export const statsQuery = Joi.object({ client_id: uuid, days: Joi.number().integer().min(1).max(STATS_MAX_DAYS).default(14) });

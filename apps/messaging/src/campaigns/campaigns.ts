@@ -162,7 +162,9 @@ export class Campaigns {
     const t = await this.template(c.tenant_id, c.client_id, c.template_name, c.lang);
     const recipients = this.check(t, c.components, r.recipients, (i) => (r.firstRow ? ['body', 'row', r.firstRow + i] : ['body', i]));
     const res = await this.repo.addRecipients(c.id, recipients);
-    return { ...res, total: (await this.repo.counts(c.id)).total };
+    // a CSV chunk (first_row set) is one of many: counting the campaign after each would read it whole each time
+    // (quadratic in the file's length); the edge reads the total once, after the last chunk
+    return { ...res, total: r.firstRow ? 0 : (await this.repo.counts(c.id)).total };
   }
 
   async get(r: cp.GetCampaignRequest): Promise<cp.Campaign> {

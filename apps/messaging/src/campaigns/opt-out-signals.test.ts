@@ -11,8 +11,8 @@ describe('opt-out signals of a webhook change', () => {
       image: {},
     });
     expect(optOutSignals(change)).toEqual([
-      { user: '16505551001', value: 'stop', source: 'stop_keyword' },
-      { user: '16505551003', value: 'stop', source: 'stop_keyword' },
+      { user: '16505551001', value: 'stop', source: 'stop_keyword', at: 1000 },
+      { user: '16505551003', value: 'stop', source: 'stop_keyword', at: 1000 },
     ]);
   });
 
@@ -27,8 +27,8 @@ describe('opt-out signals of a webhook change', () => {
       field: 'user_preferences',
       value: {
         user_preferences: [
-          { wa_id: '16505551001', category: 'marketing_messages', value: 'stop' },
-          { user_id: 'US.13491208655302741918', category: 'marketing_messages', value: 'resume' },
+          { wa_id: '16505551001', category: 'marketing_messages', value: 'stop', timestamp: 1764000000 },
+          { user_id: 'US.13491208655302741918', category: 'marketing_messages', value: 'resume', timestamp: 'soon' },
           { wa_id: '16505551003', category: 'other', value: 'stop' },
           { wa_id: '16505551004', category: 'marketing_messages', value: 'maybe' },
           'junk',
@@ -36,7 +36,7 @@ describe('opt-out signals of a webhook change', () => {
       },
     };
     expect(optOutSignals(change)).toEqual([
-      { user: '16505551001', value: 'stop', source: 'user_preferences' },
+      { user: '16505551001', value: 'stop', source: 'user_preferences', at: 1764000000_000 },
       { user: 'US.13491208655302741918', value: 'resume', source: 'user_preferences' },
     ]);
   });

@@ -10,7 +10,15 @@ export interface OptOutSignal {
   /** stop: onto the client's list; resume: off it. */
   value: 'stop' | 'resume';
   source: 'stop_keyword' | 'user_preferences';
+  /** When the user said it, by the provider's timestamp (ms); absent when the webhook gave none. */
+  at?: number;
 }
+
+/** The provider's `timestamp` (seconds, as a number or a string of digits) in ms. */
+const timeOf = (t: unknown): { at?: number } => {
+  const s = typeof t === 'number' ? t : typeof t === 'string' && /^\d{1,12}$/.test(t) ? Number(t) : NaN;
+  return Number.isFinite(s) && s > 0 ? { at: s * 1000 } : {};
+};
 
 const userOf = (v: Record<string, unknown>, idField: string): string | undefined => {
   const wa = v[idField];
@@ -33,7 +41,7 @@ export function optOutSignals(change: WebhookChange, clientKeywords?: string[]):
     for (const msg of v.messages as unknown[]) {
       if (!isObj(msg) || msg.type !== 'text' || !isObj(msg.text) || typeof msg.text.body !== 'string') continue;
       const user = userOf(msg, 'from');
-      if (user && stops.has(msg.text.body.trim().toUpperCase())) out.push({ user, value: 'stop', source: 'stop_keyword' });
+      if (user && stops.has(msg.text.body.trim().toUpperCase())) out.push({ user, value: 'stop', source: 'stop_keyword', ...timeOf(msg.timestamp) });
     }
   }
   if (change.field === 'user_preferences' && Array.isArray(v.user_preferences)) {
@@ -41,7 +49,7 @@ export function optOutSignals(change: WebhookChange, clientKeywords?: string[]):
       if (!isObj(p) || (p.value !== 'stop' && p.value !== 'resume')) continue;
       if (p.category !== undefined && p.category !== 'marketing_messages') continue;
       const user = userOf(p, 'wa_id');
-      if (user) out.push({ user, value: p.value, source: 'user_preferences' });
+      if (user) out.push({ user, value: p.value, source: 'user_preferences', ...timeOf(p.timestamp) });
     }
   }
   return out;

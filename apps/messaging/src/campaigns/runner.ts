@@ -5,24 +5,51 @@ import { AppError } from '@gateway/errors';
 import type { Logger } from '@gateway/logger';
 import type { Metrics } from '@gateway/runtime';
 import type { Messaging } from '../messaging';
+import type { NewMessage } from '../store/messages';
 import type { Db } from '@gateway/store';
 import { composeComponents, throughputOf } from './campaigns';
 import type { CampaignEventName, CampaignEvents } from './events';
+import { DEFERRED_BY_PROVIDER, MESSAGING_LIMIT_REFUSAL, messagingLimitOf, portfolioOf, PortfolioWindows } from './messaging-limit';
+import type { NumberShare } from './priority';
 import { SqlCampaignRepository, type CampaignRow, type FinishOutcome, type RecipientRow } from './store';
 
 /**
- * The share of a number's rate the pacing uses: sends are spaced 1/(rate × this) apart and at most rate × this
- * leave a process in any second, so that jitter between the call and its arrival (a busy event loop, the network)
- * never puts more than `rate` arrivals in one second at the provider. Measured on a loaded 2-core machine: at
- * 0.95 a stall of ~100 ms now and then put 21 arrivals in a second of a 20 per second number; at 0.9, none.
+ * How much longer than one second the local limiter's window is, at least (ms): a process never starts more than
+ * a number's limit of calls within that window, and the shared pace spaces slots that far apart, so that the calls
+ * still reach the provider at most `limit` in any one-second window (which it counts on arrival) when some are
+ * delayed on their way by up to this much (a busy event loop, the provider's own). 40 ms keeps 96 % of a limit
+ * of 250 per second (240).
  */
-export const PACING_MARGIN = 0.9;
+export const PACING_JITTER_MS = 40;
+/**
+ * The limiter's window for a limit: one second plus the jitter it absorbs, at least three sends' spacing (a slow
+ * number's sends are far apart: a 20 per second one absorbs 150 ms; on a 2-core machine at a load of 16, 40 ms
+ * and 100 ms each let a 21st arrival into one second).
+ */
+export const pacingWindowMs = (limit: number): number => 1000 + Math.max(PACING_JITTER_MS, 3000 / limit);
+/** Batches being sent or finished at once per campaign worker: the next one is claimed and prepared while one is sent. */
+const MAX_BATCHES_IN_FLIGHT = 3;
 /** How often each replica looks for campaigns to start, work on, recover and complete. */
 const TICK_MS = 250;
 /** How long a number sends nothing after the provider's 130429 (its pace is halved too). */
 const THROTTLE_PAUSE_MS = 1000;
 
-type Outcome = 'sent' | 'throttled' | 'failed' | 'unknown';
+type Outcome = 'sent' | 'throttled' | 'failed' | 'unknown' | 'deferred';
+/** The portfolio's messaging limit a campaign keeps to (messaging-limit.ts): unique users per rolling 24 hours. */
+interface Reach {
+  portfolio: string;
+  uniqueUsers: number | undefined;
+}
+/** A claimed recipient with its send, ready to call. */
+interface Prepared {
+  r: RecipientRow;
+  call: () => Promise<string>;
+}
+/** A claimed batch, prepared: its sends, and where their calls put their message records (stored together). */
+interface Batch {
+  sends: Prepared[];
+  records: NewMessage[];
+}
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, Math.max(0, ms)));
 
@@ -36,22 +63,29 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, Math.max(0,
 export class CampaignRunner {
   private readonly owner = randomUUID();
   private readonly active = new Map<string, Promise<void>>();
-  private readonly windows = new Map<string, { times: number[]; limit: number }>();
+  private readonly limiters = new Map<string, DepartureWindow>();
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
   private stopped = false;
   private readonly sends;
 
   private readonly repo: SqlCampaignRepository;
+  private readonly portfolios: PortfolioWindows;
+  /** When each campaign's deferred recipients were last looked at (at most once a second). */
+  private readonly deferredCheckedAt = new Map<string, number>();
 
   constructor(
     private readonly db: Db,
-    private readonly messaging: Pick<Messaging, 'resolve' | 'prepareSend'>,
+    private readonly messaging: Pick<Messaging, 'resolve' | 'prepareSend' | 'recordSent'>,
     private readonly logger: Logger,
     metrics: Metrics,
     private readonly events?: CampaignEvents,
+    /** The tenant's own sends on a number take their slots from its campaigns (priority.ts). */
+    private readonly share?: NumberShare,
   ) {
+    share?.attach(this.limiters);
     this.repo = new SqlCampaignRepository(db);
+    this.portfolios = new PortfolioWindows(db);
     this.sends = metrics.counter('campaign_sends_total', 'Campaign recipients by send outcome', ['outcome']);
   }
 
@@ -101,81 +135,229 @@ export class CampaignRunner {
   private async work(c: CampaignRow): Promise<void> {
     const caller = create(m.CallerContextSchema, { tenantId: c.tenant_id, clientId: c.client_id });
     const { client, credentials } = await this.messaging.resolve(caller);
+    const phone = credentials.phoneNumberId;
     const rate = Math.min(throughputOf(client), c.rate_per_second ?? Infinity);
-    const baseIntervalMs = 1000 / (rate * PACING_MARGIN);
-    const window = localWindow(this.windows, credentials.phoneNumberId, Math.max(1, Math.floor(rate * PACING_MARGIN)));
+    const limit = Math.max(1, Math.floor(rate));
+    const numberLimit = Math.max(1, Math.floor(throughputOf(client)));
+    // this process's calls on the number (every campaign's, and the tenant's own sends: priority.ts) within the
+    // number's throughput; the campaign's own calls within its lower `rate_per_second`, if it has one
+    const numberWindow = localLimiter(this.limiters, phone, numberLimit);
+    const ownWindow = limit < numberLimit ? new DepartureWindow(limit) : undefined;
+    // slots spaced so that `limit` of them span the limiter's window: the shared pace then rarely makes one wait
+    const baseIntervalMs = pacingWindowMs(limit) / limit;
+    // how late a call may leave after its slot: half the jitter the window absorbs
+    const lateMs = (pacingWindowMs(limit) - 1000) / 2;
     // about a quarter of a second of sends per batch
     const batch = Math.max(1, Math.floor(rate / 4));
+    const reach: Reach = { portfolio: portfolioOf(client), uniqueUsers: messagingLimitOf(client) };
+    await this.releaseDeferred(c, reach);
+    // from here on the tenant's own sends on the number take slots from this campaign (left in the finally below)
+    // (a slot of the number's rate each: a slot of the campaign's slower one would stall it whenever the tenant
+    // sends faster than the campaign does)
+    const leave = this.share?.enter(phone, pacingWindowMs(numberLimit) / numberLimit);
     // the campaign's status, read every 200 ms while it is worked on: a pause or cancel stops the next call
-    let status = c.status;
+    const state = { status: c.status as CampaignRow['status'], throttled: false };
     const watch = setInterval(() => {
       this.repo
         .byId(c.id)
-        .then((x) => (status = x?.status ?? 'cancelled'))
+        .then((x) => (state.status = x?.status ?? 'cancelled'))
         .catch(() => undefined);
     }, 200);
+    const halted = () => state.throttled || state.status !== 'running' || this.stopped;
+    const cancelled = () => state.status === 'cancelled';
+    // batches whose calls were started: their outcomes are written (one statement each) once their calls are over
+    const finishing = new Set<Promise<void>>();
+    // the next batch, claimed and prepared while the one before it is sent
+    let next: Promise<Batch | undefined> | undefined;
+    // the last batch's outcomes written (its recipients no longer `sending`)
+    let written: Promise<unknown> = Promise.resolve();
     try {
       for (;;) {
-        if (this.stopped) return;
-        const current = await this.repo.byId(c.id);
-        status = current?.status ?? 'cancelled';
-        if (status !== 'running') return;
-        const claimed = await this.repo.claim(c.id, this.owner, batch);
-        if (!claimed.length) {
+        if (halted()) {
+          // a 130429 (or a stop): what was started ends first, then the number's pace slows down for everyone
+          await Promise.all(finishing);
+          if (state.throttled) {
+            await this.repo.throttle(phone, THROTTLE_PAUSE_MS);
+            state.throttled = false;
+          }
+        }
+        if (halted() || !next) {
+          const current = await this.repo.byId(c.id);
+          state.status = current?.status ?? 'cancelled';
+        }
+        if (state.status !== 'running' || this.stopped) {
+          const claimed = await next?.catch(() => undefined);
+          next = undefined;
+          if (claimed?.sends.length)
+            await this.repo.releaseClaims(
+              c.id,
+              claimed.sends.map((p) => String(p.r.seq)),
+              this.owner,
+              cancelled(),
+            );
+          return;
+        }
+        const claimed = await (next ?? this.claimBatch(c, batch, reach));
+        next = undefined;
+        if (!claimed) {
+          await Promise.all(finishing);
+          await this.portfolios.deferRefusedOf(c.id);
           await this.repo.reconcileStatuses(c.id);
           await this.change(c, (repo) => repo.completeIfDone(c.id), 'completed');
           return;
         }
-        const skipped = c.category === 'MARKETING' ? await this.repo.skipOptedOut(c.id, c.client_id, this.owner) : new Set<string>();
-        if (skipped.size) this.sends.inc({ outcome: 'skipped' }, skipped.size);
-        // everything but the provider call happens before the slots: a call then leaves at its slot
-        const prepared = (
-          await Promise.all(claimed.filter((r) => !skipped.has(String(r.seq))).map(async (r, i) => ({ r, call: await this.prepare(c, r, i === 0) })))
-        ).filter((p): p is { r: RecipientRow; call: () => Promise<string> } => !!p.call);
-        const sending = await this.repo.markBatchSending(
-          c.id,
-          prepared.map((p) => String(p.r.seq)),
-          this.owner,
-        );
+        const prepared = claimed.sends;
+        if (!prepared.length) continue;
+        // one batch `sending` at a time: a replica killed now leaves at most one batch `unknown`
+        await written;
+        // the batch's last step before its calls, and its slots of the number's shared pace (both one statement)
+        const [sending, slots] = await Promise.all([
+          this.repo.markBatchSending(
+            c.id,
+            prepared.map((p) => String(p.r.seq)),
+            this.owner,
+          ),
+          this.repo.reserveSlots(phone, prepared.length, baseIntervalMs),
+        ]);
         const toSend = prepared.filter((p) => sending.has(String(p.r.seq)));
-        if (!toSend.length) continue;
-        const { firstInMs, intervalMs } = await this.repo.reserveSlots(credentials.phoneNumberId, toSend.length, baseIntervalMs);
-        const t0 = Date.now() + firstInMs;
-        let throttled = false;
-        // the batch's outcomes, written in one statement once it is over (a replica killed before that leaves its
-        // recipients `sending`: unknown, never sent twice)
+        // claimed and prepared now, while this batch is sent
+        next = this.claimBatch(c, batch, reach);
+        next.catch(() => undefined);
         const outcomes: Array<{ seq: string } & FinishOutcome> = [];
-        // one batch at a time: claiming and preparing the next one while this one is sent (tried) runs database work
-        // between a call's slot and its request leaving, which bunched arrivals up (22 in a second at 20 per second)
-        await Promise.all(
-          toSend.map(async ({ r, call }, i) => {
-            await sleep(t0 + i * intervalMs - Date.now());
-            await window.take(() => throttled || status !== 'running' || this.stopped);
-            // never called: skipped if the campaign was cancelled, else back to the queue (paused, stopping, or
-            // after a 130429: the rest of the batch waits for the slower pace)
-            if (status === 'cancelled') return outcomes.push({ seq: String(r.seq), status: 'skipped', reason: 'cancelled' });
-            if (throttled || status !== 'running' || this.stopped) return outcomes.push({ seq: String(r.seq), status: 'queued' });
-            const { outcome, finish } = await this.call(c, r, call);
-            outcomes.push({ seq: String(r.seq), ...finish });
-            this.sends.inc({ outcome });
-            if (outcome === 'throttled') throttled = true;
-          }),
-        );
-        await this.repo.finishMany(c.id, outcomes);
-        await this.repo.touchLastSend(c.id);
-        if (throttled) await this.repo.throttle(credentials.phoneNumberId, THROTTLE_PAUSE_MS);
-        else await this.repo.recover(credentials.phoneNumberId);
+        const calls: Array<Promise<void>> = [];
+        let t0 = Date.now() + slots.firstInMs;
+        let first = 0;
+        let intervalMs = slots.intervalMs;
+        let reserveAgain = true;
+        for (let i = 0; i < toSend.length; i++) {
+          const { r, call } = toSend[i];
+          // a call leaves at its slot; one this process reaches late (a stalled event loop) would leave beside
+          // another replica's next calls: the slots from there on are given up and the rest get new ones (once a
+          // batch: a process stalling again and again would spend a statement per call; its own window still holds)
+          while (!halted()) {
+            const wait = t0 + (i - first) * intervalMs - Date.now();
+            if (wait >= 1) await sleep(wait);
+            else if (-wait <= lateMs || !reserveAgain) break;
+            else {
+              const again = await this.repo.reserveSlots(phone, toSend.length - i, baseIntervalMs);
+              [t0, first, intervalMs, reserveAgain] = [Date.now() + again.firstInMs, i, again.intervalMs, false];
+            }
+          }
+          await ownWindow?.take(halted);
+          await numberWindow.take(halted);
+          // never called: skipped if the campaign was cancelled, else back to the queue (paused, stopping, or
+          // after a 130429: the rest of the batch waits for the slower pace)
+          if (cancelled()) outcomes.push({ seq: String(r.seq), status: 'skipped', reason: 'cancelled' });
+          else if (halted()) outcomes.push({ seq: String(r.seq), status: 'queued' });
+          else
+            calls.push(
+              this.call(c, r, call).then(({ outcome, finish }) => {
+                outcomes.push({ seq: String(r.seq), ...finish });
+                this.sends.inc({ outcome });
+                if (outcome === 'throttled') state.throttled = true;
+              }),
+            );
+        }
+        // the batch's outcomes, written in one statement once its calls are over (a replica killed before that
+        // leaves its recipients `sending`: unknown, never sent twice); its message records, statuses that overtook
+        // them and the campaign's last send time after that, while the next batch is sent
+        const finished = Promise.all(calls).then(() => this.repo.finishMany(c.id, outcomes));
+        written = finished.catch(() => undefined);
+        const done = finished
+          .then(async () => {
+            await this.messaging.recordSent(claimed.records);
+            // statuses that came before the batch's records were stored
+            await this.repo.reconcileStatuses(
+              c.id,
+              outcomes.filter((o) => o.status === 'sent').map((o) => o.seq),
+            );
+            await this.repo.touchLastSend(c.id);
+            if (!state.throttled && slots.intervalMs > baseIntervalMs * 1.0001) await this.repo.recover(phone);
+          })
+          .catch((e: unknown) => this.logger.warn({ err: e, campaign_id: c.id }, 'campaign batch outcomes not written; its recipients become unknown'))
+          .finally(() => finishing.delete(done));
+        finishing.add(done);
+        while (finishing.size >= MAX_BATCHES_IN_FLIGHT) await Promise.race(finishing);
       }
     } finally {
       clearInterval(watch);
+      leave?.();
+      await Promise.all(finishing);
+      // a batch claimed ahead and never sent (an error above): its recipients go back to the queue now
+      const claimed = await next?.catch(() => undefined);
+      if (claimed?.sends.length)
+        await this.repo
+          .releaseClaims(
+            c.id,
+            claimed.sends.map((p) => String(p.r.seq)),
+            this.owner,
+            false,
+          )
+          .catch(() => undefined);
     }
   }
 
+  /**
+   * Claims up to `batch` queued recipients and prepares their sends (opted-out ones skipped, unpreparable ones
+   * recorded): undefined when none was queued.
+   */
+  private async claimBatch(c: CampaignRow, batch: number, reach: Reach): Promise<Batch | undefined> {
+    const claimed = await this.repo.claim(c.id, this.owner, batch);
+    if (!claimed.length) return undefined;
+    const skipped = c.category === 'MARKETING' ? await this.repo.skipOptedOut(c.id, c.client_id, this.owner) : new Set<string>();
+    if (skipped.size) this.sends.inc({ outcome: 'skipped' }, skipped.size);
+    const deferred = await this.deferOverLimit(
+      c,
+      claimed.filter((r) => !skipped.has(String(r.seq))),
+      reach,
+    );
+    for (const seq of deferred) skipped.add(seq);
+    // everything but the provider call happens before the slots: a call then leaves at its slot
+    const out: Batch = { sends: [], records: [] };
+    let first = true;
+    for (const r of claimed) {
+      if (skipped.has(String(r.seq))) continue;
+      const call = await this.prepare(c, r, first, out.records);
+      first = false;
+      if (call) out.sends.push({ r, call });
+    }
+    return out;
+  }
+
+  /**
+   * The portfolio's messaging limit (messaging-limit.ts): the claimed recipients beyond the unique users its window
+   * has room for are deferred until it frees; answers their seqs. Nothing when the limit is unlimited or unknown.
+   */
+  private async deferOverLimit(c: CampaignRow, rows: RecipientRow[], reach: Reach): Promise<Set<string>> {
+    if (reach.uniqueUsers === undefined || !rows.length) return new Set();
+    const { allowed, freesAt } = await this.portfolios.take(
+      reach.portfolio,
+      reach.uniqueUsers,
+      rows.map((r) => r.to_user),
+    );
+    const over = rows.filter((r) => !allowed.has(r.to_user)).map((r) => String(r.seq));
+    await this.portfolios.defer(c.id, over, freesAt, this.owner);
+    if (over.length) this.sends.inc({ outcome: 'deferred' }, over.length);
+    return new Set(over);
+  }
+
+  /** Deferred recipients whose time came, or that the portfolio's window now has room for, go back to the queue. */
+  private async releaseDeferred(c: CampaignRow, reach: Reach): Promise<void> {
+    const last = this.deferredCheckedAt.get(c.id) ?? 0;
+    if (Date.now() - last < 1000) return;
+    // bounded: a campaign that ended leaves its entry behind
+    if (this.deferredCheckedAt.size > 10_000) this.deferredCheckedAt.clear();
+    this.deferredCheckedAt.set(c.id, Date.now());
+    const n = await this.portfolios.release(c.id, reach.portfolio, reach.uniqueUsers);
+    if (n) this.logger.info({ campaign_id: c.id, released: n }, 'deferred campaign recipients queued again');
+  }
+
   /** A recipient's send, prepared (checked, resolved, built); undefined when it cannot be sent (recorded as such). */
-  private async prepare(c: CampaignRow, r: RecipientRow, checkTemplate: boolean): Promise<(() => Promise<string>) | undefined> {
+  private async prepare(c: CampaignRow, r: RecipientRow, checkTemplate: boolean, recordTo: NewMessage[]): Promise<(() => Promise<string>) | undefined> {
     const body = {
       client_id: c.client_id,
-      to: /^\d+$/.test(r.to_user) ? `+${r.to_user}` : r.to_user,
+      // a phone number's digits, or a business-scoped user id (the provider's `recipient`)
+      ...(/^\d+$/.test(r.to_user) ? { to: `+${r.to_user}` } : { recipient: r.to_user }),
       template_name: c.template_name,
       lang: c.lang,
       components: composeComponents(c.components, r.params),
@@ -183,8 +365,9 @@ export class CampaignRunner {
     try {
       return await this.messaging.prepareSend(
         create(m.SendRequestSchema, { caller: { tenantId: c.tenant_id, clientId: c.client_id }, kind: 'template', bodyJson: JSON.stringify(body) }),
-        // the template (approved, in its language) once per batch; each recipient's values were checked when added
-        { checkTemplate },
+        // the template (approved, in its language) once per batch; each recipient's values were checked when added;
+        // the batch's message records stored together once its calls are over
+        { checkTemplate, recordTo },
       );
     } catch (e) {
       // nothing was sent: a passing failure (directory unreachable) is tried again, others end the recipient
@@ -215,6 +398,9 @@ export class CampaignRunner {
         this.logger.warn({ err: e, campaign_id: c.id, seq: String(r.seq) }, 'campaign send outcome unknown');
         return { outcome: 'unknown', finish: { status: 'unknown', reason: 'outcome_unknown', errorCode: err?.code } };
       }
+      // the portfolio's messaging limit (or the user's marketing cap): not reached, tried again in 24 hours
+      if (providerCode === MESSAGING_LIMIT_REFUSAL)
+        return { outcome: 'deferred', finish: { status: 'deferred', errorCode: String(providerCode), reason: DEFERRED_BY_PROVIDER } };
       if (providerCode === 131050) await this.repo.addOptOuts(c.client_id, [r.to_user], 'provider_131050');
       return {
         outcome: 'failed',
@@ -225,24 +411,57 @@ export class CampaignRunner {
 }
 
 /**
- * This process's provider calls per number in the last second: a call waits while `limit` were made in it (a late
- * timer must not bunch calls up). Shared by every campaign of the runner (the process) on that number.
+ * This process's provider calls per number: a call waits while `limit` of them started within the last
+ * `pacingWindowMs(limit)` (a late timer must not bunch calls up). The start times of the last `limit` calls, in a ring;
+ * shared by every campaign of the runner (the process) on that number and the tenant's own sends (`NumberShare`);
+ * a campaign with a lower `rate_per_second` keeps its own besides.
  */
-function localWindow(windows: Map<string, { times: number[]; limit: number }>, phoneNumberId: string, limit: number) {
-  const w = windows.get(phoneNumberId) ?? { times: [], limit };
-  w.limit = limit;
-  windows.set(phoneNumberId, w);
-  return {
-    async take(cancelled: () => boolean): Promise<void> {
-      for (;;) {
-        const now = Date.now();
-        w.times = w.times.filter((t) => t > now - 1000);
-        if (w.times.length < w.limit || cancelled()) {
-          w.times.push(now);
-          return;
-        }
-        await sleep(w.times[0] + 1000 - now + 1);
-      }
-    },
-  };
+export class DepartureWindow {
+  private times: number[];
+  private next = 0;
+  private windowMs: number;
+
+  constructor(private limit: number) {
+    this.times = new Array<number>(limit).fill(-Infinity);
+    this.windowMs = pacingWindowMs(limit);
+  }
+
+  /** The number's throughput changed (the directory told a new one). */
+  setLimit(limit: number): void {
+    if (limit === this.limit) return;
+    const recent = [...this.times.slice(this.next), ...this.times.slice(0, this.next)].slice(-limit);
+    this.times = [...new Array<number>(Math.max(0, limit - recent.length)).fill(-Infinity), ...recent];
+    this.next = 0;
+    this.limit = limit;
+    this.windowMs = pacingWindowMs(limit);
+  }
+
+  /** How long until one more call may start (0: now). */
+  waitMs(now: number): number {
+    return Math.max(0, this.times[this.next] + this.windowMs - now);
+  }
+
+  /** Records a call starting at `now`. */
+  record(now: number): void {
+    this.times[this.next] = now;
+    this.next = (this.next + 1) % this.limit;
+  }
+
+  /** Waits for a free place in the window and takes it; at once when `cancelled` (that call is not made). */
+  async take(cancelled: () => boolean): Promise<void> {
+    for (;;) {
+      if (cancelled()) return;
+      const now = Date.now();
+      const wait = this.waitMs(now);
+      if (wait === 0) return this.record(now);
+      await sleep(wait);
+    }
+  }
+}
+
+function localLimiter(limiters: Map<string, DepartureWindow>, phoneNumberId: string, limit: number): DepartureWindow {
+  let w = limiters.get(phoneNumberId);
+  if (!w) limiters.set(phoneNumberId, (w = new DepartureWindow(limit)));
+  else w.setLimit(limit);
+  return w;
 }

@@ -105,29 +105,22 @@ export class SqlCampaignRepository {
     );
   }
 
-  /** Adds recipients in order; one already in the campaign (or twice in the list) is dropped. */
+  /**
+   * Adds recipients in order; one already in the campaign (or twice in the list) is dropped. The whole list is one
+   * statement (its seqs taken from the campaign's row and the rows inserted from two arrays): one round trip and one
+   * commit, whatever its length, where a multi-row VALUES list took a statement per 500 rows and one commit each.
+   */
   async addRecipients(campaignId: string, recipients: NewRecipient[]): Promise<{ added: number; duplicates: number }> {
-    let added = 0;
-    for (let start = 0; start < recipients.length; start += INSERT_CHUNK) {
-      const chunk = recipients.slice(start, start + INSERT_CHUNK);
-      const [{ first }] = await this.q.query<{ first: string }>(
-        `UPDATE campaigns SET next_seq = next_seq + $2, updated_at = now() WHERE id = $1 RETURNING next_seq - $2 AS first`,
-        [campaignId, chunk.length],
-      );
-      const params: unknown[] = [campaignId];
-      const values = chunk.map((r, i) => {
-        params.push(Number(first) + i, r.to, r.params === null ? null : JSON.stringify(r.params));
-        const n = params.length;
-        return `($1, $${n - 2}, $${n - 1}, $${n}::jsonb, 'queued')`;
-      });
-      const rows = await this.q.query(
-        `INSERT INTO campaign_recipients (campaign_id, seq, to_user, params, status) VALUES ${values.join(', ')}
-         ON CONFLICT (campaign_id, to_user) DO NOTHING RETURNING seq`,
-        params,
-      );
-      added += rows.length;
-    }
-    return { added, duplicates: recipients.length - added };
+    if (!recipients.length) return { added: 0, duplicates: 0 };
+    const rows = await this.q.query(
+      `WITH c AS (UPDATE campaigns SET next_seq = next_seq + $2, updated_at = now() WHERE id = $1 RETURNING next_seq - $2 AS first)
+       INSERT INTO campaign_recipients (campaign_id, seq, to_user, params, status)
+       SELECT $1, c.first + u.ord - 1, u.to_user, u.params::jsonb, 'queued'
+       FROM c, unnest($3::text[], $4::text[]) WITH ORDINALITY AS u(to_user, params, ord) ORDER BY u.ord
+       ON CONFLICT (campaign_id, to_user) DO NOTHING RETURNING seq`,
+      [campaignId, recipients.length, recipients.map((r) => r.to), recipients.map((r) => (r.params === null ? null : JSON.stringify(r.params)))],
+    );
+    return { added: rows.length, duplicates: recipients.length - rows.length };
   }
 
   async counts(campaignId: string): Promise<Counts> {
@@ -248,6 +241,20 @@ export class SqlCampaignRepository {
   }
 
   /**
+   * Claims of this replica it will not send (claimed ahead, then paused, cancelled or stopping): back to the queue,
+   * or skipped when the campaign was cancelled. Only those still this replica's claim.
+   */
+  async releaseClaims(campaignId: string, seqs: string[], owner: string, cancelled: boolean): Promise<void> {
+    if (!seqs.length) return;
+    await this.q.query(
+      `UPDATE campaign_recipients SET status = $4, reason = CASE WHEN $4 = 'skipped' THEN 'cancelled' ELSE reason END,
+         claimed_by = NULL, claimed_until = NULL, updated_at = now()
+       WHERE campaign_id = $1 AND seq = ANY($2::bigint[]) AND status = 'claimed' AND claimed_by = $3`,
+      [campaignId, seqs, owner, cancelled ? 'skipped' : 'queued'],
+    );
+  }
+
+  /**
    * A batch's outcomes in one statement. A recipient a status webhook already moved on (delivered before its
    * `sent` was written) keeps that status; it gets its message id.
    */
@@ -314,17 +321,28 @@ export class SqlCampaignRepository {
   }
 
   /**
-   * Statuses that overtook a send (the webhook arrived before the recipient had its message id) are taken from
-   * the message records.
+   * Statuses that overtook a send (the webhook arrived before the recipient had its message id, or before the
+   * message record was stored: a campaign stores a batch's records when its calls are over) are taken from the
+   * message records, with a failure's error code; a 131050 failure puts the recipient on the client's list, as
+   * when the status comes after. `seqs`: only those recipients (a batch just finished), else the whole campaign.
    */
-  async reconcileStatuses(campaignId: string): Promise<number> {
-    const rows = await this.q.query(
-      `UPDATE campaign_recipients r SET status = m.status, updated_at = now()
+  async reconcileStatuses(campaignId: string, seqs?: string[]): Promise<number> {
+    const rows = await this.q.query<{ seq: string; client_id: string; to_user: string; error_code: string | null }>(
+      `UPDATE campaign_recipients r SET status = m.status,
+         error_code = CASE WHEN m.status = 'failed' THEN COALESCE(m.errors->0->>'code', r.error_code) ELSE r.error_code END, updated_at = now()
        FROM messages m
        WHERE r.campaign_id = $1 AND r.status = 'sent' AND r.message_id = m.id AND m.status IN ('delivered', 'read', 'failed')
-       RETURNING r.seq`,
-      [campaignId],
+         AND ($2::bigint[] IS NULL OR r.seq = ANY($2::bigint[]))
+       RETURNING r.seq, m.client_id, r.to_user, r.error_code`,
+      [campaignId, seqs ?? null],
     );
+    const optedOut = rows.filter((r) => r.error_code === '131050');
+    for (const clientId of new Set(optedOut.map((r) => r.client_id)))
+      await this.addOptOuts(
+        clientId,
+        optedOut.filter((r) => r.client_id === clientId).map((r) => r.to_user),
+        'provider_131050',
+      );
     return rows.length;
   }
 
@@ -365,7 +383,8 @@ export class SqlCampaignRepository {
   async optOutRecipientOf(messageId: string): Promise<number> {
     const rows = await this.q.query(
       `INSERT INTO opt_outs (client_id, user_id, source)
-       SELECT client_id, regexp_replace(to_number, '^\\+', ''), 'provider_131050' FROM messages WHERE id = $1
+       SELECT client_id, COALESCE(regexp_replace(to_number, '^\\+', ''), recipient), 'provider_131050' FROM messages
+       WHERE id = $1 AND COALESCE(to_number, recipient) IS NOT NULL
        ON CONFLICT DO NOTHING RETURNING user_id`,
       [messageId],
     );
@@ -399,13 +418,13 @@ export class SqlCampaignRepository {
    * interval to keep.
    */
   async reserveSlots(phoneNumberId: string, n: number, baseIntervalMs: number): Promise<{ firstInMs: number; intervalMs: number }> {
-    await this.q.query(`INSERT INTO number_pace (phone_number_id, next_at) VALUES ($1, clock_timestamp()) ON CONFLICT DO NOTHING`, [phoneNumberId]);
+    // one statement: the row is created on a number's first batch, else locked and moved on by the upsert
     const [row] = await this.q.query<{ first_in_ms: number; interval_ms: number }>(
-      `WITH p AS (SELECT phone_number_id, GREATEST(next_at, clock_timestamp()) AS start, $3::double precision / factor AS interval_ms
-                  FROM number_pace WHERE phone_number_id = $1 FOR UPDATE)
-       UPDATE number_pace n SET next_at = p.start + make_interval(secs => p.interval_ms * $2 / 1000)
-       FROM p WHERE n.phone_number_id = p.phone_number_id
-       RETURNING (EXTRACT(EPOCH FROM (p.start - clock_timestamp())) * 1000)::double precision AS first_in_ms, p.interval_ms AS interval_ms`,
+      `INSERT INTO number_pace AS p (phone_number_id, next_at) VALUES ($1, clock_timestamp() + make_interval(secs => $3::double precision * $2 / 1000))
+       ON CONFLICT (phone_number_id) DO UPDATE
+         SET next_at = GREATEST(p.next_at, clock_timestamp()) + make_interval(secs => $3::double precision / p.factor * $2 / 1000)
+       RETURNING (EXTRACT(EPOCH FROM (p.next_at - clock_timestamp())) * 1000 - $3::double precision / p.factor * $2)::double precision AS first_in_ms,
+         ($3::double precision / p.factor)::double precision AS interval_ms`,
       [phoneNumberId, n, baseIntervalMs],
     );
     return { firstInMs: Math.max(0, Number(row.first_in_ms)), intervalMs: Number(row.interval_ms) };

@@ -11,6 +11,8 @@ import type { Templates } from '../templates/templates';
 import type { AccountUpdate } from './account-updates';
 import type { ClientLookup, RoutedClient } from './client-lookup';
 import { routeInbound } from './inbound-router';
+import { InboundWriter } from './inbound-writer';
+import type { Db } from '@gateway/store';
 
 export const INBOUND_DURABLE = 'messaging-inbound-router';
 
@@ -26,6 +28,8 @@ export async function startInboundConsumer(deps: {
   bus: Bus;
   lookup: ClientLookup;
   messages: MessageRepository;
+  /** The database of `messages` and `conversations`: the logged messages of a batch are written in one transaction. */
+  db?: Db;
   templates?: Pick<Templates, 'applyStatus' | 'applyUpdate'>;
   /** The call records (calls/store.ts): absent in tests of the routing alone. */
   calls?: Pick<SqlCallRepository, 'append'>;
@@ -41,6 +45,8 @@ export async function startInboundConsumer(deps: {
   metrics: Metrics;
 }): Promise<RunningConsumer> {
   const { bus, lookup, messages, templates, calls, campaigns, applyAccountUpdate, conversations, live, clock, logger, metrics } = deps;
+  // statuses and logged messages of the webhooks handled at once are written together; each handler acks after its batch commits
+  const writer = new InboundWriter(messages, conversations, deps.db, logger);
   const updates = metrics.counter('inbound_updates_total', 'Provider webhook changes by outcome', ['outcome']);
   const emitted = metrics.counter('events_emitted_total', 'Events published from provider webhooks, by type', ['type']);
   return runConsumer({
@@ -76,7 +82,7 @@ export async function startInboundConsumer(deps: {
       }
       // the log before the events' redelivery could matter: a redelivered body stores nothing twice
       if (conversations) {
-        const stored = await conversations.storeLogged(routed.logged);
+        const stored = routed.logged.length ? await writer.storeLogged(routed.logged) : [];
         for (const u of routed.identityUpdates) {
           const contactId = await conversations.contactFor(u.tenantId, u.clientId, u.change.previous, clock?.now() ?? new Date());
           if (contactId) await conversations.changeIdentity(u.clientId, contactId, u.change);
@@ -92,10 +98,21 @@ export async function startInboundConsumer(deps: {
           });
         }
       }
-      for (const s of routed.statuses) {
-        await messages.recordStatus(s.messageId, s.status, s.at, s.errors, { conversation: s.conversation, pricing: s.pricing });
-        const owner = await conversations?.ownerOf(s.messageId);
-        if (owner)
+      const owners = routed.statuses.length
+        ? await writer.recordStatuses(
+            routed.statuses.map((s) => ({
+              messageId: s.messageId,
+              status: s.status,
+              at: s.at,
+              errors: s.errors,
+              conversation: s.conversation,
+              pricing: s.pricing,
+            })),
+          )
+        : [];
+      for (const [i, s] of routed.statuses.entries()) {
+        const owner = owners[i];
+        if (owner && conversations)
           await live?.publish(owner.tenant_id, owner.client_id, {
             type: 'status',
             message_id: s.messageId,

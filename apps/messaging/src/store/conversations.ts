@@ -69,6 +69,8 @@ export interface Contact {
   created_at: Date;
   /** Identities the contact had before (user_changed_number, user_changed_user_id). */
   aliases: Array<{ kind: string; value: string }>;
+  /** Its first entry on the client's suppression list (opt_outs) by any identity it has or had; null when none. */
+  opt_out: { at: Date; source: string } | null;
 }
 
 export interface Conversation {
@@ -154,7 +156,10 @@ export class SqlConversations {
       );
       await q.query(
         `UPDATE contacts SET wa_id = COALESCE($2, wa_id), user_id = COALESCE($3, user_id), parent_user_id = COALESCE($4, parent_user_id),
-           username = COALESCE($5, username), profile_name = COALESCE($6, profile_name) WHERE id = $1`,
+           username = COALESCE($5, username), profile_name = COALESCE($6, profile_name)
+         WHERE id = $1 AND (wa_id IS DISTINCT FROM COALESCE($2, wa_id) OR user_id IS DISTINCT FROM COALESCE($3, user_id)
+           OR parent_user_id IS DISTINCT FROM COALESCE($4, parent_user_id) OR username IS DISTINCT FROM COALESCE($5, username)
+           OR profile_name IS DISTINCT FROM COALESCE($6, profile_name))`,
         [contactId, who.waId ?? null, who.userId ?? null, who.parentUserId ?? null, who.username ?? null, who.profileName ?? null],
       );
       return contactId;
@@ -259,31 +264,151 @@ export class SqlConversations {
 
   /** Gives stored sends their contact (by the number or BSUID they went to) and moves the conversation forward. */
   async linkSends(batch: NewMessage[], q: Queryable = this.q): Promise<Map<string, string>> {
+    // set-based for a whole group commit: one contact lookup per distinct recipient, one UPDATE of the messages,
+    // one touch per contact (its latest send), instead of four statements per send
     const linked = new Map<string, string>();
-    for (const m of batch) {
-      const at = m.at ?? new Date();
+    // sends naming one identity (a campaign's, most sends) are linked together, a few statements for the batch
+    const rest = batch.length > 1 ? await this.linkSingles(batch, q, linked) : batch;
+    const contacts = new Map<string, string | undefined>();
+    for (const m of rest) {
       // the phone number and the business-scoped user id the send named (issue 24: either, or both)
-      const waId = m.to ? waIdOf(m.to) : undefined;
-      const bsuid = m.recipient ?? (m.to && BSUID.test(m.to) ? m.to : undefined);
-      const who: Identity = {
-        ...(waId ? { waId } : {}),
-        ...(bsuid ? (bsuid.includes('.ENT.') ? { parentUserId: bsuid } : { userId: bsuid }) : {}),
-      };
-      const contactId = await this.contactFor(m.tenantId, m.clientId, who, at, q);
-      if (!contactId) continue;
-      const rows = await q.query('UPDATE messages SET contact_id = $1, text_body = COALESCE(text_body, $3) WHERE id = $2 AND contact_id IS NULL RETURNING id', [
-        contactId,
-        m.id,
-        m.text?.slice(0, 4096) ?? null,
-      ]);
-      if (rows.length) await this.touch(q, contactId, m.id, at, false);
-      linked.set(m.id, contactId);
+      const who = sendIdentity(m);
+      const key = JSON.stringify([m.tenantId, m.clientId, who]);
+      if (!contacts.has(key)) contacts.set(key, await this.contactFor(m.tenantId, m.clientId, who, m.at ?? new Date(), q));
+      const contactId = contacts.get(key);
+      if (contactId) linked.set(m.id, contactId);
     }
+    const toLink = rest.filter((m) => linked.has(m.id));
+    if (!toLink.length) return linked;
+    const updated = await q.query<{ id: string }>(
+      `UPDATE messages AS m SET contact_id = v.contact_id, text_body = COALESCE(m.text_body, v.text_body)
+       FROM unnest($1::text[], $2::text[], $3::text[]) AS v(id, contact_id, text_body)
+       WHERE m.id = v.id AND m.id = ANY($1::text[]) AND m.contact_id IS NULL RETURNING m.id`,
+      [toLink.map((m) => m.id), toLink.map((m) => linked.get(m.id)), toLink.map((m) => m.text?.slice(0, 4096) ?? null)],
+    );
+    // each contact's latest newly linked send is its last message (a later one of equal time wins, as one by one)
+    const fresh = new Set(updated.map((r) => r.id));
+    const latest = new Map<string, NewMessage>();
+    for (const m of toLink) {
+      if (!fresh.has(m.id)) continue;
+      const contactId = linked.get(m.id)!;
+      const prev = latest.get(contactId);
+      if (!prev || (m.at ?? new Date()).getTime() >= (prev.at ?? new Date()).getTime()) latest.set(contactId, m);
+    }
+    // in one order (the contacts' ids): batches written at once lock the rows they share in the same order
+    for (const [contactId, m] of [...latest].sort(([a], [b]) => (a < b ? -1 : 1))) await this.touch(q, contactId, m.id, m.at ?? new Date(), false);
     return linked;
   }
 
+  /**
+   * `linkSends` of the sends in `batch` that name exactly one identity, as one statement per step for all of
+   * them (the same steps as `contactFor`, `UPDATE messages` and `touch` one by one); answers the sends left to
+   * link one by one (more identities, none, or an identity another writer claimed meanwhile).
+   */
+  private async linkSingles(batch: NewMessage[], q: Queryable, linked: Map<string, string>): Promise<NewMessage[]> {
+    const rest: NewMessage[] = [];
+    const byClient = new Map<string, Array<{ m: NewMessage; who: Identity; kind: string; value: string; at: Date }>>();
+    for (const m of batch) {
+      const who = sendIdentity(m);
+      const ids = identitiesOf(who);
+      if (ids.length !== 1) {
+        if (ids.length) rest.push(m);
+        continue;
+      }
+      const list = byClient.get(m.clientId) ?? [];
+      byClient.set(m.clientId, list);
+      list.push({ m, who, ...ids[0], at: m.at ?? new Date() });
+    }
+    for (const [clientId, sends] of byClient) {
+      const key = (kind: string, value: string) => `${kind}\u0000${value}`;
+      const wanted = new Map(sends.map((x) => [key(x.kind, x.value), x]));
+      const kinds = [...wanted.values()].map((x) => x.kind);
+      const values = [...wanted.values()].map((x) => x.value);
+      const contactOf = new Map<string, string>();
+      const found = await q.query<{ kind: string; value: string; contact_id: string }>(
+        `SELECT kind, value, contact_id FROM contact_identities WHERE client_id = $1 AND (kind, value) IN (SELECT * FROM unnest($2::text[], $3::text[]))`,
+        [clientId, kinds, values],
+      );
+      for (const f of found) contactOf.set(key(f.kind, f.value), f.contact_id);
+      // known contacts take the identity's fields again (as contactFor does)
+      // in the contacts' order, as linkSends touches them: batches written at once lock shared rows in one order
+      const known = [...wanted.entries()]
+        .filter(([k]) => contactOf.has(k))
+        .map(([k, x]) => ({ id: contactOf.get(k)!, who: x.who }))
+        .sort((a, b) => (a.id < b.id ? -1 : 1));
+      if (known.length) {
+        await q.query(
+          `UPDATE contacts c SET wa_id = COALESCE(v.wa_id, c.wa_id), user_id = COALESCE(v.user_id, c.user_id), parent_user_id = COALESCE(v.parent_user_id, c.parent_user_id)
+           FROM (SELECT DISTINCT ON (id) * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS t(id, wa_id, user_id, parent_user_id)) v WHERE c.id = v.id`,
+          [known.map((x) => x.id), known.map((x) => x.who.waId ?? null), known.map((x) => x.who.userId ?? null), known.map((x) => x.who.parentUserId ?? null)],
+        );
+      }
+      // new users: the identity row first (of two writers at once one wins; the other's sends go one by one)
+      const fresh = [...wanted.entries()].filter(([k]) => !contactOf.has(k)).map(([k, x]) => ({ k, x, id: randomUUID() }));
+      if (fresh.length) {
+        const claimed = await q.query<{ kind: string; value: string; contact_id: string }>(
+          `INSERT INTO contact_identities (client_id, kind, value, contact_id) SELECT $1, k, v, id FROM unnest($2::text[], $3::text[], $4::text[]) AS t(k, v, id)
+           ON CONFLICT DO NOTHING RETURNING kind, value, contact_id`,
+          [clientId, fresh.map((f) => f.x.kind), fresh.map((f) => f.x.value), fresh.map((f) => f.id)],
+        );
+        const mine = new Set(claimed.map((c) => key(c.kind, c.value)));
+        const made = fresh.filter((f) => mine.has(f.k));
+        if (made.length) {
+          const first = made[0].x.m;
+          await q.query(
+            `INSERT INTO contacts (id, tenant_id, client_id, wa_id, user_id, parent_user_id, first_seen_at, last_activity_at, created_at)
+             SELECT id, $1, $2, wa_id, user_id, parent_user_id, at, at, at FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[]) AS t(id, wa_id, user_id, parent_user_id, at)`,
+            [
+              first.tenantId,
+              clientId,
+              made.map((f) => f.id),
+              made.map((f) => f.x.who.waId ?? null),
+              made.map((f) => f.x.who.userId ?? null),
+              made.map((f) => f.x.who.parentUserId ?? null),
+              made.map((f) => f.x.at),
+            ],
+          );
+        }
+        for (const f of made) contactOf.set(f.k, f.id);
+      }
+      const linkable = sends.filter((x) => {
+        if (contactOf.has(key(x.kind, x.value))) return true;
+        rest.push(x.m);
+        return false;
+      });
+      if (!linkable.length) continue;
+      const contactFor = (x: (typeof linkable)[number]) => contactOf.get(key(x.kind, x.value))!;
+      const updated = await q.query<{ id: string }>(
+        `UPDATE messages m SET contact_id = v.contact_id, text_body = COALESCE(m.text_body, v.text)
+         FROM unnest($1::text[], $2::text[], $3::text[]) AS v(id, contact_id, text) WHERE m.id = v.id AND m.contact_id IS NULL RETURNING m.id`,
+        [linkable.map((x) => x.m.id), linkable.map(contactFor), linkable.map((x) => x.m.text?.slice(0, 4096) ?? null)],
+      );
+      for (const x of linkable) linked.set(x.m.id, contactFor(x));
+      // each contact's latest send of those linked now (the later one of equal times, as one by one)
+      const ids = new Set(updated.map((u) => u.id));
+      const latest = new Map<string, { messageId: string; at: Date }>();
+      for (const x of linkable) {
+        if (!ids.has(x.m.id)) continue;
+        const c = contactFor(x);
+        const had = latest.get(c);
+        if (!had || x.at.getTime() >= had.at.getTime()) latest.set(c, { messageId: x.m.id, at: x.at });
+      }
+      if (latest.size) {
+        const touched = [...latest].sort(([a], [b]) => (a < b ? -1 : 1));
+        await q.query(
+          `UPDATE contacts c SET
+             last_message_id = CASE WHEN v.at >= c.last_activity_at THEN v.message_id ELSE c.last_message_id END,
+             last_activity_at = GREATEST(c.last_activity_at, v.at)
+           FROM unnest($1::text[], $2::text[], $3::timestamptz[]) AS v(id, message_id, at) WHERE c.id = v.id`,
+          [touched.map(([c]) => c), touched.map(([, v]) => v.messageId), touched.map(([, v]) => v.at)],
+        );
+      }
+    }
+    return rest;
+  }
+
   async getContact(tenantId: string, clientId: string, contactId: string): Promise<Contact | undefined> {
-    const rows = await this.q.query<Omit<Contact, 'aliases'>>('SELECT * FROM contacts WHERE id = $1 AND tenant_id = $2 AND client_id = $3', [
+    const rows = await this.q.query<Omit<Contact, 'aliases' | 'opt_out'>>('SELECT * FROM contacts WHERE id = $1 AND tenant_id = $2 AND client_id = $3', [
       contactId,
       tenantId,
       clientId,
@@ -292,19 +417,64 @@ export class SqlConversations {
     return (await this.withAliases(clientId, rows))[0];
   }
 
-  private async withAliases(clientId: string, rows: Array<Omit<Contact, 'aliases'>>): Promise<Contact[]> {
+  /**
+   * Contacts with their aliases and their place on the client's suppression list: an opt-out (campaigns' `opt_outs`,
+   * keyed by phone digits or BSUID) of any identity the contact has or had, or of its parent BSUID; the earliest.
+   */
+  private async withAliases(clientId: string, rows: Array<Omit<Contact, 'aliases' | 'opt_out'>>): Promise<Contact[]> {
     if (!rows.length) return [];
-    const aliases = await this.q.query<{ contact_id: string; kind: string; value: string }>(
-      `SELECT contact_id, kind, value FROM contact_identities WHERE client_id = $1 AND contact_id = ANY($2::text[]) AND NOT current ORDER BY created_at, value`,
-      [clientId, rows.map((r) => r.id)],
+    const ids = rows.map((r) => r.id);
+    const [aliases, optOuts] = await Promise.all([
+      this.q.query<{ contact_id: string; kind: string; value: string }>(
+        `SELECT contact_id, kind, value FROM contact_identities WHERE client_id = $1 AND contact_id = ANY($2::text[]) AND NOT current ORDER BY created_at, value`,
+        [clientId, ids],
+      ),
+      this.q.query<{ contact_id: string; created_at: Date; source: string }>(
+        `SELECT i.contact_id, o.created_at, o.source FROM contact_identities i JOIN opt_outs o ON o.client_id = i.client_id AND o.user_id = i.value
+           WHERE i.client_id = $1 AND i.contact_id = ANY($2::text[])
+         UNION ALL
+         SELECT c.id, o.created_at, o.source FROM contacts c JOIN opt_outs o ON o.client_id = c.client_id AND o.user_id = c.parent_user_id
+           WHERE c.client_id = $1 AND c.id = ANY($2::text[])
+         ORDER BY 2`,
+        [clientId, ids],
+      ),
+    ]);
+    return rows.map((r) => {
+      const o = optOuts.find((x) => x.contact_id === r.id);
+      return {
+        ...r,
+        aliases: aliases.filter((a) => a.contact_id === r.id).map(({ kind, value }) => ({ kind, value })),
+        opt_out: o ? { at: o.created_at, source: o.source } : null,
+      };
+    });
+  }
+
+  /**
+   * Messages of a tenant (or one of its clients) per UTC day in [from, to] by direction and status: a range of
+   * `messages_client_log` (one client) or `messages_tenant_created` (the tenant).
+   */
+  async countByDay(
+    tenantId: string,
+    clientId: string | undefined,
+    from: string,
+    to: string,
+  ): Promise<Array<{ day: string; direction: string; status: string; count: number }>> {
+    // one statement per shape, so a prepared plan of either keeps its index
+    return this.q.query(
+      // grouped by the date (a hash of a few dozen groups), formatted after: grouping by the formatted text sorted every row
+      `SELECT to_char(d, 'YYYY-MM-DD') AS day, direction, status, n AS count FROM (
+         SELECT (created_at AT TIME ZONE 'UTC')::date AS d, direction, status, count(*)::int AS n FROM messages
+           WHERE tenant_id = $1 AND created_at >= $2::date AND created_at < ($3::date + 1) ${clientId ? 'AND client_id = $4' : ''}
+           GROUP BY 1, 2, 3) AS days
+       ORDER BY 1, 2, 3`,
+      clientId ? [tenantId, from, to, clientId] : [tenantId, from, to],
     );
-    return rows.map((r) => ({ ...r, aliases: aliases.filter((a) => a.contact_id === r.id).map(({ kind, value }) => ({ kind, value })) }));
   }
 
   /** A client's contacts, newest first; `q` matches a number, BSUID, username or profile name (case-insensitive substring). */
   async listContacts(tenantId: string, clientId: string, f: { q?: string; limit: number; cursor?: string }): Promise<Page<Contact>> {
     const after = f.cursor ? decodePosition(f.cursor, ID_FORM) : undefined;
-    const rows = await this.q.query<Omit<Contact, 'aliases'> & { position_at: string }>(
+    const rows = await this.q.query<Omit<Contact, 'aliases' | 'opt_out'> & { position_at: string }>(
       `SELECT *, ${at6('created_at')} AS position_at FROM contacts WHERE tenant_id = $1 AND client_id = $2
          AND ($3::text IS NULL OR strpos(lower(coalesce(wa_id, '') || ' ' || coalesce(user_id, '') || ' ' || coalesce(username, '') || ' ' || coalesce(profile_name, '')), lower($3)) > 0
            OR id IN (SELECT contact_id FROM contact_identities WHERE client_id = $2 AND value = $3))
@@ -357,7 +527,7 @@ export class SqlConversations {
   /** Contacts by last activity, each with its last message and the inbound messages since its last mark-read. */
   async listConversations(tenantId: string, clientId: string, f: { limit: number; cursor?: string }): Promise<Page<Conversation>> {
     const after = f.cursor ? decodePosition(f.cursor, ID_FORM) : undefined;
-    const rows = await this.q.query<Omit<Contact, 'aliases'> & { position_at: string; unread: number }>(
+    const rows = await this.q.query<Omit<Contact, 'aliases' | 'opt_out'> & { position_at: string; unread: number }>(
       `SELECT c.*, ${at6('c.last_activity_at')} AS position_at,
          (SELECT count(*)::int FROM messages m WHERE m.client_id = c.client_id AND m.contact_id = c.id AND m.direction = 'in' AND m.kind <> 'reaction'
             AND m.created_at > COALESCE(c.last_read_at, '-infinity'::timestamptz)) AS unread
@@ -453,6 +623,16 @@ export class SqlConversations {
     if (contacts.length) await this.q.query('DELETE FROM contact_identities WHERE contact_id = ANY($1::text[])', [contacts.map((c) => c.id)]);
     return { messages: messages.length, contacts: contacts.length };
   }
+}
+
+/** The user a send named: its phone number and business-scoped user id (issue 24: either, or both). */
+function sendIdentity(m: NewMessage): Identity {
+  const waId = m.to ? waIdOf(m.to) : undefined;
+  const bsuid = m.recipient ?? (m.to && BSUID.test(m.to) ? m.to : undefined);
+  return {
+    ...(waId ? { waId } : {}),
+    ...(bsuid ? (bsuid.includes('.ENT.') ? { parentUserId: bsuid } : { userId: bsuid }) : {}),
+  };
 }
 
 function identitiesOf(who: Identity): Array<{ kind: string; value: string }> {

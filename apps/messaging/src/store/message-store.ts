@@ -36,14 +36,23 @@ export class MessageStore {
         for (const id of ids) await repository.applyEarlyStatuses(id);
       },
       logger,
+      log && ((q, batch) => log.conversations.linkSends(batch, q)),
     );
   }
 
   /** An accepted send with nothing to store beside it: joins the group commit of concurrent sends. */
   async insert(m: NewMessage): Promise<void> {
     const sent = this.stamped(m);
-    await this.writer.insert(sent);
-    await this.logged(sent);
+    // linked to its contact in the group commit
+    const contactId = await this.writer.insert(sent);
+    if (this.log) this.told(sent, contactId ?? null);
+  }
+
+  /** Accepted sends gathered by the caller (a campaign's batch): one INSERT, linked to their contacts in its commit. */
+  async insertMany(ms: NewMessage[]): Promise<void> {
+    const sent = ms.map((m) => this.stamped(m));
+    const contacts = await this.writer.insertMany(sent);
+    if (this.log) for (const m of sent) this.told(m, contacts.get(m.id) ?? null);
   }
 
   private stamped(m: NewMessage): NewMessage {
@@ -55,17 +64,21 @@ export class MessageStore {
     if (!this.log) return;
     try {
       const contacts = await this.log.conversations.linkSends([m]);
-      // told without waiting for the bus: the answer to the send does not wait for the live stream
-      void this.log.live.publish(m.tenantId, m.clientId, {
-        type: 'message',
-        message_id: m.id,
-        contact_id: contacts.get(m.id) ?? null,
-        direction: 'out',
-        status: 'accepted',
-      });
+      this.told(m, contacts.get(m.id) ?? null);
     } catch (e) {
       this.logger.warn({ err: e, message_id: m.id }, 'could not link a send to its contact');
     }
+  }
+
+  /** Told without waiting for the bus: the answer to the send does not wait for the live stream. */
+  private told(m: NewMessage, contactId: string | null): void {
+    void this.log!.live.publish(m.tenantId, m.clientId, {
+      type: 'message',
+      message_id: m.id,
+      contact_id: contactId,
+      direction: 'out',
+      status: 'accepted',
+    });
   }
 
   /**

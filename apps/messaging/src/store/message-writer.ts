@@ -1,39 +1,82 @@
 import type { Logger } from '@gateway/logger';
-import { GroupCommit, type Db } from '@gateway/store';
+import { GroupCommit, type Db, type Queryable } from '@gateway/store';
 import { insertAccepted, type NewMessage } from './messages';
+
+/** Links stored sends to their contacts (store/conversations.ts `linkSends`), in the transaction it is given. */
+export type LinkSends = (q: Queryable, batch: NewMessage[]) => Promise<Map<string, string>>;
+
+interface Pending {
+  message: NewMessage;
+  /** Set once written: the contact the send joined, if it was linked. */
+  contactId?: string;
+}
 
 /**
  * Group commit for accepted sends without an idempotency key: sends that finish together are stored in one
- * multi-row INSERT, then the status updates that overtook any of them are applied. Each caller waits for its
- * batch (at most a few ms when idle), so an answered send is a stored send.
+ * multi-row INSERT and (when given `link`) join their contacts' conversations in the same transaction: one commit
+ * per batch, where a commit per send serialised every send to one contact on its row. Then the status updates
+ * that overtook any of them are applied. Each caller waits for its batch (at most a few ms when
+ * idle), so an answered send is a stored send; a failure to link is logged and never fails the sends.
  */
 export class MessageWriter {
-  private readonly commits: GroupCommit<NewMessage>;
+  private readonly commits: GroupCommit<Pending>;
 
   constructor(
     private readonly db: Db,
     private readonly applyEarly: (ids: string[]) => Promise<void>,
-    logger: Logger,
+    private readonly logger: Logger,
+    private readonly link?: LinkSends,
   ) {
     this.commits = new GroupCommit((batch) => this.write(batch), {
       maxBatch: 200,
+      // sends' batches are independent: one may be written while another waits for its commit
+      lanes: 4,
       onError: (e, rows) => logger.error({ err: e, rows }, 'could not store accepted sends'),
     });
   }
 
-  insert(m: NewMessage): Promise<void> {
-    return this.commits.add(m);
+  /** Resolves once the send is stored, with the contact it joined (when linked). */
+  async insert(m: NewMessage): Promise<string | undefined> {
+    const pending: Pending = { message: m };
+    await this.commits.add(pending);
+    return pending.contactId;
   }
 
   flush(): Promise<void> {
     return this.commits.flush();
   }
 
-  private async write(batch: NewMessage[]): Promise<void> {
-    await insertAccepted(this.db, batch);
-    // committed (autocommit): now no overtaking status update can slip past (see recordStatus)
+  /**
+   * Sends already gathered by the caller (a campaign's batch): stored and linked at once, outside the group
+   * commit; answers the contact each joined.
+   */
+  async insertMany(messages: NewMessage[]): Promise<Map<string, string | undefined>> {
+    const batch: Pending[] = messages.map((message) => ({ message }));
+    if (batch.length) await this.write(batch);
+    return new Map(batch.map((p) => [p.message.id, p.contactId]));
+  }
+
+  private async write(batch: Pending[]): Promise<void> {
+    const messages = batch.map((p) => p.message);
+    // one commit for the batch and its links: the links behind a savepoint, so a failure to link never loses a send
+    const linked = await this.db.tx(async (q) => {
+      await insertAccepted(q, messages);
+      if (!this.link) return undefined;
+      await q.query('SAVEPOINT link_sends');
+      try {
+        const contacts = await this.link(q, messages);
+        await q.query('RELEASE SAVEPOINT link_sends');
+        return contacts;
+      } catch (e) {
+        await q.query('ROLLBACK TO SAVEPOINT link_sends');
+        this.logger.warn({ err: e, rows: batch.length }, 'could not link sends to their contacts');
+        return undefined;
+      }
+    });
+    for (const p of batch) p.contactId = linked?.get(p.message.id);
+    // committed: now no overtaking status update can slip past (see recordStatus)
     const early = await this.db.query<{ message_id: string }>('SELECT DISTINCT message_id FROM early_statuses WHERE message_id = ANY($1::text[])', [
-      batch.map((m) => m.id),
+      messages.map((m) => m.id),
     ]);
     if (early.length) await this.applyEarly(early.map((e) => e.message_id));
   }

@@ -122,12 +122,78 @@ export interface MessageRepository {
     info?: Omit<StatusInfo, 'errors'>,
   ): Promise<boolean>;
   /**
+   * Many provider status updates at once (the inbound router's group commit): each as `recordStatus` would
+   * apply it, in a few multi-row statements. Answers, for each update in order, the message's owner and status
+   * after it, or undefined when the message is not known (yet: the update is kept).
+   */
+  recordStatuses(updates: StatusUpdateInput[]): Promise<Array<StatusOwner | undefined>>;
+  /**
    * Applies updates that overtook the send. Called after the transaction that inserted the message has
    * committed: then either recordStatus's second UPDATE saw the message, or this SELECT sees its kept row.
    */
   applyEarlyStatuses(messageId: string): Promise<void>;
   /** Drops kept updates older than the given age (messages never sent through the gateway). */
   purgeEarlyStatuses(olderThanMs: number): Promise<number>;
+}
+
+/** One provider status update of a message. */
+export interface StatusUpdateInput extends StatusInfo {
+  messageId: string;
+  status: Exclude<MessageStatus, 'accepted'>;
+  at: Date;
+}
+
+/** Whose message a status update changed, and its status after it (what the live stream is told). */
+export interface StatusOwner {
+  tenant_id: string;
+  client_id: string;
+  contact_id: string | null;
+  status: string;
+}
+
+/** The history entry of a status update (the same entry twice is kept once). */
+function statusEntry(status: Exclude<MessageStatus, 'accepted'>, at: Date, errors?: unknown[], info: Omit<StatusInfo, 'errors'> = {}): StatusChange {
+  if (!MESSAGE_STATUSES.includes(status) || status === ('accepted' as string)) throw new Error(`invalid message status ${status}`);
+  return {
+    status,
+    at: at.toISOString(),
+    ...(errors?.length ? { errors } : {}),
+    ...(info.conversation ? { conversation: info.conversation } : {}),
+    ...(info.pricing ? { pricing: info.pricing } : {}),
+  };
+}
+
+/**
+ * `advanceStatus` for many messages in one statement (each message at most once: an UPDATE … FROM applies one
+ * row of the list per message). Answers the owner of each message it found.
+ */
+async function advanceMany(q: Queryable, updates: StatusUpdateInput[]): Promise<Map<string, StatusOwner>> {
+  const list = updates.map((u) => ({
+    id: u.messageId,
+    status: u.status,
+    entry: statusEntry(u.status, u.at, u.errors, u),
+    errors: u.errors?.length ? u.errors : null,
+    conversation: u.conversation ?? null,
+    pricing: u.pricing ?? null,
+  }));
+  // the same SET expressions as advanceStatus: re-evaluated on the latest row version under concurrency
+  const rows = await q.query<StatusOwner & { id: string }>(
+    `UPDATE messages AS m SET
+       status = CASE WHEN array_position($2::text[], v.status) > array_position($2::text[], m.status) THEN v.status ELSE m.status END,
+       status_history = CASE WHEN EXISTS (SELECT 1 FROM jsonb_array_elements(m.status_history) AS h(e) WHERE h.e = v.entry)
+         THEN m.status_history ELSE m.status_history || jsonb_build_array(v.entry) END,
+       updated_at = CASE WHEN EXISTS (SELECT 1 FROM jsonb_array_elements(m.status_history) AS h(e) WHERE h.e = v.entry)
+         THEN m.updated_at ELSE now() END,
+       errors = CASE WHEN v.status = 'failed' AND v.errors IS NOT NULL THEN v.errors ELSE m.errors END,
+       conversation = COALESCE(v.conversation, m.conversation),
+       pricing = COALESCE(v.pricing, m.pricing)
+     FROM jsonb_to_recordset($1::jsonb) AS v(id text, status text, entry jsonb, errors jsonb, conversation jsonb, pricing jsonb)
+     WHERE m.id = v.id AND m.id = ANY($3::text[])
+     RETURNING m.id, m.tenant_id, m.client_id, m.contact_id, m.status`,
+    // the ids again as an array: the messages are found by their primary key, never by a scan joined to the list
+    [JSON.stringify(list), MESSAGE_STATUSES, list.map((u) => u.id)],
+  );
+  return new Map(rows.map(({ id, ...owner }) => [id, owner]));
 }
 
 /** Stores sends the provider accepted (status `accepted`) in one statement; an id stored before changes nothing. */
@@ -196,24 +262,59 @@ export class SqlMessageRepository implements MessageRepository {
     errors?: unknown[],
     info: Omit<StatusInfo, 'errors'> = {},
   ): Promise<boolean> {
-    // The usual case, a known message: one UPDATE. Otherwise the update is kept, then applied once more:
-    // either that second UPDATE sees a message committed meanwhile, or applyEarlyStatuses (run after that
-    // commit, hence after this kept row) sees the row. Applying twice is harmless, the history dedupes entries.
-    if (await this.advanceStatus(messageId, status, at, errors, info)) return true;
-    await this.q.query(
-      'INSERT INTO early_statuses (message_id, status, at, errors, conversation, pricing) VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6::jsonb) ON CONFLICT DO NOTHING',
-      [
-        messageId,
-        status,
-        at,
-        errors?.length ? JSON.stringify(errors) : null,
-        info.conversation ? JSON.stringify(info.conversation) : null,
-        info.pricing ? JSON.stringify(info.pricing) : null,
-      ],
-    );
-    const known = await this.advanceStatus(messageId, status, at, errors, info);
-    if (known) await this.q.query('DELETE FROM early_statuses WHERE message_id = $1 AND status = $2 AND at = $3', [messageId, status, at]);
-    return known;
+    const [owner] = await this.recordStatuses([{ messageId, status, at, errors, ...info }]);
+    return owner !== undefined;
+  }
+
+  async recordStatuses(updates: StatusUpdateInput[]): Promise<Array<StatusOwner | undefined>> {
+    const owners: Array<StatusOwner | undefined> = new Array(updates.length);
+    // rounds in which each message appears once (an UPDATE … FROM applies one list row per message); the
+    // order of a message's updates does not matter: statuses only move forward and the history dedupes
+    const rounds: number[][] = [];
+    const seen = new Map<string, number>();
+    updates.forEach((u, i) => {
+      const n = seen.get(u.messageId) ?? 0;
+      seen.set(u.messageId, n + 1);
+      (rounds[n] ??= []).push(i);
+    });
+    for (const round of rounds) {
+      const batch = round.map((i) => updates[i]);
+      // The usual case, a known message: one UPDATE. Otherwise the update is kept, then applied once more:
+      // either that second UPDATE sees a message committed meanwhile, or applyEarlyStatuses (run after that
+      // commit, hence after this kept row) sees the row. Applying twice is harmless, the history dedupes entries.
+      const found = await advanceMany(this.q, batch);
+      const early = batch.filter((u) => !found.has(u.messageId));
+      if (early.length) {
+        const params: unknown[] = [];
+        const rows = early.map((u) => {
+          params.push(
+            u.messageId,
+            u.status,
+            u.at,
+            u.errors?.length ? JSON.stringify(u.errors) : null,
+            u.conversation ? JSON.stringify(u.conversation) : null,
+            u.pricing ? JSON.stringify(u.pricing) : null,
+          );
+          const b = params.length - 6;
+          return `($${b + 1}, $${b + 2}, $${b + 3}::timestamptz, $${b + 4}::jsonb, $${b + 5}::jsonb, $${b + 6}::jsonb)`;
+        });
+        await this.q.query(
+          `INSERT INTO early_statuses (message_id, status, at, errors, conversation, pricing) VALUES ${rows.join(', ')} ON CONFLICT DO NOTHING`,
+          params,
+        );
+        const again = await advanceMany(this.q, early);
+        const known = early.filter((u) => again.has(u.messageId));
+        if (known.length) {
+          await this.q.query(
+            'DELETE FROM early_statuses AS e USING unnest($1::text[], $2::text[], $3::timestamptz[]) AS k(id, status, at) WHERE e.message_id = k.id AND e.message_id = ANY($1::text[]) AND e.status = k.status AND e.at = k.at',
+            [known.map((u) => u.messageId), known.map((u) => u.status), known.map((u) => u.at.toISOString())],
+          );
+        }
+        for (const [id, owner] of again) found.set(id, owner);
+      }
+      for (const i of round) owners[i] = found.get(updates[i].messageId);
+    }
+    return owners;
   }
 
   async purgeEarlyStatuses(olderThanMs: number): Promise<number> {
@@ -235,14 +336,7 @@ export class SqlMessageRepository implements MessageRepository {
     errors?: unknown[],
     info: Omit<StatusInfo, 'errors'> = {},
   ): Promise<boolean> {
-    if (!MESSAGE_STATUSES.includes(status) || status === ('accepted' as string)) throw new Error(`invalid message status ${status}`);
-    const entry: StatusChange = {
-      status,
-      at: at.toISOString(),
-      ...(errors?.length ? { errors } : {}),
-      ...(info.conversation ? { conversation: info.conversation } : {}),
-      ...(info.pricing ? { pricing: info.pricing } : {}),
-    };
+    const entry = statusEntry(status, at, errors, info);
     // Under concurrency PostgreSQL re-evaluates the SET expressions on the latest row version after the
     // competing update commits, so each update sees the others' history entries and the highest status.
     const rows = await this.q.query(

@@ -204,6 +204,41 @@ export const migrations: Migration[] = [
   // the campaign_status events, published once their campaign's change commits
   outboxMigration(51),
   {
+    version: 52,
+    name: 'campaign_messaging_limit',
+    // The business portfolio's messaging limit (issue 26; provider-2026.md §5): portfolio_reach holds each user a
+    // campaign reached per portfolio and when last (the rolling 24-hour window of unique users); portfolio_windows
+    // one row per portfolio, locked while a batch takes its share of the window, so replicas count one after the
+    // other. A recipient beyond the limit is 'deferred' until deferred_until.
+    sql: `
+      CREATE TABLE portfolio_reach (
+        portfolio_id text NOT NULL,
+        user_id text NOT NULL,
+        last_at timestamptz NOT NULL,
+        PRIMARY KEY (portfolio_id, user_id)
+      );
+      CREATE INDEX portfolio_reach_window ON portfolio_reach (portfolio_id, last_at);
+      CREATE TABLE portfolio_windows (portfolio_id text PRIMARY KEY);
+      ALTER TABLE campaign_recipients ADD COLUMN deferred_until timestamptz;
+      CREATE INDEX campaign_recipients_deferred ON campaign_recipients (deferred_until) WHERE status = 'deferred';
+    `,
+  },
+  {
+    version: 53,
+    name: 'opt_out_signal_times',
+    // Opt-out signals (user_preferences stop/resume, stop keywords) are applied by the provider's timestamp: the
+    // last one applied per client and user, so an older signal handled later changes nothing (issue 26).
+    sql: `
+      CREATE TABLE opt_out_signals (
+        client_id text NOT NULL,
+        user_id text NOT NULL,
+        value text NOT NULL,
+        signal_at timestamptz NOT NULL,
+        PRIMARY KEY (client_id, user_id)
+      );
+    `,
+  },
+  {
     version: 30,
     name: 'conversations',
     // Issue 27: the message log holds inbound messages too (direction 'in'; kind = the provider's message type),
@@ -260,5 +295,13 @@ export const migrations: Migration[] = [
     // issue 27: the log's text search (q) on PostgreSQL is full-text search over the text; this index serves it
     // (the bench's lists row: without it a rare word scans the client's rows newest first). PGlite builds it too.
     sql: `CREATE INDEX messages_text_search ON messages USING gin (to_tsvector('simple', coalesce(text_body, '')));`,
+  },
+  {
+    version: 55,
+    name: 'campaign_recipient_leases',
+    // issue 26: every replica looks for run-out leases four times a second (recoverExpired); without this index
+    // each look read the whole campaign_recipients table (every recipient of every campaign), the largest share of
+    // PostgreSQL's time per campaign send in the bench
+    sql: `CREATE INDEX campaign_recipients_leases ON campaign_recipients (claimed_until) WHERE status IN ('claimed', 'sending');`,
   },
 ];

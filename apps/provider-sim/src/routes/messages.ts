@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import type Router from '@koa/router';
 import { GraphError, parameterValueInvalid } from '../errors';
+import type { MessagingLimits } from '../messaging-limits';
 import type { RateLimiter } from '../rate-limits';
 import { normalize, type PhoneNumber, type SimState } from '../state';
 import { expectedParams, paramMismatch } from '../templates/model';
@@ -14,6 +15,8 @@ import { jsonBody, phoneFor } from './graph';
 export interface MessagesDeps {
   state: SimState;
   limits: RateLimiter;
+  /** The portfolio's daily unique-user limit (131049). */
+  messagingLimits: MessagingLimits;
   webhooks: WebhookSender;
   autoStatuses: () => boolean;
   templates: TemplateRegistry;
@@ -167,7 +170,10 @@ async function sendMessage(ctx: Context, d: MessagesDeps, phone: PhoneNumber, b:
     };
     // a marketing template to a user who stopped the business's marketing messages fails with 131050 (user_preferences)
     const optedOut = type === 'template' && isMarketing(d, phone.wabaId, b) && stoppedMarketing(d.state, phone.wabaId, to);
-    const failCode = optedOut ? 131050 : d.state.undeliverable.get(normalize(to));
+    // a template to a user outside their service window counts against the portfolio's messaging limit: beyond it,
+    // accepted and then failed with 131049 (provider-2026.md §5: no dedicated code; the failed status names 131049)
+    const overLimit = type === 'template' && !optedOut && !d.state.messagedWithin24h(phone.id, to) && !d.messagingLimits.admit(businessId, user.userId);
+    const failCode = optedOut ? 131050 : overLimit ? 131049 : d.state.undeliverable.get(normalize(to));
     const failure = outsideWindow ? [windowClosed(WINDOW_DETAILS)] : failCode !== undefined ? [failedError(failCode)] : undefined;
     if (failure) {
       // accepted, then reported failed (reference §1.2): the failure arrives only as a status webhook

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { business } from '@gateway/contracts';
-import { decodePosition, encodePosition, pageSize, POSITION_AT, takePage, type Db } from '@gateway/store';
+import { decodePosition, encodePosition, GroupCommit, pageSize, POSITION_AT, takePage, type Db } from '@gateway/store';
 
 type EntryInit = MessageInitShape<typeof business.AuditEntrySchema>;
 
@@ -25,13 +25,44 @@ const ENTRY_ID = /^[0-9a-f-]{36}$/;
 
 /** The audit log (issue 28): what the edge records of every state-changing request; no body, no secret. */
 export class AuditLog {
-  constructor(private readonly db: Db) {}
+  /** Entries recorded together are written in one multi-row INSERT; each caller is answered once its row is written. */
+  private readonly commits: GroupCommit<business.AuditEntry>;
 
-  async record(e: business.AuditEntry): Promise<void> {
+  constructor(private readonly db: Db) {
+    this.commits = new GroupCommit((entries) => this.write(entries), { maxBatch: 200, lanes: 4 });
+  }
+
+  record(e: business.AuditEntry): Promise<void> {
+    return this.commits.add(e);
+  }
+
+  /** Writes what is waiting (at shutdown). */
+  flush(): Promise<void> {
+    return this.commits.flush();
+  }
+
+  private async write(entries: business.AuditEntry[]): Promise<void> {
+    const params: unknown[] = [];
+    const rows = entries.map((e) => {
+      params.push(
+        randomUUID(),
+        e.tenantId || null,
+        e.actorKind,
+        e.actor,
+        e.action,
+        e.method,
+        e.route,
+        e.targetId || null,
+        e.status,
+        e.code || null,
+        e.requestId,
+      );
+      const b = params.length - 11;
+      return `(${Array.from({ length: 11 }, (_, i) => `$${b + i + 1}`).join(', ')})`;
+    });
     await this.db.query(
-      `INSERT INTO audit_log (id, tenant_id, actor_kind, actor, action, method, route, target_id, status, code, request_id)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-      [randomUUID(), e.tenantId || null, e.actorKind, e.actor, e.action, e.method, e.route, e.targetId || null, e.status, e.code || null, e.requestId],
+      `INSERT INTO audit_log (id, tenant_id, actor_kind, actor, action, method, route, target_id, status, code, request_id) VALUES ${rows.join(', ')}`,
+      params,
     );
   }
 

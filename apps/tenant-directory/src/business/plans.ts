@@ -8,7 +8,7 @@ export interface Plan {
   sends_per_day: number;
   /** Sends accepted per second (every client of the tenant together). */
   sends_per_second: number;
-  /** Campaigns started per UTC day (read once campaigns exist). */
+  /** Campaigns created per UTC day (`POST /api/campaigns`; a scheduled one starts by itself). */
   campaigns_per_day: number;
   /** /api requests per second, of every kind, sends included. */
   requests_per_second: number;

@@ -10,7 +10,7 @@ const DAY_MS = 86_400_000;
 
 /** One counted limit: its name (the RateLimit policy's), its window and the plan field giving its quota. */
 interface Counter {
-  name: 'requests' | 'sends' | 'sends_per_day';
+  name: 'requests' | 'sends' | 'sends_per_day' | 'campaigns_per_day';
   windowMs: number;
   quota: keyof Plan;
 }
@@ -18,6 +18,8 @@ interface Counter {
 const REQUESTS: Counter = { name: 'requests', windowMs: 1000, quota: 'requests_per_second' };
 const SENDS: Counter = { name: 'sends', windowMs: 1000, quota: 'sends_per_second' };
 const SENDS_PER_DAY: Counter = { name: 'sends_per_day', windowMs: DAY_MS, quota: 'sends_per_day' };
+/** Campaigns created per UTC day (`POST /api/campaigns`, a scheduled one included). */
+const CAMPAIGNS_PER_DAY: Counter = { name: 'campaigns_per_day', windowMs: DAY_MS, quota: 'campaigns_per_day' };
 
 /** While a client limit refuses, how long a tenant is asked to wait (a client must be deleted or the plan changed first). */
 export const CLIENT_LIMIT_RETRY_SECONDS = 3600;
@@ -27,12 +29,37 @@ function windowOf(c: Counter, now: number) {
   return { start: new Date(start), resetSeconds: Math.max(1, Math.ceil((start + c.windowMs - now) / 1000)) };
 }
 
+/** What `admit` answers: the plan, every limit the request was counted against, and what the key may do and reach. */
+export interface Admission {
+  plan: string;
+  limits: LimitInit[];
+  refusedBy: string;
+  scopes: string[];
+  clientIds: string[];
+}
+
+interface AdmitRequest {
+  send: boolean;
+  campaign: boolean;
+  apiKeyPrefix: string;
+  resolve(a: Admission): void;
+  reject(e: unknown): void;
+}
+
+interface KeyRow {
+  prefix: string;
+  scopes: string[] | null;
+  client_ids: string[] | null;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+}
+
 export const tenantSuspended = () => new AppError('forbidden', 'tenant_suspended', 'This tenant is suspended: ask the operator');
 
 /**
  * Quotas and rate limits, counted in the tenant directory's database (`usage_counters`: one row per tenant, limit
- * and fixed window), so every edge replica counts against the same numbers. A count is one conditional upsert:
- * a request over its limit is refused without being counted.
+ * and fixed window), so every edge replica counts against the same numbers. A request over its limit is refused
+ * without being counted.
  */
 export class Quotas {
   constructor(
@@ -47,17 +74,6 @@ export class Quotas {
     )[0];
     if (!row) throw AppError.notFound('tenant_not_found', 'Tenant not found');
     return row;
-  }
-
-  /** Counts one more against `c`, unless that would pass `quota`: the count after, or undefined when refused. */
-  private async take(q: Queryable, tenantId: string, c: Counter, quota: number, at: number): Promise<number | undefined> {
-    const rows = await q.query<{ used: number }>(
-      `INSERT INTO usage_counters (tenant_id, name, window_start, used) VALUES ($1, $2, $3, 1)
-       ON CONFLICT (tenant_id, name, window_start) DO UPDATE SET used = usage_counters.used + 1 WHERE usage_counters.used < $4
-       RETURNING used`,
-      [tenantId, c.name, windowOf(c, at).start, quota],
-    );
-    return rows[0]?.used;
   }
 
   private async used(q: Queryable, tenantId: string, c: Counter, at: number): Promise<number> {
@@ -81,61 +97,129 @@ export class Quotas {
     };
   }
 
-  /** The request's key, read on every request (not cached): a revoked or expired key is refused at once. */
-  private async key(tenantId: string, prefix: string): Promise<{ scopes: string[]; clientIds: string[] }> {
-    const k = (
-      await this.db.query<{ scopes: string[] | null; client_ids: string[] | null; expires_at: Date | null; revoked_at: Date | null }>(
-        'SELECT scopes, client_ids, expires_at, revoked_at FROM api_keys WHERE tenant_id = $1 AND prefix = $2',
-        [tenantId, prefix],
-      )
-    )[0];
-    if (!k || k.revoked_at) throw new AppError('unauthenticated', 'invalid_api_key', 'Invalid API key');
-    if (k.expires_at && k.expires_at.getTime() <= this.now()) throw new AppError('unauthenticated', 'api_key_expired', 'This API key has expired');
-    return { scopes: k.scopes ?? [], clientIds: k.client_ids ?? [] };
+  /**
+   * One API request (and one send, when `send`; one campaign, when `campaign`): counted, or refused by the first limit it is over. The tenant,
+   * its key and its counters are read on every request (never cached: a revoked or expired key, a suspension, a
+   * plan change count at once); requests of one tenant that arrive together are admitted in one transaction
+   * (`admitBatch`), in arrival order, exactly as if they had come one by one.
+   */
+  admit(tenantId: string, send: boolean, apiKeyPrefix: string, campaign = false): Promise<Admission> {
+    return new Promise<Admission>((resolve, reject) => {
+      const request = { send, campaign, apiKeyPrefix, resolve, reject };
+      const waiting = this.waiting.get(tenantId);
+      if (waiting) return void waiting.push(request);
+      this.waiting.set(tenantId, [request]);
+      if (this.draining.has(tenantId)) return;
+      this.draining.add(tenantId);
+      // one turn of the event loop: the requests that arrived together join the batch
+      setImmediate(() => void this.drain(tenantId));
+    });
   }
 
-  /** One API request (and one send, when `send`): counted, or refused by the first limit it is over. */
-  async admit(
-    tenantId: string,
-    send: boolean,
-    apiKeyPrefix: string,
-  ): Promise<{ plan: string; limits: LimitInit[]; refusedBy: string; scopes: string[]; clientIds: string[] }> {
+  /** Requests waiting per tenant, and the tenants whose batch is being written (the next waits for it). */
+  private readonly waiting = new Map<string, AdmitRequest[]>();
+  private readonly draining = new Set<string>();
+
+  private async drain(tenantId: string): Promise<void> {
+    try {
+      for (let batch = this.waiting.get(tenantId); batch; batch = this.waiting.get(tenantId)) {
+        this.waiting.delete(tenantId);
+        try {
+          const outcomes = await this.db.tx((q) => this.admitBatch(q, tenantId, batch!));
+          // answered once committed: an admitted request is a counted one
+          outcomes.forEach((o, i) => ('error' in o ? batch![i].reject(o.error) : batch![i].resolve(o)));
+        } catch (e) {
+          for (const r of batch) r.reject(e);
+        }
+      }
+    } finally {
+      this.draining.delete(tenantId);
+    }
+  }
+
+  /**
+   * A batch of one tenant's requests in one transaction: the tenant and the keys the batch names read once, each
+   * counter row locked and read once (`ON CONFLICT DO UPDATE` locks the latest version, so replicas of the
+   * directory count one after the other), every request decided in arrival order, the counters written once.
+   */
+  private async admitBatch(q: Queryable, tenantId: string, batch: AdmitRequest[]): Promise<Array<Admission | { error: AppError }>> {
     const at = this.now();
+    // counters only: a crash of the database server may forget the last few milliseconds of counts (never corrupt
+    // them), so the commit does not wait for the WAL flush: on a busy server that wait was most of a request's time
+    await q.query('SET LOCAL synchronous_commit = off');
+    const t = (await q.query<{ plan: string; suspended_at: Date | null }>('SELECT plan, suspended_at FROM tenants WHERE id = $1', [tenantId]))[0];
     // a deleted tenant's key (still in an edge's cache for a moment) is refused as any unknown key
-    const t = await this.tenant(this.db, tenantId).catch((e: AppError) => {
-      throw e.kind === 'not_found' ? new AppError('unauthenticated', 'invalid_api_key', 'Invalid API key') : e;
-    });
-    if (t.suspended_at) throw tenantSuspended();
-    const key = apiKeyPrefix ? await this.key(tenantId, apiKeyPrefix) : { scopes: [], clientIds: [] };
+    if (!t) return batch.map(() => ({ error: new AppError('unauthenticated', 'invalid_api_key', 'Invalid API key') }));
+    if (t.suspended_at) return batch.map(() => ({ error: tenantSuspended() }));
+    const prefixes = [...new Set(batch.map((r) => r.apiKeyPrefix).filter(Boolean))];
+    const keys = new Map(
+      (prefixes.length
+        ? await q.query<KeyRow>('SELECT prefix, scopes, client_ids, expires_at, revoked_at FROM api_keys WHERE tenant_id = $1 AND prefix = ANY($2::text[])', [
+            tenantId,
+            prefixes,
+          ])
+        : []
+      ).map((k) => [k.prefix, k]),
+    );
+    const keyOf = (prefix: string): { scopes: string[]; clientIds: string[] } | { error: AppError } => {
+      if (!prefix) return { scopes: [], clientIds: [] };
+      const k = keys.get(prefix);
+      if (!k || k.revoked_at) return { error: new AppError('unauthenticated', 'invalid_api_key', 'Invalid API key') };
+      if (k.expires_at && k.expires_at.getTime() <= at) return { error: new AppError('unauthenticated', 'api_key_expired', 'This API key has expired') };
+      return { scopes: k.scopes ?? [], clientIds: k.client_ids ?? [] };
+    };
+    const checked = batch.map((r) => ({ r, key: keyOf(r.apiKeyPrefix) }));
+    const counted = checked.filter((c) => !('error' in c.key));
+    if (!counted.length) return checked.map((c) => c.key as { error: AppError });
+
     const plan = limitsOf(this.plans, t.plan);
-    const counters = send ? [REQUESTS, SENDS, SENDS_PER_DAY] : [REQUESTS];
-    const limits: LimitInit[] = [];
-    let refusedBy = '';
-    const taken: Counter[] = [];
-    for (const c of counters) {
-      const used = refusedBy ? await this.used(this.db, tenantId, c, at) : await this.take(this.db, tenantId, c, plan[c.quota], at);
-      if (used === undefined) {
-        refusedBy = c.name;
-        limits.push(this.limit(c, plan, plan[c.quota], at));
-      } else {
-        if (!refusedBy) taken.push(c);
-        limits.push(this.limit(c, plan, used, at));
-      }
+    const counters = [
+      REQUESTS,
+      ...(counted.some((c) => c.r.send) ? [SENDS, SENDS_PER_DAY] : []),
+      ...(counted.some((c) => c.r.campaign) ? [CAMPAIGNS_PER_DAY] : []),
+    ];
+    const params: unknown[] = [tenantId];
+    const values = counters.map((c) => {
+      params.push(c.name, windowOf(c, at).start);
+      return `($1, $${params.length - 1}, $${params.length}, 0)`;
+    });
+    const rows = await q.query<{ name: string; used: number }>(
+      `INSERT INTO usage_counters (tenant_id, name, window_start, used) VALUES ${values.join(', ')}
+       ON CONFLICT (tenant_id, name, window_start) DO UPDATE SET used = usage_counters.used RETURNING name, used`,
+      params,
+    );
+    const used = new Map(counters.map((c) => [c.name, rows.find((r) => r.name === c.name)?.used ?? 0]));
+    const before = new Map(used);
+    const quota = (c: Counter) => plan[c.quota];
+    const outcomes = checked.map(({ r, key }): Admission | { error: AppError } => {
+      if ('error' in key) return key;
+      const limits: LimitInit[] = [];
+      let refusedBy = '';
+      const u = (c: Counter) => used.get(c.name)!;
+      if (u(REQUESTS) < quota(REQUESTS)) used.set(REQUESTS.name, u(REQUESTS) + 1);
+      else refusedBy = REQUESTS.name;
+      limits.push(this.limit(REQUESTS, plan, refusedBy ? quota(REQUESTS) : u(REQUESTS), at));
+      const more = [...(r.send ? [SENDS, SENDS_PER_DAY] : []), ...(r.campaign ? [CAMPAIGNS_PER_DAY] : [])];
+      // a send (or campaign) refused by one of its limits is not counted against the others (the request itself still counts)
+      if (!refusedBy) refusedBy = more.find((c) => u(c) >= quota(c))?.name ?? '';
+      if (!refusedBy) for (const c of more) used.set(c.name, u(c) + 1);
+      for (const c of more) limits.push(this.limit(c, plan, refusedBy === c.name ? quota(c) : u(c), at));
+      return { plan: t.plan, limits, refusedBy, ...key };
+    });
+    const changed = counters.filter((c) => used.get(c.name) !== before.get(c.name));
+    if (changed.length) {
+      const set: unknown[] = [tenantId];
+      const rowsSql = changed.map((c) => {
+        set.push(c.name, windowOf(c, at).start, used.get(c.name));
+        return `($${set.length - 2}::text, $${set.length - 1}::timestamptz, $${set.length}::integer)`;
+      });
+      await q.query(
+        `UPDATE usage_counters AS u SET used = v.used FROM (VALUES ${rowsSql.join(', ')}) AS v(name, window_start, used)
+         WHERE u.tenant_id = $1 AND u.name = v.name AND u.window_start = v.window_start`,
+        set,
+      );
     }
-    // a send refused by one of its limits is not counted against the others (the request itself still counts)
-    if (refusedBy) {
-      for (const c of taken.filter((c) => c !== REQUESTS)) {
-        await this.db.query('UPDATE usage_counters SET used = used - 1 WHERE tenant_id = $1 AND name = $2 AND window_start = $3', [
-          tenantId,
-          c.name,
-          windowOf(c, at).start,
-        ]);
-        const l = limits.find((x) => x.name === c.name)!;
-        l.used = BigInt(Number(l.used) - 1);
-        l.remaining = BigInt(Number(l.remaining) + 1);
-      }
-    }
-    return { plan: t.plan, limits, refusedBy, ...key };
+    return outcomes;
   }
 
   /** The plan and every quota's use now, the number of clients included; nothing is counted. */
@@ -144,7 +228,7 @@ export class Quotas {
     const t = await this.tenant(this.db, tenantId);
     const plan = limitsOf(this.plans, t.plan);
     const limits: LimitInit[] = [];
-    for (const c of [REQUESTS, SENDS, SENDS_PER_DAY]) limits.push(this.limit(c, plan, await this.used(this.db, tenantId, c, at), at));
+    for (const c of [REQUESTS, SENDS, SENDS_PER_DAY, CAMPAIGNS_PER_DAY]) limits.push(this.limit(c, plan, await this.used(this.db, tenantId, c, at), at));
     const clients = await this.clientCount(this.db, tenantId);
     limits.push({
       name: 'clients',

@@ -8,7 +8,7 @@ import type { TenantAdmin } from './tenant-admin';
 /** The BusinessService of business.proto, served by the tenant-directory process. */
 export function defineBusinessService(quotas: Quotas, admin: TenantAdmin, clients: Clients, audit: AuditLog) {
   return defineService(business.BusinessService, {
-    admit: async (r) => quotas.admit(r.tenantId, r.send, r.apiKeyPrefix),
+    admit: async (r) => quotas.admit(r.tenantId, r.send, r.apiKeyPrefix, r.campaign),
     getQuotaUsage: async (r) => quotas.usage(r.tenantId),
     listTenants: async (r) => admin.list(r),
     updateTenant: async (r) => admin.update(r),

@@ -1163,6 +1163,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Messages per day by direction and status, and webhook delivery outcomes per day
+         * @description The last `days` UTC days, today included (default 14), of one client (`client_id`) or of every client of the tenant: the message log's messages (the messaging service) and the webhook deliveries (the dispatcher). The dashboard's Overview charts them.
+         */
+        get: operations["getStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/stream": {
         parameters: {
             query?: never;
@@ -1557,7 +1577,7 @@ export type paths = {
         put?: never;
         /**
          * Create a campaign
-         * @description One approved template to many recipients, each with its own values of the template's body variables (`parameters`: positional list or named object). Duplicates are sent once. The template must exist in the client's local copy, be APPROVED and take the recipients' values, else a 422 naming the field before anything is stored. Without `schedule_at` the campaign is a `draft` until `start`; with it, it starts by itself then. Sends are paced to the number's throughput (80 per second unless the provider says otherwise), lowered by `rate_per_second`.
+         * @description One approved template to many recipients, each with its own values of the template's body variables (`parameters`: positional list or named object), given by phone number (`to`) or business-scoped user id (`recipient`, sent with the provider's `recipient` field; with both, `to`). Duplicates are sent once. The template must exist in the client's local copy, be APPROVED and take the recipients' values, else a 422 naming the field before anything is stored. Without `schedule_at` the campaign is a `draft` until `start`; with it, it starts by itself then. Sends are paced to the number's throughput (80 per second unless the provider says otherwise), lowered by `rate_per_second`.
          */
         post: operations["createCampaign"];
         delete?: never;
@@ -1598,7 +1618,7 @@ export type paths = {
         put?: never;
         /**
          * Add recipients to a campaign
-         * @description A JSON list (`{"recipients": [...]}`, up to 100,000), or a CSV upload (`Content-Type: text/csv`) of any length: a header row with a `to` column and one column per variable (named, or numbered 1, 2… for positional ones), streamed and added 1,000 rows at a time (a 422 names the first bad line; the rows before it are kept). Recipients already in the campaign are sent once.
+         * @description A JSON list (`{"recipients": [...]}`, up to 100,000), or a CSV upload (`Content-Type: text/csv`) of any length: a header row with a `to` (phone numbers) and/or `recipient` (business-scoped user ids) column and one column per variable (named, or numbered 1, 2… for positional ones), streamed and added 1,000 rows at a time (a 422 names the first bad line; the rows before it are kept). Recipients already in the campaign are sent once.
          */
         post: operations["addCampaignRecipients"];
         delete?: never;
@@ -2072,6 +2092,12 @@ export type components = {
                 kind: string;
                 value: string;
             }[];
+            /** @description On the client's opt-out list (`/api/clients/{id}/opt-outs`: the API, a stop keyword, the provider's `user_preferences` or a `131050` failure) by its phone number, BSUID, parent BSUID or a former identity. */
+            opted_out: boolean;
+            /** @description When it was first put on the list (the earliest entry of its identities); null when not opted out. */
+            opted_out_at: string | null;
+            /** @description `api`, `stop_keyword`, `user_preferences` or `provider_131050`; null when not opted out. */
+            opted_out_source: string | null;
         };
         Conversation: {
             contact: components["schemas"]["Contact"];
@@ -2216,7 +2242,7 @@ export type components = {
             /** @description Its position in the campaign. */
             id: string;
             to: string;
-            /** @description `queued`, `sent`, `delivered`, `read`, `failed` (with `error_code`), `skipped` (`reason`: `opted_out` or `cancelled`), `deferred` or `unknown` (the send may have reached the provider; never repeated). */
+            /** @description `queued`, `sent`, `delivered`, `read`, `failed` (with `error_code`), `skipped` (`reason`: `opted_out` or `cancelled`), `deferred` (the portfolio's messaging limit: `reason` `messaging_limit`, or `provider_131049` with `error_code` `131049`; sent once the window frees) or `unknown` (the send may have reached the provider; never repeated). */
             status: string;
             message_id: string | null;
             error_code: string | null;
@@ -2285,7 +2311,7 @@ export type components = {
             validation_errors?: {
                 [key: string]: unknown;
             }[];
-            /** @description The plan's limit a `429` is over: `requests`, `sends` (per second), `sends_per_day`, `clients` (docs/business.md). */
+            /** @description The plan's limit a `429` is over: `requests`, `sends` (per second), `sends_per_day`, `campaigns_per_day`, `clients` (docs/business.md). */
             limit?: string;
             /** @description That limit (`clients`: the most clients of the plan). */
             quota?: number;
@@ -2324,7 +2350,7 @@ export type components = {
             validation_errors?: {
                 [key: string]: unknown;
             }[];
-            /** @description The plan's limit a `429` is over: `requests`, `sends` (per second), `sends_per_day`, `clients` (docs/business.md). */
+            /** @description The plan's limit a `429` is over: `requests`, `sends` (per second), `sends_per_day`, `campaigns_per_day`, `clients` (docs/business.md). */
             limit?: string;
             /** @description That limit (`clients`: the most clients of the plan). */
             quota?: number;
@@ -2363,7 +2389,7 @@ export type components = {
             validation_errors?: {
                 [key: string]: unknown;
             }[];
-            /** @description The plan's limit a `429` is over: `requests`, `sends` (per second), `sends_per_day`, `clients` (docs/business.md). */
+            /** @description The plan's limit a `429` is over: `requests`, `sends` (per second), `sends_per_day`, `campaigns_per_day`, `clients` (docs/business.md). */
             limit?: string;
             /** @description That limit (`clients`: the most clients of the plan). */
             quota?: number;
@@ -2402,7 +2428,7 @@ export type components = {
             validation_errors?: {
                 [key: string]: unknown;
             }[];
-            /** @description The plan's limit a `429` is over: `requests`, `sends` (per second), `sends_per_day`, `clients` (docs/business.md). */
+            /** @description The plan's limit a `429` is over: `requests`, `sends` (per second), `sends_per_day`, `campaigns_per_day`, `clients` (docs/business.md). */
             limit?: string;
             /** @description That limit (`clients`: the most clients of the plan). */
             quota?: number;
@@ -2441,7 +2467,7 @@ export type components = {
             validation_errors?: {
                 [key: string]: unknown;
             }[];
-            /** @description The plan's limit a `429` is over: `requests`, `sends` (per second), `sends_per_day`, `clients` (docs/business.md). */
+            /** @description The plan's limit a `429` is over: `requests`, `sends` (per second), `sends_per_day`, `campaigns_per_day`, `clients` (docs/business.md). */
             limit?: string;
             /** @description That limit (`clients`: the most clients of the plan). */
             quota?: number;
@@ -2480,7 +2506,7 @@ export type components = {
             validation_errors?: {
                 [key: string]: unknown;
             }[];
-            /** @description The plan's limit a `429` is over: `requests`, `sends` (per second), `sends_per_day`, `clients` (docs/business.md). */
+            /** @description The plan's limit a `429` is over: `requests`, `sends` (per second), `sends_per_day`, `campaigns_per_day`, `clients` (docs/business.md). */
             limit?: string;
             /** @description That limit (`clients`: the most clients of the plan). */
             quota?: number;
@@ -2519,7 +2545,7 @@ export type components = {
             validation_errors?: {
                 [key: string]: unknown;
             }[];
-            /** @description The plan's limit a `429` is over: `requests`, `sends` (per second), `sends_per_day`, `clients` (docs/business.md). */
+            /** @description The plan's limit a `429` is over: `requests`, `sends` (per second), `sends_per_day`, `campaigns_per_day`, `clients` (docs/business.md). */
             limit?: string;
             /** @description That limit (`clients`: the most clients of the plan). */
             quota?: number;
@@ -2558,7 +2584,7 @@ export type components = {
             validation_errors?: {
                 [key: string]: unknown;
             }[];
-            /** @description The plan's limit a `429` is over: `requests`, `sends` (per second), `sends_per_day`, `clients` (docs/business.md). */
+            /** @description The plan's limit a `429` is over: `requests`, `sends` (per second), `sends_per_day`, `campaigns_per_day`, `clients` (docs/business.md). */
             limit?: string;
             /** @description That limit (`clients`: the most clients of the plan). */
             quota?: number;
@@ -2597,7 +2623,7 @@ export type components = {
             validation_errors?: {
                 [key: string]: unknown;
             }[];
-            /** @description The plan's limit a `429` is over: `requests`, `sends` (per second), `sends_per_day`, `clients` (docs/business.md). */
+            /** @description The plan's limit a `429` is over: `requests`, `sends` (per second), `sends_per_day`, `campaigns_per_day`, `clients` (docs/business.md). */
             limit?: string;
             /** @description That limit (`clients`: the most clients of the plan). */
             quota?: number;
@@ -2635,7 +2661,7 @@ export type components = {
             validation_errors?: {
                 [key: string]: unknown;
             }[];
-            /** @description The plan's limit a `429` is over: `requests`, `sends` (per second), `sends_per_day`, `clients` (docs/business.md). */
+            /** @description The plan's limit a `429` is over: `requests`, `sends` (per second), `sends_per_day`, `campaigns_per_day`, `clients` (docs/business.md). */
             limit?: string;
             /** @description That limit (`clients`: the most clients of the plan). */
             quota?: number;
@@ -2674,7 +2700,7 @@ export type components = {
             validation_errors?: {
                 [key: string]: unknown;
             }[];
-            /** @description The plan's limit a `429` is over: `requests`, `sends` (per second), `sends_per_day`, `clients` (docs/business.md). */
+            /** @description The plan's limit a `429` is over: `requests`, `sends` (per second), `sends_per_day`, `campaigns_per_day`, `clients` (docs/business.md). */
             limit?: string;
             /** @description That limit (`clients`: the most clients of the plan). */
             quota?: number;
@@ -2713,7 +2739,7 @@ export type components = {
             validation_errors?: {
                 [key: string]: unknown;
             }[];
-            /** @description The plan's limit a `429` is over: `requests`, `sends` (per second), `sends_per_day`, `clients` (docs/business.md). */
+            /** @description The plan's limit a `429` is over: `requests`, `sends` (per second), `sends_per_day`, `campaigns_per_day`, `clients` (docs/business.md). */
             limit?: string;
             /** @description That limit (`clients`: the most clients of the plan). */
             quota?: number;
@@ -2752,7 +2778,7 @@ export type components = {
             validation_errors?: {
                 [key: string]: unknown;
             }[];
-            /** @description The plan's limit a `429` is over: `requests`, `sends` (per second), `sends_per_day`, `clients` (docs/business.md). */
+            /** @description The plan's limit a `429` is over: `requests`, `sends` (per second), `sends_per_day`, `campaigns_per_day`, `clients` (docs/business.md). */
             limit?: string;
             /** @description That limit (`clients`: the most clients of the plan). */
             quota?: number;
@@ -2791,7 +2817,7 @@ export type components = {
             validation_errors?: {
                 [key: string]: unknown;
             }[];
-            /** @description The plan's limit a `429` is over: `requests`, `sends` (per second), `sends_per_day`, `clients` (docs/business.md). */
+            /** @description The plan's limit a `429` is over: `requests`, `sends` (per second), `sends_per_day`, `campaigns_per_day`, `clients` (docs/business.md). */
             limit?: string;
             /** @description That limit (`clients`: the most clients of the plan). */
             quota?: number;
@@ -2830,7 +2856,7 @@ export type components = {
             validation_errors?: {
                 [key: string]: unknown;
             }[];
-            /** @description The plan's limit a `429` is over: `requests`, `sends` (per second), `sends_per_day`, `clients` (docs/business.md). */
+            /** @description The plan's limit a `429` is over: `requests`, `sends` (per second), `sends_per_day`, `campaigns_per_day`, `clients` (docs/business.md). */
             limit?: string;
             /** @description That limit (`clients`: the most clients of the plan). */
             quota?: number;
@@ -2869,7 +2895,7 @@ export type components = {
             validation_errors?: {
                 [key: string]: unknown;
             }[];
-            /** @description The plan's limit a `429` is over: `requests`, `sends` (per second), `sends_per_day`, `clients` (docs/business.md). */
+            /** @description The plan's limit a `429` is over: `requests`, `sends` (per second), `sends_per_day`, `campaigns_per_day`, `clients` (docs/business.md). */
             limit?: string;
             /** @description That limit (`clients`: the most clients of the plan). */
             quota?: number;
@@ -3309,7 +3335,7 @@ export type components = {
         RequestId: string;
         /** @description The answer holds a secret (or is otherwise private): no cache may keep it. */
         NoStore: "no-store";
-        /** @description The plan's limits this request was counted against (IETF RateLimit header fields): `"<name>";q=<quota>;w=<window seconds>`, comma-separated. Names: `requests` (API requests per second), and for sends `sends` (per second) and `sends_per_day`. */
+        /** @description The plan's limits this request was counted against (IETF RateLimit header fields): `"<name>";q=<quota>;w=<window seconds>`, comma-separated. Names: `requests` (API requests per second), for sends `sends` (per second) and `sends_per_day`, and for a campaign's creation `campaigns_per_day`. */
         RateLimitPolicy: string;
         /** @description What is left of each limit of `RateLimit-Policy`: `"<name>";r=<remaining>;t=<seconds until its window ends>`, comma-separated. */
         RateLimit: string;
@@ -7449,6 +7475,86 @@ export interface operations {
             504: components["responses"]["Error504"];
         };
     };
+    getStats: {
+        parameters: {
+            query?: {
+                /** @description The client (UUID). */
+                client_id?: string;
+                days?: number;
+            };
+            header?: {
+                /** @description Your id for this request (echoed; else one is made). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The counts. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date
+                         * @description First UTC day counted.
+                         */
+                        from: string;
+                        /**
+                         * Format: date
+                         * @description Last UTC day counted (today).
+                         */
+                        to: string;
+                        /** @description The client counted; null: every client of the tenant. */
+                        client_id: string | null;
+                        /** @description Messages of the log per UTC day by `direction` (`in`, `out`) and current `status` (`received` for inbound messages); days without any are left out. */
+                        messages: {
+                            /** Format: date */
+                            day: string;
+                            /** @enum {string} */
+                            direction: "in" | "out";
+                            status: string;
+                            count: number;
+                        }[];
+                        /** @description Webhook deliveries per UTC day by their status (`succeeded`, `failed`, `pending`, `skipped`). */
+                        deliveries: {
+                            /** Format: date */
+                            day: string;
+                            status: string;
+                            count: number;
+                        }[];
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            422: components["responses"]["Error422"];
+            /** @description Over a limit of the tenant's plan (`rate_limited`: a per-second rate; `quota_exceeded`: the daily sends or the number of clients), or a provider's limit: retry after `Retry-After` seconds. `RateLimit-Policy` and `RateLimit` say which limits the request was counted against. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
     streamMessages: {
         parameters: {
             query: {
@@ -9012,7 +9118,7 @@ export interface operations {
                         from: string;
                         /** Format: date */
                         to: string;
-                        /** @description Each limit of the plan and its use now: `requests` and `sends` (per second), `sends_per_day`, `clients` (no window: `window_seconds` 0). */
+                        /** @description Each limit of the plan and its use now: `requests` and `sends` (per second), `sends_per_day`, `campaigns_per_day`, `clients` (no window: `window_seconds` 0). */
                         quotas: {
                             name: string;
                             quota: number;
@@ -9142,14 +9248,15 @@ export interface operations {
                     } & {
                         [key: string]: unknown;
                     })[];
-                    recipients?: {
-                        to: string;
+                    recipients?: ({
+                        to?: string;
+                        recipient?: string;
                         parameters?: string[] | ({
                             "/^[a-z_][a-z0-9_]{0,127}$/"?: string;
                         } & {
                             [key: string]: string;
                         });
-                    }[];
+                    } | unknown | unknown)[];
                     /** Format: date-time */
                     schedule_at?: string;
                     rate_per_second?: number;
@@ -9319,14 +9426,15 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    recipients: {
-                        to: string;
+                    recipients: ({
+                        to?: string;
+                        recipient?: string;
                         parameters?: string[] | ({
                             "/^[a-z_][a-z0-9_]{0,127}$/"?: string;
                         } & {
                             [key: string]: string;
                         });
-                    }[];
+                    } | unknown | unknown)[];
                 };
             };
         };

@@ -1,6 +1,6 @@
-import { startStack, type ApiClient, type Stack } from '@gateway/test-stack';
+import type { ApiClient, Stack } from '@gateway/test-stack';
 import { SimControl, waitFor } from '@gateway/testing';
-import { allRecipients, campaignUntil, clientWithTemplates, maxPerSecond, recipients, sumOfCounts, type SimPhone } from './testing';
+import { allRecipients, campaignUntil, campaignWorld, type CampaignWorld, maxPerSecond, recipients, type SimPhone, sumOfCounts } from './testing';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- tests read arbitrary JSON */
 
@@ -14,18 +14,10 @@ describe('campaigns: pause, resume, cancel, opt-outs and the provider throttling
   let api: ApiClient;
   let clientId: string;
   let phone: SimPhone;
-
-  const arrivalsTo = async (list: Array<{ to: string }>) => {
-    const tos = new Set(list.map((r) => r.to));
-    return (await sim.sends(phone.phone_number_id)).filter((a) => tos.has(a.to));
-  };
+  let arrivalsTo: CampaignWorld['arrivalsTo'];
 
   beforeAll(async () => {
-    stack = await startStack({ services: ['tenant-directory', 'messaging', 'edge'], processes: ['messaging'] });
-    sim = new SimControl(stack.sim!.url);
-    ({ api } = await stack.createTenant({ name: 'Sender' }));
-    ({ clientId, phone } = await clientWithTemplates(stack, api));
-    await sim.autoStatuses(true);
+    ({ stack, sim, api, clientId, phone, arrivalsTo } = await campaignWorld({ processes: ['messaging'] }));
   }, 120_000);
   afterAll(async () => {
     await stack?.stop();
@@ -124,8 +116,8 @@ describe('campaigns: pause, resume, cancel, opt-outs and the provider throttling
       expect(res.status).toBe(200);
       return new Map((res.json as any).data.map((o: any) => [o.user, o.source]));
     };
-    // a user who stopped and then resumed is off the list again; the resume is sent once the stop is applied,
-    // as two webhooks may be handled in either order (docs/campaigns.md)
+    // a user who stopped and then resumed is off the list again; the resume is sent once the stop is applied:
+    // two signals within one second (the provider's timestamps are in seconds) apply in the order handled (docs/campaigns.md)
     await sim.userPreferences(phone.phone_number_id, resumed, 'stop');
     await waitFor(async () => (await listed()).has(digits(resumed)), { what: 'the stop applied', timeoutMs: 20_000 });
     await sim.userPreferences(phone.phone_number_id, resumed, 'resume');

@@ -1,4 +1,6 @@
-import type { ApiClient, Stack } from '@gateway/test-stack';
+import { startStack, type ApiClient, type Stack } from '@gateway/test-stack';
+import { tenantDirectory as td } from '@gateway/contracts';
+import { createServiceClient } from '@gateway/rpc';
 import { SimControl, waitFor } from '@gateway/testing';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- tests read arbitrary JSON */
@@ -30,8 +32,16 @@ export const PROMO = {
   ],
 };
 
-/** A client of the tenant on a fresh simulator number, with both templates in its local copy. */
-export async function clientWithTemplates(stack: Stack, api: ApiClient): Promise<{ clientId: string; phone: SimPhone }> {
+/**
+ * A client of the tenant on a fresh simulator number, with both templates in its local copy. `throughput`: the
+ * number's messages per second, at the simulator and as the provider reported it to the directory (before the
+ * messaging service first looks the client up, so no replica holds the default of 80 in its cache).
+ */
+export async function clientWithTemplates(
+  stack: Stack,
+  api: ApiClient,
+  number?: { tenantId: string; throughput: number },
+): Promise<{ clientId: string; phone: SimPhone }> {
   const sim = new SimControl(stack.sim!.url);
   const phone = (await sim.phoneNumber()) as SimPhone;
   const res = await api.post('/api/clients/', {
@@ -42,6 +52,15 @@ export async function clientWithTemplates(stack: Stack, api: ApiClient): Promise
   });
   if (res.status !== 200) throw new Error(`client: ${res.status} ${res.text}`);
   const clientId = (res.json as { id: string }).id;
+  if (number) {
+    await sim.setThroughput(phone.phone_number_id, number.throughput);
+    const dir = createServiceClient(td.TenantDirectoryService, stack.env.TENANT_DIRECTORY_ADDR!);
+    try {
+      await dir.applyProviderAccountUpdate({ tenantId: number.tenantId, clientId, throughput: number.throughput });
+    } finally {
+      dir.close();
+    }
+  }
   for (const t of [NOTICE, PROMO]) await sim.send('POST', '/_sim/templates', { waba_id: phone.waba_id, ...t });
   const synced = await api.post('/api/templates/sync', { client_id: clientId });
   if (synced.status !== 200) throw new Error(`sync: ${synced.status} ${synced.text}`);
@@ -100,3 +119,73 @@ export const sumOfCounts = (c: { counts: Record<string, number> }) =>
   Object.entries(c.counts)
     .filter(([k]) => k !== 'total')
     .reduce((s, [, n]) => s + n, 0);
+
+/** Creates a campaign (`POST /api/campaigns`) and starts it: the running campaign. */
+export async function createAndStart(api: ApiClient, body: Record<string, unknown>): Promise<any> {
+  const created = await api.post('/api/campaigns', body);
+  if (created.status !== 201) throw new Error(`create: ${created.status} ${created.text}`);
+  const started = await api.post(`/api/campaigns/${(created.json as { id: string }).id}/start`, {});
+  if (started.status !== 200) throw new Error(`start: ${started.status} ${started.text}`);
+  return started.json;
+}
+
+/** The client as the API answers it. */
+export async function clientRecord(api: ApiClient, clientId: string): Promise<any> {
+  const res = await api.get(`/api/clients/${clientId}`);
+  if (res.status !== 200) throw new Error(`client: ${res.status} ${res.text}`);
+  return res.json;
+}
+
+/** What a campaign test works with (`campaignWorld`). */
+export interface CampaignWorld {
+  stack: Stack;
+  sim: SimControl;
+  api: ApiClient;
+  tenantId: string;
+  clientId: string;
+  phone: SimPhone;
+  /** The simulator's arrivals on the client's number addressed to one of `list`, in order. */
+  arrivalsTo(list: Array<{ to: string }>): Promise<Array<{ at: number; to: string; accepted: boolean }>>;
+}
+
+/**
+ * A stack of the directory, messaging and the edge (`processes`: those in processes of their own), one tenant with
+ * a client on a fresh number holding both templates (`throughput`: the number's rate, reported to the directory),
+ * and the simulator answering every send with its statuses.
+ */
+export async function campaignWorld(opts: { processes?: string[]; throughput?: number } = {}): Promise<CampaignWorld> {
+  const stack = await startStack({ services: ['tenant-directory', 'messaging', 'edge'], ...(opts.processes ? { processes: opts.processes } : {}) });
+  try {
+    const sim = new SimControl(stack.sim!.url);
+    const t = await stack.createTenant({ name: 'Sender' });
+    const number = opts.throughput ? { tenantId: t.tenant.id, throughput: opts.throughput } : undefined;
+    const { clientId, phone } = await clientWithTemplates(stack, t.api, number);
+    await sim.autoStatuses(true);
+    const arrivalsTo = async (list: Array<{ to: string }>) => {
+      const tos = new Set(list.map((r) => r.to));
+      return (await sim.sends(phone.phone_number_id)).filter((a) => tos.has(a.to));
+    };
+    return { stack, sim, api: t.api, tenantId: t.tenant.id, clientId, phone, arrivalsTo };
+  } catch (e) {
+    await stack.stop();
+    throw e;
+  }
+}
+
+/** The tenant's own send of the notice template to `to` (not a campaign's). */
+export const sendNotice = (api: ApiClient, clientId: string, to: string) =>
+  api.post('/api/messaging/send-template', {
+    client_id: clientId,
+    to,
+    template_name: 'shipping_notice',
+    lang: 'en_US',
+    components: [
+      {
+        type: 'body',
+        parameters: [
+          { type: 'text', text: 'Ann' },
+          { type: 'text', text: 'A-1' },
+        ],
+      },
+    ],
+  });

@@ -1,5 +1,5 @@
 import { startStack, type Stack } from '@gateway/test-stack';
-import { waitFor } from '@gateway/testing';
+import { SimControl, waitFor } from '@gateway/testing';
 import { messagesBody, postRaw, tenantWithClient, type TenantClient } from './world';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- tests read arbitrary JSON */
@@ -29,10 +29,11 @@ describe('contacts with every identity, across number and BSUID changes', () => 
   const logged = async () => (await a.api.get<any>(`/api/messages?client_id=${a.clientId}&direction=in`)).json.data;
   const contacts = async (q = '') => (await a.api.get<any>(`/api/contacts?client_id=${a.clientId}${q}`)).json.data;
 
+  // a stack on a loaded 2-core machine, on PGlite too: minutes, not seconds
   beforeAll(async () => {
     stack = await startStack();
     a = await tenantWithClient(stack, 'Ids');
-  }, 120_000);
+  }, 300_000);
   afterAll(async () => {
     await stack?.stop();
   });
@@ -145,5 +146,67 @@ describe('contacts with every identity, across number and BSUID changes', () => 
       ]),
     );
     expect(new Set((await logged()).map((m: any) => m.contact_id))).toEqual(new Set([all[0].id]));
+  });
+
+  it('a send by BSUID `recipient` joins the contact of that BSUID, and one to a BSUID that never wrote makes the contact its first message finds', async () => {
+    const sim = new SimControl(stack.sim!.url);
+    const contactOf = async (id: string) => (await a.api.get<any>(`/api/messages/${id}?client_id=${a.clientId}`)).json.contact_id;
+    // a username adopter (no phone shared) writes first, then the business answers by BSUID
+    const adopter = await sim.createUser(a.phone.phone_number_id, { username: 'adopter' });
+    const wrote = await sim.inboundFromUser(a.phone.phone_number_id, adopter.user_id, 'text', { body: 'hi, no number' });
+    await waitFor(async () => !!(await contactOf(wrote.wamid)), { what: 'the adopter on a contact', timeoutMs: 30_000 });
+    const contactId = await contactOf(wrote.wamid);
+    const sent = await a.api.post<any>('/api/messaging/send-text', { client_id: a.clientId, recipient: adopter.user_id, text: 'by your BSUID' });
+    if (sent.status !== 200) throw new Error(`send by BSUID: ${sent.status} ${sent.text}`);
+    await waitFor(async () => (await contactOf(sent.headers.get('x-message-id')!)) === contactId, {
+      what: 'the send by BSUID on the contact',
+      timeoutMs: 30_000,
+    });
+    const thread = await a.api.get<any>(`/api/conversations/${contactId}/messages?client_id=${a.clientId}`);
+    expect(thread.json.data.map((m: any) => [m.direction, m.text])).toEqual([
+      ['out', 'by your BSUID'],
+      ['in', 'hi, no number'],
+    ]);
+    expect(thread.json.data[0]).toMatchObject({ id: sent.headers.get('x-message-id')!, to: null, recipient: adopter.user_id });
+    // a user the business writes to first, by BSUID: the send makes the contact, the user's first message finds it
+    const other = await sim.createUser(a.phone.phone_number_id, { username: 'quiet' });
+    const first = await a.api.post<any>('/api/messaging/send-text', { client_id: a.clientId, recipient: other.user_id, text: 'hello first' });
+    if (first.status !== 200) throw new Error(`send by BSUID: ${first.status} ${first.text}`);
+    await waitFor(async () => !!(await contactOf(first.headers.get('x-message-id')!)), { what: 'the contact of the BSUID send', timeoutMs: 30_000 });
+    const made = (await a.api.get<any>(`/api/contacts/${await contactOf(first.headers.get('x-message-id')!)}?client_id=${a.clientId}`)).json;
+    expect(made).toMatchObject({ user_id: other.user_id, wa_id: null, last_seen_at: null, window_open: false });
+    const answer = await sim.inboundFromUser(a.phone.phone_number_id, other.user_id, 'text', { body: 'hi back' });
+    await waitFor(async () => !!(await contactOf(answer.wamid)), { what: 'the answer logged', timeoutMs: 30_000 });
+    expect(await contactOf(answer.wamid)).toBe(made.id);
+  });
+
+  it('opted out: an opt-out of any identity, former ones included, shows on the contact, its conversation and the list; an inbound STOP too', async () => {
+    const [contact] = await contacts(`&q=${newBsuid}`);
+    const one = async () => (await a.api.get<any>(`/api/contacts/${contact.id}?client_id=${a.clientId}`)).json;
+    const inConversations = async () =>
+      (await a.api.get<any>(`/api/conversations?client_id=${a.clientId}`)).json.data.find((c: any) => c.contact.id === contact.id);
+    expect(await one()).toMatchObject({ opted_out: false, opted_out_at: null, opted_out_source: null });
+    // by the former phone number (an alias), written as the tenant writes numbers
+    expect((await a.api.post<any>(`/api/clients/${a.clientId}/opt-outs`, { users: [`+${oldPhone}`] })).json).toEqual({ added: 1 });
+    const byApi = await one();
+    expect(byApi).toMatchObject({ opted_out: true, opted_out_source: 'api' });
+    expect(Date.parse(byApi.opted_out_at)).toBeGreaterThan(Date.now() - 120_000);
+    expect((await contacts(`&q=${newBsuid}`))[0]).toMatchObject({ opted_out: true, opted_out_source: 'api' });
+    expect((await inConversations()).contact).toMatchObject({ opted_out: true, opted_out_source: 'api' });
+    // another contact is not opted out by it
+    expect((await contacts()).filter((c: any) => c.opted_out).map((c: any) => c.id)).toEqual([contact.id]);
+    expect((await a.api.request<any>('DELETE', `/api/clients/${a.clientId}/opt-outs`, { users: [oldPhone] })).json).toEqual({ removed: 1 });
+    expect(await one()).toMatchObject({ opted_out: false });
+    // the user writes STOP from the current number: the campaigns' stop keyword puts it on the list
+    await postRaw(
+      stack,
+      messagesBody(a.phone, {
+        contacts: [{ profile: { name: 'Sheena' }, wa_id: newPhone, user_id: newBsuid }],
+        messages: [text({ from: newPhone, from_user_id: newBsuid }, 'STOP')],
+      }),
+    );
+    await waitFor(async () => (await one()).opted_out === true, { what: 'the STOP on the contact', timeoutMs: 30_000 });
+    expect(await one()).toMatchObject({ opted_out: true, opted_out_source: 'stop_keyword' });
+    expect((await inConversations()).contact).toMatchObject({ opted_out: true, opted_out_source: 'stop_keyword' });
   });
 });

@@ -43,7 +43,7 @@ describe('message log, contacts, conversations and threads', () => {
     });
     ids.reaction = (await sim.inboundMessage(a.phone.phone_number_id, user, 'reaction', { message_id: ids.sent, emoji: '👍' })).wamid;
     await waitFor(async () => (await list('')).data.length === 4, { what: 'the reaction logged' });
-  }, 120_000);
+  }, 300_000);
   afterAll(async () => {
     await stack?.stop();
   });
@@ -152,6 +152,45 @@ describe('message log, contacts, conversations and threads', () => {
       { what: 'the new message last in the conversation' },
     );
     expect(after.unread).toBe(1);
+  });
+
+  it('GET /api/stats counts the log per day by direction and status, and the webhook deliveries by outcome', async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    // a failed send and a test event, so every kind of count has something
+    const failed = await a.api.post('/api/messaging/send-text', { client_id: a.clientId, to: `+${user}`, text: 'this one fails' });
+    await sim.sendStatuses(failed.headers.get('x-message-id')!, ['failed']);
+    await waitFor(async () => (await list('&status=failed')).data.length === 1, { what: 'the failed send' });
+    expect((await a.api.post(`/api/clients/${a.clientId}/webhook/test`)).status).toBeLessThan(300);
+    const tally = (rows: any[], key: (r: any) => string) => {
+      const out: Record<string, number> = {};
+      for (const r of rows) out[key(r)] = (out[key(r)] ?? 0) + 1;
+      return out;
+    };
+    const logged = tally((await list('&limit=100')).data, (m) => `${m.direction}/${m.status}`);
+    const counted = (stats: any) =>
+      Object.fromEntries(stats.messages.filter((c: any) => c.day === today).map((c: any) => [`${c.direction}/${c.status}`, c.count]));
+    const stats = await waitFor(
+      async () => {
+        const res = await a.api.get<any>(`/api/stats?client_id=${a.clientId}`);
+        expect(res.status).toBe(200);
+        const deliveries = (await a.api.get<any>(`/api/clients/${a.clientId}/webhook/deliveries?limit=100`)).json.data;
+        const outcomes = Object.fromEntries(res.json.deliveries.filter((c: any) => c.day === today).map((c: any) => [c.status, c.count]));
+        return deliveries.length > 0 && JSON.stringify(outcomes) === JSON.stringify(tally(deliveries, (d) => d.status)) ? res.json : undefined;
+      },
+      { what: 'the deliveries counted', timeoutMs: 30_000 },
+    );
+    expect(counted(stats)).toEqual(logged);
+    expect(logged).toMatchObject({ 'in/received': expect.any(Number), 'out/delivered': 1, 'out/failed': 1 });
+    expect(stats).toMatchObject({ client_id: a.clientId, to: today });
+    expect(Date.parse(stats.to) - Date.parse(stats.from)).toBe(13 * 86_400_000);
+    // the tenant's every client (A has one), and a shorter span
+    const tenant = await a.api.get<any>('/api/stats?days=1');
+    expect([tenant.status, tenant.json.client_id, tenant.json.from, counted(tenant.json)]).toEqual([200, null, today, logged]);
+    // another tenant: a 404 for A's client, nothing of A in its own counts; a span out of bounds is a 422
+    expect((await b.api.get(`/api/stats?client_id=${a.clientId}`)).status).toBe(404);
+    expect((await b.api.get<any>('/api/stats')).json.messages).toEqual([]);
+    const bad = await a.api.get<any>(`/api/stats?client_id=${a.clientId}&days=0`);
+    expect([bad.status, bad.json.detail[0].loc]).toEqual([422, ['query', 'days']]);
   });
 
   it('another tenant gets 404 for every id of this client and sees nothing of it in its own lists', async () => {

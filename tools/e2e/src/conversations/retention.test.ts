@@ -45,7 +45,7 @@ describe('retention', () => {
     a = await tenantWithClient(stack, 'Keep', { webhook_url: receiver.url });
     messaging = stack.running.get('messaging') as unknown as RunningMessaging;
     dispatcher = stack.running.get('dispatcher') as unknown as RunningDispatcher;
-  }, 120_000);
+  }, 300_000);
   afterAll(async () => {
     await receiver?.close();
     await stack?.stop();

@@ -30,7 +30,7 @@ describe('live stream of messages across edge replicas', () => {
     sim = new SimControl(stack.sim!.url);
     a = await tenantWithClient(stack, 'Live');
     b = await tenantWithClient(stack, 'Elsewhere');
-  }, 120_000);
+  }, 300_000);
   afterAll(async () => {
     for (const s of streams) s.close();
     await second?.stop();

@@ -40,3 +40,18 @@ export function watchConsole(page: Page): string[] {
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
   return problems;
 }
+
+/** Every API request the page makes (fetch and XHR), as `METHOD url` lines, in order. */
+export function watchApiCalls(page: Page): string[] {
+  const calls: string[] = [];
+  page.on('request', (r) => {
+    if (r.resourceType() === 'fetch' || r.resourceType() === 'xhr') calls.push(`${r.method()} ${r.url()}`);
+  });
+  return calls;
+}
+
+/** The calls that are not the public API (or its session route) of the gateway at `baseUrl`: no private back door. */
+export function nonPublicCalls(calls: string[], baseUrl: string): string[] {
+  const publicRoute = new RegExp(`^(GET|POST|PUT|PATCH|DELETE) ${baseUrl.replace(/[.]/g, '\\.')}(/api/[^?]*|/dashboard/session)(\\?.*)?$`);
+  return calls.filter((c) => !publicRoute.test(c));
+}

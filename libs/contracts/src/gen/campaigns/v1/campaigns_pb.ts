@@ -379,6 +379,9 @@ export type AddRecipientsResponse = Message<"campaigns.v1.AddRecipientsResponse"
   duplicates: number;
 
   /**
+   * The campaign's recipients after the addition; 0 for a CSV chunk (first_row set), whose sender reads the total
+   * once after its last chunk.
+   *
    * @generated from field: int32 total = 3;
    */
   total: number;

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file conversations/v1/conversations.proto.
  */
 export const file_conversations_v1_conversations: GenFile = /*@__PURE__*/
-  fileDesc("CiRjb252ZXJzYXRpb25zL3YxL2NvbnZlcnNhdGlvbnMucHJvdG8SEGNvbnZlcnNhdGlvbnMudjEiyAEKE0xpc3RNZXNzYWdlc1JlcXVlc3QSEQoJdGVuYW50X2lkGAEgASgJEhEKCWNsaWVudF9pZBgCIAEoCRIRCglkaXJlY3Rpb24YAyABKAkSDgoGc3RhdHVzGAQgASgJEgwKBHR5cGUYBSABKAkSEgoKY29udGFjdF9pZBgGIAEoCRINCgVzaW5jZRgHIAEoCRINCgV1bnRpbBgIIAEoCRIJCgFxGAkgASgJEg0KBWxpbWl0GAogASgFEg4KBmN1cnNvchgLIAEoCSJaChRMaXN0TWVzc2FnZXNSZXNwb25zZRItCghtZXNzYWdlcxgBIAMoCzIbLm1lc3NhZ2luZy52MS5NZXNzYWdlUmVjb3JkEhMKC25leHRfY3Vyc29yGAIgASgJIisKDENvbnRhY3RBbGlhcxIMCgRraW5kGAEgASgJEg0KBXZhbHVlGAIgASgJIsEDCgdDb250YWN0EgoKAmlkGAEgASgJEhEKCWNsaWVudF9pZBgCIAEoCRISCgV3YV9pZBgDIAEoCUgAiAEBEhQKB3VzZXJfaWQYBCABKAlIAYgBARIbCg5wYXJlbnRfdXNlcl9pZBgFIAEoCUgCiAEBEhUKCHVzZXJuYW1lGAYgASgJSAOIAQESGQoMcHJvZmlsZV9uYW1lGAcgASgJSASIAQESFQoNZmlyc3Rfc2Vlbl9hdBgIIAEoCRIZCgxsYXN0X3NlZW5fYXQYCSABKAlIBYgBARIeChF3aW5kb3dfb3Blbl91bnRpbBgKIAEoCUgGiAEBEhMKC3dpbmRvd19vcGVuGAsgASgIEhgKEGxhc3RfYWN0aXZpdHlfYXQYDCABKAkSLwoHYWxpYXNlcxgNIAMoCzIeLmNvbnZlcnNhdGlvbnMudjEuQ29udGFjdEFsaWFzQggKBl93YV9pZEIKCghfdXNlcl9pZEIRCg9fcGFyZW50X3VzZXJfaWRCCwoJX3VzZXJuYW1lQg8KDV9wcm9maWxlX25hbWVCDwoNX2xhc3Rfc2Vlbl9hdEIUChJfd2luZG93X29wZW5fdW50aWwiZQoTTGlzdENvbnRhY3RzUmVxdWVzdBIRCgl0ZW5hbnRfaWQYASABKAkSEQoJY2xpZW50X2lkGAIgASgJEgkKAXEYAyABKAkSDQoFbGltaXQYBCABKAUSDgoGY3Vyc29yGAUgASgJIlgKFExpc3RDb250YWN0c1Jlc3BvbnNlEisKCGNvbnRhY3RzGAEgAygLMhkuY29udmVyc2F0aW9ucy52MS5Db250YWN0EhMKC25leHRfY3Vyc29yGAIgASgJIk0KEUdldENvbnRhY3RSZXF1ZXN0EhEKCXRlbmFudF9pZBgBIAEoCRIRCgljbGllbnRfaWQYAiABKAkSEgoKY29udGFjdF9pZBgDIAEoCSJAChJHZXRDb250YWN0UmVzcG9uc2USKgoHY29udGFjdBgBIAEoCzIZLmNvbnZlcnNhdGlvbnMudjEuQ29udGFjdCJ9CgxDb252ZXJzYXRpb24SKgoHY29udGFjdBgBIAEoCzIZLmNvbnZlcnNhdGlvbnMudjEuQ29udGFjdBIxCgxsYXN0X21lc3NhZ2UYAiABKAsyGy5tZXNzYWdpbmcudjEuTWVzc2FnZVJlY29yZBIOCgZ1bnJlYWQYAyABKAUiXwoYTGlzdENvbnZlcnNhdGlvbnNSZXF1ZXN0EhEKCXRlbmFudF9pZBgBIAEoCRIRCgljbGllbnRfaWQYAiABKAkSDQoFbGltaXQYAyABKAUSDgoGY3Vyc29yGAQgASgJImcKGUxpc3RDb252ZXJzYXRpb25zUmVzcG9uc2USNQoNY29udmVyc2F0aW9ucxgBIAMoCzIeLmNvbnZlcnNhdGlvbnMudjEuQ29udmVyc2F0aW9uEhMKC25leHRfY3Vyc29yGAIgASgJImwKEUxpc3RUaHJlYWRSZXF1ZXN0EhEKCXRlbmFudF9pZBgBIAEoCRIRCgljbGllbnRfaWQYAiABKAkSEgoKY29udGFjdF9pZBgDIAEoCRINCgVsaW1pdBgEIAEoBRIOCgZjdXJzb3IYBSABKAkiWAoSTGlzdFRocmVhZFJlc3BvbnNlEi0KCG1lc3NhZ2VzGAEgAygLMhsubWVzc2FnaW5nLnYxLk1lc3NhZ2VSZWNvcmQSEwoLbmV4dF9jdXJzb3IYAiABKAkiVwobTWFya0NvbnZlcnNhdGlvblJlYWRSZXF1ZXN0EhEKCXRlbmFudF9pZBgBIAEoCRIRCgljbGllbnRfaWQYAiABKAkSEgoKY29udGFjdF9pZBgDIAEoCSJUChxNYXJrQ29udmVyc2F0aW9uUmVhZFJlc3BvbnNlEjQKDGNvbnZlcnNhdGlvbhgBIAEoCzIeLmNvbnZlcnNhdGlvbnMudjEuQ29udmVyc2F0aW9uMoQFChRDb252ZXJzYXRpb25zU2VydmljZRJiCgxMaXN0TWVzc2FnZXMSJS5jb252ZXJzYXRpb25zLnYxLkxpc3RNZXNzYWdlc1JlcXVlc3QaJi5jb252ZXJzYXRpb25zLnYxLkxpc3RNZXNzYWdlc1Jlc3BvbnNlIgOQAgESYgoMTGlzdENvbnRhY3RzEiUuY29udmVyc2F0aW9ucy52MS5MaXN0Q29udGFjdHNSZXF1ZXN0GiYuY29udmVyc2F0aW9ucy52MS5MaXN0Q29udGFjdHNSZXNwb25zZSIDkAIBElwKCkdldENvbnRhY3QSIy5jb252ZXJzYXRpb25zLnYxLkdldENvbnRhY3RSZXF1ZXN0GiQuY29udmVyc2F0aW9ucy52MS5HZXRDb250YWN0UmVzcG9uc2UiA5ACARJxChFMaXN0Q29udmVyc2F0aW9ucxIqLmNvbnZlcnNhdGlvbnMudjEuTGlzdENvbnZlcnNhdGlvbnNSZXF1ZXN0GisuY29udmVyc2F0aW9ucy52MS5MaXN0Q29udmVyc2F0aW9uc1Jlc3BvbnNlIgOQAgESXAoKTGlzdFRocmVhZBIjLmNvbnZlcnNhdGlvbnMudjEuTGlzdFRocmVhZFJlcXVlc3QaJC5jb252ZXJzYXRpb25zLnYxLkxpc3RUaHJlYWRSZXNwb25zZSIDkAIBEnUKFE1hcmtDb252ZXJzYXRpb25SZWFkEi0uY29udmVyc2F0aW9ucy52MS5NYXJrQ29udmVyc2F0aW9uUmVhZFJlcXVlc3QaLi5jb252ZXJzYXRpb25zLnYxLk1hcmtDb252ZXJzYXRpb25SZWFkUmVzcG9uc2ViBnByb3RvMw", [file_messaging_v1_messaging]);
+  fileDesc("CiRjb252ZXJzYXRpb25zL3YxL2NvbnZlcnNhdGlvbnMucHJvdG8SEGNvbnZlcnNhdGlvbnMudjEiyAEKE0xpc3RNZXNzYWdlc1JlcXVlc3QSEQoJdGVuYW50X2lkGAEgASgJEhEKCWNsaWVudF9pZBgCIAEoCRIRCglkaXJlY3Rpb24YAyABKAkSDgoGc3RhdHVzGAQgASgJEgwKBHR5cGUYBSABKAkSEgoKY29udGFjdF9pZBgGIAEoCRINCgVzaW5jZRgHIAEoCRINCgV1bnRpbBgIIAEoCRIJCgFxGAkgASgJEg0KBWxpbWl0GAogASgFEg4KBmN1cnNvchgLIAEoCSJaChRMaXN0TWVzc2FnZXNSZXNwb25zZRItCghtZXNzYWdlcxgBIAMoCzIbLm1lc3NhZ2luZy52MS5NZXNzYWdlUmVjb3JkEhMKC25leHRfY3Vyc29yGAIgASgJIisKDENvbnRhY3RBbGlhcxIMCgRraW5kGAEgASgJEg0KBXZhbHVlGAIgASgJIrcECgdDb250YWN0EgoKAmlkGAEgASgJEhEKCWNsaWVudF9pZBgCIAEoCRISCgV3YV9pZBgDIAEoCUgAiAEBEhQKB3VzZXJfaWQYBCABKAlIAYgBARIbCg5wYXJlbnRfdXNlcl9pZBgFIAEoCUgCiAEBEhUKCHVzZXJuYW1lGAYgASgJSAOIAQESGQoMcHJvZmlsZV9uYW1lGAcgASgJSASIAQESFQoNZmlyc3Rfc2Vlbl9hdBgIIAEoCRIZCgxsYXN0X3NlZW5fYXQYCSABKAlIBYgBARIeChF3aW5kb3dfb3Blbl91bnRpbBgKIAEoCUgGiAEBEhMKC3dpbmRvd19vcGVuGAsgASgIEhgKEGxhc3RfYWN0aXZpdHlfYXQYDCABKAkSLwoHYWxpYXNlcxgNIAMoCzIeLmNvbnZlcnNhdGlvbnMudjEuQ29udGFjdEFsaWFzEhIKCW9wdGVkX291dBigASABKAgSGgoMb3B0ZWRfb3V0X2F0GKEBIAEoCUgHiAEBEh4KEG9wdGVkX291dF9zb3VyY2UYogEgASgJSAiIAQFCCAoGX3dhX2lkQgoKCF91c2VyX2lkQhEKD19wYXJlbnRfdXNlcl9pZEILCglfdXNlcm5hbWVCDwoNX3Byb2ZpbGVfbmFtZUIPCg1fbGFzdF9zZWVuX2F0QhQKEl93aW5kb3dfb3Blbl91bnRpbEIPCg1fb3B0ZWRfb3V0X2F0QhMKEV9vcHRlZF9vdXRfc291cmNlImUKE0xpc3RDb250YWN0c1JlcXVlc3QSEQoJdGVuYW50X2lkGAEgASgJEhEKCWNsaWVudF9pZBgCIAEoCRIJCgFxGAMgASgJEg0KBWxpbWl0GAQgASgFEg4KBmN1cnNvchgFIAEoCSJYChRMaXN0Q29udGFjdHNSZXNwb25zZRIrCghjb250YWN0cxgBIAMoCzIZLmNvbnZlcnNhdGlvbnMudjEuQ29udGFjdBITCgtuZXh0X2N1cnNvchgCIAEoCSJNChFHZXRDb250YWN0UmVxdWVzdBIRCgl0ZW5hbnRfaWQYASABKAkSEQoJY2xpZW50X2lkGAIgASgJEhIKCmNvbnRhY3RfaWQYAyABKAkiQAoSR2V0Q29udGFjdFJlc3BvbnNlEioKB2NvbnRhY3QYASABKAsyGS5jb252ZXJzYXRpb25zLnYxLkNvbnRhY3QifQoMQ29udmVyc2F0aW9uEioKB2NvbnRhY3QYASABKAsyGS5jb252ZXJzYXRpb25zLnYxLkNvbnRhY3QSMQoMbGFzdF9tZXNzYWdlGAIgASgLMhsubWVzc2FnaW5nLnYxLk1lc3NhZ2VSZWNvcmQSDgoGdW5yZWFkGAMgASgFIl8KGExpc3RDb252ZXJzYXRpb25zUmVxdWVzdBIRCgl0ZW5hbnRfaWQYASABKAkSEQoJY2xpZW50X2lkGAIgASgJEg0KBWxpbWl0GAMgASgFEg4KBmN1cnNvchgEIAEoCSJnChlMaXN0Q29udmVyc2F0aW9uc1Jlc3BvbnNlEjUKDWNvbnZlcnNhdGlvbnMYASADKAsyHi5jb252ZXJzYXRpb25zLnYxLkNvbnZlcnNhdGlvbhITCgtuZXh0X2N1cnNvchgCIAEoCSJsChFMaXN0VGhyZWFkUmVxdWVzdBIRCgl0ZW5hbnRfaWQYASABKAkSEQoJY2xpZW50X2lkGAIgASgJEhIKCmNvbnRhY3RfaWQYAyABKAkSDQoFbGltaXQYBCABKAUSDgoGY3Vyc29yGAUgASgJIlgKEkxpc3RUaHJlYWRSZXNwb25zZRItCghtZXNzYWdlcxgBIAMoCzIbLm1lc3NhZ2luZy52MS5NZXNzYWdlUmVjb3JkEhMKC25leHRfY3Vyc29yGAIgASgJIlcKG01hcmtDb252ZXJzYXRpb25SZWFkUmVxdWVzdBIRCgl0ZW5hbnRfaWQYASABKAkSEQoJY2xpZW50X2lkGAIgASgJEhIKCmNvbnRhY3RfaWQYAyABKAkiVAocTWFya0NvbnZlcnNhdGlvblJlYWRSZXNwb25zZRI0Cgxjb252ZXJzYXRpb24YASABKAsyHi5jb252ZXJzYXRpb25zLnYxLkNvbnZlcnNhdGlvbiJbChlDb3VudE1lc3NhZ2VzQnlEYXlSZXF1ZXN0EhEKCXRlbmFudF9pZBgBIAEoCRIRCgljbGllbnRfaWQYAiABKAkSDAoEZnJvbRgDIAEoCRIKCgJ0bxgEIAEoCSJQCg9NZXNzYWdlRGF5Q291bnQSCwoDZGF5GAEgASgJEhEKCWRpcmVjdGlvbhgCIAEoCRIOCgZzdGF0dXMYAyABKAkSDQoFY291bnQYBCABKAMiTwoaQ291bnRNZXNzYWdlc0J5RGF5UmVzcG9uc2USMQoGY291bnRzGAEgAygLMiEuY29udmVyc2F0aW9ucy52MS5NZXNzYWdlRGF5Q291bnQy+gUKFENvbnZlcnNhdGlvbnNTZXJ2aWNlEmIKDExpc3RNZXNzYWdlcxIlLmNvbnZlcnNhdGlvbnMudjEuTGlzdE1lc3NhZ2VzUmVxdWVzdBomLmNvbnZlcnNhdGlvbnMudjEuTGlzdE1lc3NhZ2VzUmVzcG9uc2UiA5ACARJiCgxMaXN0Q29udGFjdHMSJS5jb252ZXJzYXRpb25zLnYxLkxpc3RDb250YWN0c1JlcXVlc3QaJi5jb252ZXJzYXRpb25zLnYxLkxpc3RDb250YWN0c1Jlc3BvbnNlIgOQAgESXAoKR2V0Q29udGFjdBIjLmNvbnZlcnNhdGlvbnMudjEuR2V0Q29udGFjdFJlcXVlc3QaJC5jb252ZXJzYXRpb25zLnYxLkdldENvbnRhY3RSZXNwb25zZSIDkAIBEnEKEUxpc3RDb252ZXJzYXRpb25zEiouY29udmVyc2F0aW9ucy52MS5MaXN0Q29udmVyc2F0aW9uc1JlcXVlc3QaKy5jb252ZXJzYXRpb25zLnYxLkxpc3RDb252ZXJzYXRpb25zUmVzcG9uc2UiA5ACARJcCgpMaXN0VGhyZWFkEiMuY29udmVyc2F0aW9ucy52MS5MaXN0VGhyZWFkUmVxdWVzdBokLmNvbnZlcnNhdGlvbnMudjEuTGlzdFRocmVhZFJlc3BvbnNlIgOQAgESdQoUTWFya0NvbnZlcnNhdGlvblJlYWQSLS5jb252ZXJzYXRpb25zLnYxLk1hcmtDb252ZXJzYXRpb25SZWFkUmVxdWVzdBouLmNvbnZlcnNhdGlvbnMudjEuTWFya0NvbnZlcnNhdGlvblJlYWRSZXNwb25zZRJ0ChJDb3VudE1lc3NhZ2VzQnlEYXkSKy5jb252ZXJzYXRpb25zLnYxLkNvdW50TWVzc2FnZXNCeURheVJlcXVlc3QaLC5jb252ZXJzYXRpb25zLnYxLkNvdW50TWVzc2FnZXNCeURheVJlc3BvbnNlIgOQAgFiBnByb3RvMw", [file_messaging_v1_messaging]);
 
 /**
  * @generated from message conversations.v1.ListMessagesRequest
@@ -210,6 +210,24 @@ export type Contact = Message<"conversations.v1.Contact"> & {
    * @generated from field: repeated conversations.v1.ContactAlias aliases = 13;
    */
   aliases: ContactAlias[];
+
+  /**
+   * On the client's suppression list (opt_outs, issue 26) by any of its identities, former ones included: when it
+   * was put there first and how (api, stop_keyword, user_preferences, provider_131050).
+   *
+   * @generated from field: bool opted_out = 160;
+   */
+  optedOut: boolean;
+
+  /**
+   * @generated from field: optional string opted_out_at = 161;
+   */
+  optedOutAt?: string | undefined;
+
+  /**
+   * @generated from field: optional string opted_out_source = 162;
+   */
+  optedOutSource?: string | undefined;
 };
 
 /**
@@ -509,6 +527,97 @@ export const MarkConversationReadResponseSchema: GenMessage<MarkConversationRead
   messageDesc(file_conversations_v1_conversations, 14);
 
 /**
+ * @generated from message conversations.v1.CountMessagesByDayRequest
+ */
+export type CountMessagesByDayRequest = Message<"conversations.v1.CountMessagesByDayRequest"> & {
+  /**
+   * @generated from field: string tenant_id = 1;
+   */
+  tenantId: string;
+
+  /**
+   * Empty: every client of the tenant.
+   *
+   * @generated from field: string client_id = 2;
+   */
+  clientId: string;
+
+  /**
+   * UTC days, inclusive: YYYY-MM-DD.
+   *
+   * @generated from field: string from = 3;
+   */
+  from: string;
+
+  /**
+   * @generated from field: string to = 4;
+   */
+  to: string;
+};
+
+/**
+ * Describes the message conversations.v1.CountMessagesByDayRequest.
+ * Use `create(CountMessagesByDayRequestSchema)` to create a new message.
+ */
+export const CountMessagesByDayRequestSchema: GenMessage<CountMessagesByDayRequest> = /*@__PURE__*/
+  messageDesc(file_conversations_v1_conversations, 15);
+
+/**
+ * @generated from message conversations.v1.MessageDayCount
+ */
+export type MessageDayCount = Message<"conversations.v1.MessageDayCount"> & {
+  /**
+   * YYYY-MM-DD (UTC).
+   *
+   * @generated from field: string day = 1;
+   */
+  day: string;
+
+  /**
+   * "in" or "out".
+   *
+   * @generated from field: string direction = 2;
+   */
+  direction: string;
+
+  /**
+   * The message's current status (received for inbound messages).
+   *
+   * @generated from field: string status = 3;
+   */
+  status: string;
+
+  /**
+   * @generated from field: int64 count = 4;
+   */
+  count: bigint;
+};
+
+/**
+ * Describes the message conversations.v1.MessageDayCount.
+ * Use `create(MessageDayCountSchema)` to create a new message.
+ */
+export const MessageDayCountSchema: GenMessage<MessageDayCount> = /*@__PURE__*/
+  messageDesc(file_conversations_v1_conversations, 16);
+
+/**
+ * @generated from message conversations.v1.CountMessagesByDayResponse
+ */
+export type CountMessagesByDayResponse = Message<"conversations.v1.CountMessagesByDayResponse"> & {
+  /**
+   * @generated from field: repeated conversations.v1.MessageDayCount counts = 1;
+   */
+  counts: MessageDayCount[];
+};
+
+/**
+ * Describes the message conversations.v1.CountMessagesByDayResponse.
+ * Use `create(CountMessagesByDayResponseSchema)` to create a new message.
+ */
+export const CountMessagesByDayResponseSchema: GenMessage<CountMessagesByDayResponse> = /*@__PURE__*/
+  messageDesc(file_conversations_v1_conversations, 17);
+
+/**
  * The message log, contacts and conversations of a tenant's client (issue 27), served by the messaging process,
  * which owns the messages. Every call names the tenant and the client: another tenant's ids are NOT_FOUND (or
  * lists are empty; the edge checks the client first). Lists page newest first with opaque cursors.
@@ -563,6 +672,16 @@ export const ConversationsService: GenService<{
     methodKind: "unary";
     input: typeof MarkConversationReadRequestSchema;
     output: typeof MarkConversationReadResponseSchema;
+  },
+  /**
+   * Messages per UTC day by direction and status (the dashboard's charts).
+   *
+   * @generated from rpc conversations.v1.ConversationsService.CountMessagesByDay
+   */
+  countMessagesByDay: {
+    methodKind: "unary";
+    input: typeof CountMessagesByDayRequestSchema;
+    output: typeof CountMessagesByDayResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_conversations_v1_conversations, 0);

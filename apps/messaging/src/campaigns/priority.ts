@@ -1,0 +1,84 @@
+import type { Logger } from '@gateway/logger';
+import type { Db } from '@gateway/store';
+
+/**
+ * The tenant's own sends keep priority over campaign sends on a number's rate (issue 26). A send of the tenant's
+ * (`send-*`) on a number a campaign is sending on is never held back; instead it takes a slot from the campaign:
+ *
+ * - in this process, it counts in the campaign's window of calls (the runner's `DepartureWindow` of the number), so
+ *   the campaign's next call waits while the window is full;
+ * - across replicas, it moves the number's next free slot (`number_pace.next_at`) one slot of the number's rate
+ *   later (pushed no further than two seconds ahead of now), so every replica's next batch starts that much later.
+ *
+ * So the campaign yields the number's rate to the tenant's sends, and their sum stays within it as long as the
+ * tenant's own sends alone do (the campaign keeps to the rate over a window a little longer than a second,
+ * `pacingWindowMs`: what is spare there absorbs the tenant's bursts).
+ */
+export class NumberShare {
+  /** Numbers campaigns are sending on in this process: the campaign's slot length (ms) and how many work on it. */
+  private readonly busy = new Map<string, { slotMs: number; campaigns: number }>();
+  /** Slots to take per number, not yet written (pushes are coalesced: one statement at a time per number). */
+  private readonly pending = new Map<string, number>();
+  private readonly writing = new Set<string>();
+  private windows: Map<string, { record(now: number): void }> | undefined;
+
+  constructor(
+    private readonly db: Db,
+    private readonly logger: Logger,
+  ) {}
+
+  /** The runner's per-number windows of calls (the tenant's sends are counted in them). */
+  attach(windows: Map<string, { record(now: number): void }>): void {
+    this.windows = windows;
+  }
+
+  /** A campaign works on the number, whose rate gives slots `slotMs` apart; the answer ends it. */
+  enter(phoneNumberId: string, slotMs: number): () => void {
+    const b = this.busy.get(phoneNumberId) ?? { slotMs, campaigns: 0 };
+    b.slotMs = Math.max(b.slotMs, slotMs);
+    b.campaigns += 1;
+    this.busy.set(phoneNumberId, b);
+    let left = false;
+    return () => {
+      if (left) return;
+      left = true;
+      b.campaigns -= 1;
+      if (b.campaigns <= 0 && this.busy.get(phoneNumberId) === b) this.busy.delete(phoneNumberId);
+    };
+  }
+
+  /** A send of the tenant's leaves now on the number: it is not held; a campaign on the number yields it a slot. */
+  singleSend(phoneNumberId: string): void {
+    const b = this.busy.get(phoneNumberId);
+    if (!b) return;
+    this.windows?.get(phoneNumberId)?.record(Date.now());
+    this.pending.set(phoneNumberId, (this.pending.get(phoneNumberId) ?? 0) + 1);
+    void this.flush(phoneNumberId, b.slotMs);
+  }
+
+  private async flush(phoneNumberId: string, slotMs: number): Promise<void> {
+    if (this.writing.has(phoneNumberId)) return;
+    this.writing.add(phoneNumberId);
+    try {
+      for (;;) {
+        const n = this.pending.get(phoneNumberId) ?? 0;
+        if (!n) return;
+        this.pending.delete(phoneNumberId);
+        await this.db.query(
+          // pushed at most to two seconds ahead of now (beyond the batches a campaign reserves ahead, under a second):
+          // tenant sends beyond the number's own rate (the provider refuses those anyway) must not hold a campaign
+          // back for longer than they last; never moved back: slots already reserved stand
+          `UPDATE number_pace SET next_at = LEAST(
+             GREATEST(next_at, clock_timestamp()) + make_interval(secs => $2::double precision / 1000),
+             GREATEST(next_at, clock_timestamp() + interval '2 seconds'))
+           WHERE phone_number_id = $1`,
+          [phoneNumberId, n * slotMs],
+        );
+      }
+    } catch (e) {
+      this.logger.warn({ err: e, phone_number_id: phoneNumberId }, "a tenant's send could not take its slot from the campaign's pace");
+    } finally {
+      this.writing.delete(phoneNumberId);
+    }
+  }
+}
