@@ -8,7 +8,7 @@
  * fails (lost or unrecorded events, accepted bodies missing); speed is reported, not asserted.
  *
  * While iterating: BENCH_CONFIGS=production, BENCH_ONLY=dispatch,send,ingest,scaling pick what runs;
- * BENCH_PROFILE=dispatcher,edge,messaging writes CPU profiles under .bench/profiles/<config>.
+ * BENCH_PROFILE=dispatcher,edge,messaging,provider-sim writes CPU profiles under .bench/profiles/<config>.
  */
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -17,7 +17,9 @@ import { join } from 'node:path';
 import { connect, headers as natsHeaders, type JetStreamManager } from 'nats';
 import { Client } from 'pg';
 import { Agent, request } from 'undici';
+import { tenantDirectory as td } from '@gateway/contracts';
 import { buildEvent } from '@gateway/events';
+import { createServiceClient } from '@gateway/rpc';
 import { SimControl } from '@gateway/testing';
 import { CAMPAIGN_LIMIT, CAMPAIGN_NUMBERS, CAMPAIGN_RECIPIENTS, campaignRun, type CampaignResult } from './campaign';
 import { startHelper } from './ceilings';
@@ -346,11 +348,26 @@ async function runConfig(config: ConfigName, natsBin: string, receiver: Proc, re
 
     // 2b. a campaign per number, paced by the messaging service to the simulator's per-number limit
     if (ONLY.has('campaign')) {
-      result.campaign = await campaignRun(stack.baseUrl, stack.simUrl, auth, (m) => log(`${config}: ${m}`), {
-        start: () => cpuSnapshot(procsNow(), dbName),
-        stop: (before, ops) =>
-          result.cpu.set('campaign', { ops, byProcess: cpuUsed(before as ReturnType<typeof cpuSnapshot>, cpuSnapshot(procsNow(), dbName)) }),
-      });
+      const dir = createServiceClient(td.TenantDirectoryService, stack.env.TENANT_DIRECTORY_ADDR);
+      try {
+        result.campaign = await campaignRun(
+          stack.baseUrl,
+          stack.simUrl,
+          auth,
+          (m) => log(`${config}: ${m}`),
+          {
+            start: () => cpuSnapshot(procsNow(), dbName),
+            stop: (before, ops) =>
+              result.cpu.set('campaign', { ops, byProcess: cpuUsed(before as ReturnType<typeof cpuSnapshot>, cpuSnapshot(procsNow(), dbName)) }),
+          },
+          // as the provider's webhooks report it (tools/e2e/src/campaigns/testing.ts does the same)
+          async (clientId, perSecond) => {
+            await dir.applyProviderAccountUpdate({ tenantId: tenant.id, clientId, throughput: perSecond });
+          },
+        );
+      } finally {
+        dir.close();
+      }
       const c = result.campaign;
       if (c.duplicates) fail(`campaign: ${c.duplicates} recipients sent twice`);
       if (c.lost) fail(`campaign: ${c.lost} recipients lost`);

@@ -87,9 +87,14 @@ export async function bootStack(natsBin: string, opts: StackOptions): Promise<Be
     NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS ?? (opts.databaseUrl ? SERVICE_NODE_OPTIONS : ''),
     ...opts.extraEnv,
   };
+  // BENCH_PROFILE=provider-sim (and the apps below) writes V8 CPU profiles to .bench/profiles/<label>
+  const profileArgs = (app: string, procName: string) =>
+    (process.env.BENCH_PROFILE ?? '').split(',').includes(app)
+      ? ['--cpu-prof', `--cpu-prof-dir=${join(ROOT, '.bench', 'profiles', opts.label)}`, `--cpu-prof-name=${procName}-${Date.now()}.cpuprofile`]
+      : [];
   procs.set(
     'provider-sim',
-    start('provider-sim', process.execPath, [dist('provider-sim')], {
+    start('provider-sim', process.execPath, [...profileArgs('provider-sim', 'provider-sim'), dist('provider-sim')], {
       ...env,
       DATABASE_URL: undefined,
       PORT: String(simPort),
@@ -110,10 +115,7 @@ export async function bootStack(natsBin: string, opts: StackOptions): Promise<Be
     extraEnv: Record<string, string> = {},
   ): Promise<Proc> => {
     // BENCH_PROFILE=dispatcher,edge writes V8 CPU profiles of those processes to .bench/profiles/<label> (open in Chrome DevTools)
-    const profiled = (process.env.BENCH_PROFILE ?? '').split(',').includes(app);
-    const args = profiled
-      ? ['--cpu-prof', `--cpu-prof-dir=${join(ROOT, '.bench', 'profiles', opts.label)}`, `--cpu-prof-name=${procName}-${Date.now()}.cpuprofile`, dist(app)]
-      : [dist(app)];
+    const args = [...profileArgs(app, procName), dist(app)];
     const previous = procs.get(procName);
     if (previous) retired.push([app, previous.peakRssMb]);
     const nodeOptions = process.env.BENCH_NODE_OPTIONS ?? (opts.databaseUrl ? nodeOptionsOf(app) : '');
