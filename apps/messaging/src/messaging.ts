@@ -1,7 +1,7 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { AppError } from '@gateway/errors';
 import type { messaging as m, tenantDirectory as td } from '@gateway/contracts';
-import { readSendRequest } from '@gateway/message-kinds';
+import { kindNamed, readSendRequest } from '@gateway/message-kinds';
 import type { ServiceClient } from '@gateway/rpc';
 import type { Executed, IdempotentRunner } from './idempotency';
 import { ClientCredentialsCache } from './client-cache';
@@ -129,17 +129,21 @@ export class Messaging {
   }
 
   /**
-   * A send prepared now and made later (a campaign's, paced to its slot): the body checked, the client resolved, the
-   * payload built and a template checked against the local copy here (`checkTemplate: false`: the caller checked
-   * it, a campaign once per batch); the answer makes the provider call and stores
-   * the record, nothing else, so it reaches the provider at the moment it is called. With `recordTo` the record
-   * is put there instead, for the caller to store with others (`recordSent`).
+   * A send prepared now and made later (a campaign's, paced to its slot): the body checked with its kind's schema,
+   * the client resolved, the payload built and a template checked against the local copy here (`checkTemplate:
+   * false`: the caller checked it, a campaign once per batch); the answer makes the provider call and stores the
+   * record, nothing else, so it reaches the provider at the moment it is called. With `recordTo` the record is put
+   * there instead, for the caller to store with others (`recordSent`). The body is the caller's object (no
+   * `SendRequest` with its JSON to build and parse again per recipient).
    */
-  async prepareSend(r: m.SendRequest, opts: { checkTemplate?: boolean; recordTo?: NewMessage[] } = {}): Promise<() => Promise<string>> {
-    const { kind, body: validated } = readSendRequest(r);
-    const body = kind.prepare(validated);
+  async prepareSend(
+    send: { caller: m.CallerContext; kind: string; body: unknown },
+    opts: { checkTemplate?: boolean; recordTo?: NewMessage[] } = {},
+  ): Promise<() => Promise<string>> {
+    const kind = kindNamed(send.kind);
+    const body = kind.prepare(kind.parse(send.body));
     const recordKind = kind.recordKind(body);
-    const { client, credentials } = await this.resolve(r.caller);
+    const { client, credentials } = await this.resolve(send.caller);
     const payload = kind.build(body, { catalogId: client.catalogId || undefined });
     const template = kind.template?.(body);
     if (template && opts.checkTemplate !== false)

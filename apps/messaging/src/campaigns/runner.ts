@@ -210,16 +210,14 @@ export class CampaignRunner {
         if (!prepared.length) continue;
         // one batch `sending` at a time: a replica killed now leaves at most one batch `unknown`
         await written;
-        // the batch's last step before its calls, and its slots of the number's shared pace (both one statement)
-        const [sending, slots] = await Promise.all([
-          this.repo.markBatchSending(
-            c.id,
-            prepared.map((p) => String(p.r.seq)),
-            this.owner,
-          ),
-          this.repo.reserveSlots(phone, prepared.length, baseIntervalMs),
-        ]);
-        const toSend = prepared.filter((p) => sending.has(String(p.r.seq)));
+        // the batch's last step before its calls, and its slots of the number's shared pace (one statement)
+        const slots = await this.repo.markSendingAndReserve(
+          c.id,
+          prepared.map((p) => String(p.r.seq)),
+          this.owner,
+          { phoneNumberId: phone, n: prepared.length, baseIntervalMs },
+        );
+        const toSend = prepared.filter((p) => slots.sending.has(String(p.r.seq)));
         // claimed and prepared now, while this batch is sent
         next = this.claimBatch(c, batch, reach);
         next.catch(() => undefined);
@@ -258,10 +256,10 @@ export class CampaignRunner {
               }),
             );
         }
-        // the batch's outcomes, written in one statement once its calls are over (a replica killed before that
-        // leaves its recipients `sending`: unknown, never sent twice); its message records, statuses that overtook
-        // them and the campaign's last send time after that, while the next batch is sent
-        const finished = Promise.all(calls).then(() => this.repo.finishMany(c.id, outcomes));
+        // the batch's outcomes and the campaign's last send time, written in one statement once its calls are over
+        // (a replica killed before that leaves its recipients `sending`: unknown, never sent twice); its message
+        // records and the statuses that overtook them after that, while the next batch is sent
+        const finished = Promise.all(calls).then(() => this.repo.finishMany(c.id, outcomes, { lastSend: true }));
         written = finished.catch(() => undefined);
         const done = finished
           .then(async () => {
@@ -271,7 +269,6 @@ export class CampaignRunner {
               c.id,
               outcomes.filter((o) => o.status === 'sent').map((o) => o.seq),
             );
-            await this.repo.touchLastSend(c.id);
             if (!state.throttled && slots.intervalMs > baseIntervalMs * 1.0001) await this.repo.recover(phone);
           })
           .catch((e: unknown) => this.logger.warn({ err: e, campaign_id: c.id }, 'campaign batch outcomes not written; its recipients become unknown'))
@@ -314,10 +311,11 @@ export class CampaignRunner {
     for (const seq of deferred) skipped.add(seq);
     // everything but the provider call happens before the slots: a call then leaves at its slot
     const out: Batch = { sends: [], records: [] };
+    const caller = create(m.CallerContextSchema, { tenantId: c.tenant_id, clientId: c.client_id });
     let first = true;
     for (const r of claimed) {
       if (skipped.has(String(r.seq))) continue;
-      const call = await this.prepare(c, r, first, out.records);
+      const call = await this.prepare(c, caller, r, first, out.records);
       first = false;
       if (call) out.sends.push({ r, call });
     }
@@ -353,7 +351,13 @@ export class CampaignRunner {
   }
 
   /** A recipient's send, prepared (checked, resolved, built); undefined when it cannot be sent (recorded as such). */
-  private async prepare(c: CampaignRow, r: RecipientRow, checkTemplate: boolean, recordTo: NewMessage[]): Promise<(() => Promise<string>) | undefined> {
+  private async prepare(
+    c: CampaignRow,
+    caller: m.CallerContext,
+    r: RecipientRow,
+    checkTemplate: boolean,
+    recordTo: NewMessage[],
+  ): Promise<(() => Promise<string>) | undefined> {
     const body = {
       client_id: c.client_id,
       // a phone number's digits, or a business-scoped user id (the provider's `recipient`)
@@ -364,7 +368,7 @@ export class CampaignRunner {
     };
     try {
       return await this.messaging.prepareSend(
-        create(m.SendRequestSchema, { caller: { tenantId: c.tenant_id, clientId: c.client_id }, kind: 'template', bodyJson: JSON.stringify(body) }),
+        { caller, kind: 'template', body },
         // the template (approved, in its language) once per batch; each recipient's values were checked when added;
         // the batch's message records stored together once its calls are over
         { checkTemplate, recordTo },

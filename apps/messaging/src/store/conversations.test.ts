@@ -113,6 +113,60 @@ describe.each(storageBackends('messaging', migrations, { poolSize: 10 }))('conve
     expect((await store.listContacts('t1', 'c-batch', { limit: 10 })).items).toHaveLength(5);
   });
 
+  it('a batch stored with its contacts at once (contactsForSends, then insertAccepted: one write of each row) links as linkSends does', async () => {
+    await store.storeLogged([inbound('c-first', { waId: '16505550050' }, 1)]);
+    const send = (id: string, to: string, s: number, over: Record<string, string> = {}) => ({
+      id: `wamid.first-${id}`,
+      tenantId: 't1',
+      clientId: 'c-first',
+      to,
+      kind: 'template',
+      at: at(s),
+      text: `template ${id}`,
+      ...over,
+    });
+    const batch = [
+      send('a', '+16505550050', 10),
+      send('b', '+16505550051', 11),
+      send('c', '+16505550052', 12),
+      send('d', '+16505550051', 13),
+      send('e', 'US.2012', 14),
+      send('f', '+16505550053', 15, { recipient: 'US.2013' }),
+    ];
+    const linked = await db.tx(async (q) => {
+      const contacts = await store.contactsForSends(batch, q);
+      await insertAccepted(q, batch, contacts);
+      return contacts;
+    });
+    expect(linked.size).toBe(6);
+    const contacts = (await store.listContacts('t1', 'c-first', { limit: 10 })).items;
+    expect(contacts).toHaveLength(5);
+    const byWa = new Map(contacts.map((c) => [c.wa_id ?? c.user_id, c]));
+    expect(linked.get('wamid.first-a')).toBe(byWa.get('16505550050')!.id);
+    expect(byWa.get('16505550050')).toMatchObject({ last_message_id: 'wamid.first-a', last_activity_at: at(10) });
+    expect(linked.get('wamid.first-b')).toBe(linked.get('wamid.first-d'));
+    expect(byWa.get('16505550051')).toMatchObject({ last_message_id: 'wamid.first-d', last_activity_at: at(13) });
+    expect(byWa.get('US.2012')!.last_message_id).toBe('wamid.first-e');
+    expect(byWa.get('16505550053')).toMatchObject({ user_id: 'US.2013', last_message_id: 'wamid.first-f' });
+    const log = await store.listMessages('t1', 'c-first', { limit: 20 });
+    for (const m of log.items.filter((x) => x.id.startsWith('wamid.first-'))) {
+      expect(m.contact_id).toBe(linked.get(m.id));
+      expect(m.text).toBe(`template ${m.id.slice('wamid.first-'.length)}`);
+    }
+    // a send stored before without its contact (a failed link) gets it when stored again; nothing else changes
+    const lone = send('g', '+16505550054', 16);
+    await insertAccepted(db, [lone]);
+    const again = await db.tx(async (q) => {
+      const c = await store.contactsForSends([lone, ...batch], q);
+      await insertAccepted(q, [lone, ...batch], c);
+      return c;
+    });
+    expect(Object.fromEntries([...again].filter(([id]) => id !== lone.id))).toEqual(Object.fromEntries(linked));
+    const g = (await store.listMessages('t1', 'c-first', { limit: 20 })).items.find((m) => m.id === lone.id);
+    expect(g).toMatchObject({ contact_id: again.get(lone.id), text: 'template g' });
+    expect((await store.listContacts('t1', 'c-first', { limit: 10 })).items).toHaveLength(6);
+  });
+
   it('prunes in batches what is older than the cutoff and keeps the rest', async () => {
     for (let i = 0; i < 7; i++) await store.storeLogged([inbound('c4', { waId: '16505550004' }, i, { at: new Date(Date.UTC(2025, 0, 1, 0, 0, i)) })]);
     const recent = inbound('c4', { waId: '16505550044' }, 50);

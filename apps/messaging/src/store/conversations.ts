@@ -301,11 +301,38 @@ export class SqlConversations {
   }
 
   /**
-   * `linkSends` of the sends in `batch` that name exactly one identity, as one statement per step for all of
-   * them (the same steps as `contactFor`, `UPDATE messages` and `touch` one by one); answers the sends left to
-   * link one by one (more identities, none, or an identity another writer claimed meanwhile).
+   * The contacts of sends about to be stored (`MessageWriter`, then `insertAccepted` with the answer): each send's
+   * contact by the number or BSUID it went to, made when new, and moved forward to its latest send of the batch, as
+   * `linkSends` does after the insert. A contact made here is inserted with its last message already (one write of
+   * its row), a known one is moved forward and takes the identity's fields in one UPDATE, and the sends are then
+   * stored with their contact: one write of each row, where `linkSends` wrote each message and contact twice.
    */
-  private async linkSingles(batch: NewMessage[], q: Queryable, linked: Map<string, string>): Promise<NewMessage[]> {
+  async contactsForSends(batch: NewMessage[], q: Queryable = this.q): Promise<Map<string, string>> {
+    const linked = new Map<string, string>();
+    const rest = batch.length > 1 ? await this.linkSingles(batch, q, linked, false) : batch;
+    const contacts = new Map<string, string | undefined>();
+    const latest = new Map<string, NewMessage>();
+    for (const m of rest) {
+      const who = sendIdentity(m);
+      const key = JSON.stringify([m.tenantId, m.clientId, who]);
+      if (!contacts.has(key)) contacts.set(key, await this.contactFor(m.tenantId, m.clientId, who, m.at ?? new Date(), q));
+      const contactId = contacts.get(key);
+      if (!contactId) continue;
+      linked.set(m.id, contactId);
+      const prev = latest.get(contactId);
+      if (!prev || (m.at ?? new Date()).getTime() >= (prev.at ?? new Date()).getTime()) latest.set(contactId, m);
+    }
+    for (const [contactId, m] of [...latest].sort(([a], [b]) => (a < b ? -1 : 1))) await this.touch(q, contactId, m.id, m.at ?? new Date(), false);
+    return linked;
+  }
+
+  /**
+   * `linkSends` (`stored`: the sends are stored) or `contactsForSends` (not yet) of the sends in `batch` that name
+   * exactly one identity, as one statement per step for all of them (the same steps as `contactFor`,
+   * `UPDATE messages` and `touch` one by one); answers the sends left to link one by one (more identities, none,
+   * or an identity another writer claimed meanwhile).
+   */
+  private async linkSingles(batch: NewMessage[], q: Queryable, linked: Map<string, string>, stored = true): Promise<NewMessage[]> {
     const rest: NewMessage[] = [];
     const byClient = new Map<string, Array<{ m: NewMessage; who: Identity; kind: string; value: string; at: Date }>>();
     for (const m of batch) {
@@ -319,9 +346,16 @@ export class SqlConversations {
       byClient.set(m.clientId, list);
       list.push({ m, who, ...ids[0], at: m.at ?? new Date() });
     }
+    const key = (kind: string, value: string) => `${kind}\u0000${value}`;
     for (const [clientId, sends] of byClient) {
-      const key = (kind: string, value: string) => `${kind}\u0000${value}`;
       const wanted = new Map(sends.map((x) => [key(x.kind, x.value), x]));
+      // each identity's latest send of the batch (the later one of equal times, as one by one)
+      const newest = new Map<string, (typeof sends)[number]>();
+      for (const x of sends) {
+        const k = key(x.kind, x.value);
+        const had = newest.get(k);
+        if (!had || x.at.getTime() >= had.at.getTime()) newest.set(k, x);
+      }
       const kinds = [...wanted.values()].map((x) => x.kind);
       const values = [...wanted.values()].map((x) => x.value);
       const contactOf = new Map<string, string>();
@@ -334,17 +368,42 @@ export class SqlConversations {
       // in the contacts' order, as linkSends touches them: batches written at once lock shared rows in one order
       const known = [...wanted.entries()]
         .filter(([k]) => contactOf.has(k))
-        .map(([k, x]) => ({ id: contactOf.get(k)!, who: x.who }))
+        .map(([k, x]) => ({ id: contactOf.get(k)!, who: x.who, last: newest.get(k)! }))
         .sort((a, b) => (a.id < b.id ? -1 : 1));
-      if (known.length) {
+      if (known.length && stored) {
         await q.query(
           `UPDATE contacts c SET wa_id = COALESCE(v.wa_id, c.wa_id), user_id = COALESCE(v.user_id, c.user_id), parent_user_id = COALESCE(v.parent_user_id, c.parent_user_id)
            FROM (SELECT DISTINCT ON (id) * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS t(id, wa_id, user_id, parent_user_id)) v WHERE c.id = v.id`,
           [known.map((x) => x.id), known.map((x) => x.who.waId ?? null), known.map((x) => x.who.userId ?? null), known.map((x) => x.who.parentUserId ?? null)],
         );
+      } else if (known.length) {
+        // not stored yet: the identity's fields and the move to the latest send, one UPDATE of each known contact
+        // (two identities of one contact in the batch: its latest send of them)
+        const byContact = new Map<string, (typeof known)[number]>();
+        for (const x of known) {
+          const had = byContact.get(x.id);
+          if (!had || x.last.at.getTime() >= had.last.at.getTime()) byContact.set(x.id, x);
+        }
+        const rows = [...byContact.values()];
+        await q.query(
+          `UPDATE contacts c SET wa_id = COALESCE(v.wa_id, c.wa_id), user_id = COALESCE(v.user_id, c.user_id), parent_user_id = COALESCE(v.parent_user_id, c.parent_user_id),
+             last_message_id = CASE WHEN v.at >= c.last_activity_at THEN v.message_id ELSE c.last_message_id END,
+             last_activity_at = GREATEST(c.last_activity_at, v.at)
+           FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[]) AS v(id, wa_id, user_id, parent_user_id, message_id, at)
+           WHERE c.id = v.id`,
+          [
+            rows.map((x) => x.id),
+            rows.map((x) => x.who.waId ?? null),
+            rows.map((x) => x.who.userId ?? null),
+            rows.map((x) => x.who.parentUserId ?? null),
+            rows.map((x) => x.last.m.id),
+            rows.map((x) => x.last.at),
+          ],
+        );
       }
       // new users: the identity row first (of two writers at once one wins; the other's sends go one by one)
       const fresh = [...wanted.entries()].filter(([k]) => !contactOf.has(k)).map(([k, x]) => ({ k, x, id: randomUUID() }));
+      const made = new Set<string>();
       if (fresh.length) {
         const claimed = await q.query<{ kind: string; value: string; contact_id: string }>(
           `INSERT INTO contact_identities (client_id, kind, value, contact_id) SELECT $1, k, v, id FROM unnest($2::text[], $3::text[], $4::text[]) AS t(k, v, id)
@@ -352,24 +411,32 @@ export class SqlConversations {
           [clientId, fresh.map((f) => f.x.kind), fresh.map((f) => f.x.value), fresh.map((f) => f.id)],
         );
         const mine = new Set(claimed.map((c) => key(c.kind, c.value)));
-        const made = fresh.filter((f) => mine.has(f.k));
-        if (made.length) {
-          const first = made[0].x.m;
+        const ours = fresh.filter((f) => mine.has(f.k));
+        if (ours.length) {
+          const first = ours[0].x.m;
+          // not stored yet: a new contact's last message is its latest send (no touch after); stored: touched below
+          const last = (f: (typeof ours)[number]) => (stored ? undefined : newest.get(f.k));
           await q.query(
-            `INSERT INTO contacts (id, tenant_id, client_id, wa_id, user_id, parent_user_id, first_seen_at, last_activity_at, created_at)
-             SELECT id, $1, $2, wa_id, user_id, parent_user_id, at, at, at FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[]) AS t(id, wa_id, user_id, parent_user_id, at)`,
+            `INSERT INTO contacts (id, tenant_id, client_id, wa_id, user_id, parent_user_id, first_seen_at, last_activity_at, created_at, last_message_id)
+             SELECT id, $1, $2, wa_id, user_id, parent_user_id, at, COALESCE(last_at, at), at, last_message_id
+             FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::timestamptz[], $9::text[]) AS t(id, wa_id, user_id, parent_user_id, at, last_at, last_message_id)`,
             [
               first.tenantId,
               clientId,
-              made.map((f) => f.id),
-              made.map((f) => f.x.who.waId ?? null),
-              made.map((f) => f.x.who.userId ?? null),
-              made.map((f) => f.x.who.parentUserId ?? null),
-              made.map((f) => f.x.at),
+              ours.map((f) => f.id),
+              ours.map((f) => f.x.who.waId ?? null),
+              ours.map((f) => f.x.who.userId ?? null),
+              ours.map((f) => f.x.who.parentUserId ?? null),
+              ours.map((f) => f.x.at),
+              ours.map((f) => last(f)?.at ?? null),
+              ours.map((f) => last(f)?.m.id ?? null),
             ],
           );
         }
-        for (const f of made) contactOf.set(f.k, f.id);
+        for (const f of ours) {
+          contactOf.set(f.k, f.id);
+          made.add(f.id);
+        }
       }
       const linkable = sends.filter((x) => {
         if (contactOf.has(key(x.kind, x.value))) return true;
@@ -378,12 +445,14 @@ export class SqlConversations {
       });
       if (!linkable.length) continue;
       const contactFor = (x: (typeof linkable)[number]) => contactOf.get(key(x.kind, x.value))!;
+      for (const x of linkable) linked.set(x.m.id, contactFor(x));
+      // not stored yet: every contact was moved forward above (known) or made with its last message (new)
+      if (!stored) continue;
       const updated = await q.query<{ id: string }>(
         `UPDATE messages m SET contact_id = v.contact_id, text_body = COALESCE(m.text_body, v.text)
          FROM unnest($1::text[], $2::text[], $3::text[]) AS v(id, contact_id, text) WHERE m.id = v.id AND m.contact_id IS NULL RETURNING m.id`,
         [linkable.map((x) => x.m.id), linkable.map(contactFor), linkable.map((x) => x.m.text?.slice(0, 4096) ?? null)],
       );
-      for (const x of linkable) linked.set(x.m.id, contactFor(x));
       // each contact's latest send of those linked now (the later one of equal times, as one by one)
       const ids = new Set(updated.map((u) => u.id));
       const latest = new Map<string, { messageId: string; at: Date }>();

@@ -36,7 +36,7 @@ export class MessageStore {
         for (const id of ids) await repository.applyEarlyStatuses(id);
       },
       logger,
-      log && ((q, batch) => log.conversations.linkSends(batch, q)),
+      log && ((q, batch) => log.conversations.contactsForSends(batch, q)),
     );
   }
 
@@ -48,7 +48,7 @@ export class MessageStore {
     if (this.log) this.told(sent, contactId ?? null);
   }
 
-  /** Accepted sends gathered by the caller (a campaign's batch): one INSERT, linked to their contacts in its commit. */
+  /** Accepted sends gathered by the caller (a campaign's batch): one INSERT with their contacts, in one commit. */
   async insertMany(ms: NewMessage[]): Promise<void> {
     const sent = ms.map((m) => this.stamped(m));
     const contacts = await this.writer.insertMany(sent);

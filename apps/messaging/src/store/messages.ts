@@ -196,19 +196,51 @@ async function advanceMany(q: Queryable, updates: StatusUpdateInput[]): Promise<
   return new Map(rows.map(({ id, ...owner }) => [id, owner]));
 }
 
-/** Stores sends the provider accepted (status `accepted`) in one statement; an id stored before changes nothing. */
-export async function insertAccepted(q: Queryable, batch: NewMessage[]): Promise<void> {
-  const params: unknown[] = [];
-  const rows = batch.map((m, i) => {
+/**
+ * Stores sends the provider accepted (status `accepted`) in one statement; an id stored before changes nothing.
+ * With `contacts` (message id → its contact, `SqlConversations.contactsForSends`) each send is stored with its
+ * contact and its text at once, one write of its row (linking it after the insert wrote every row twice: an
+ * UPDATE of `contact_id` moves the row in each of the table's ten indexes); an id stored before without a contact
+ * gets it, as `linkSends` would give it.
+ */
+export async function insertAccepted(q: Queryable, batch: NewMessage[], contacts?: Map<string, string>): Promise<void> {
+  const seen = new Set<string>();
+  const cols = { id: [] as string[], tenant: [] as string[], client: [] as string[], to: [] as Array<string | null>, kind: [] as string[] };
+  const more = { history: [] as string[], at: [] as Date[], recipient: [] as Array<string | null>, api: [] as string[] };
+  const link = { contact: [] as Array<string | null>, text: [] as Array<string | null> };
+  for (const m of batch) {
+    // one row per id: a second one would be a conflict of the statement with itself
+    if (seen.has(m.id)) continue;
+    seen.add(m.id);
     const at = m.at ?? new Date();
     const history: StatusChange[] = [{ status: 'accepted', at: at.toISOString() }];
-    params.push(m.id, m.tenantId, m.clientId, m.to ?? null, m.kind, JSON.stringify(history), at, m.recipient ?? null, m.api ?? 'cloud_api');
-    const b = i * 9;
-    return `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, 'accepted', $${b + 6}::jsonb, $${b + 7}::timestamptz, $${b + 7}::timestamptz, $${b + 8}, $${b + 9})`;
-  });
+    cols.id.push(m.id);
+    cols.tenant.push(m.tenantId);
+    cols.client.push(m.clientId);
+    cols.to.push(m.to ?? null);
+    cols.kind.push(m.kind);
+    more.history.push(JSON.stringify(history));
+    more.at.push(at);
+    more.recipient.push(m.recipient ?? null);
+    more.api.push(m.api ?? 'cloud_api');
+    const contact = contacts?.get(m.id);
+    link.contact.push(contact ?? null);
+    // the text goes in with the contact (as linkSends writes it)
+    link.text.push(contact ? (m.text?.slice(0, 4096) ?? null) : null);
+  }
+  // arrays, not a VALUES list of 11 parameters a row: one parameter a column, whatever the batch's size
   await q.query(
-    `INSERT INTO messages (id, tenant_id, client_id, to_number, kind, status, status_history, created_at, updated_at, recipient, api) VALUES ${rows.join(', ')} ON CONFLICT (id) DO NOTHING`,
-    params,
+    `INSERT INTO messages (id, tenant_id, client_id, to_number, kind, status, status_history, created_at, updated_at, recipient, api, contact_id, text_body)
+     SELECT id, tenant_id, client_id, to_number, kind, 'accepted', history::jsonb, at, at, recipient, api, contact_id, text_body
+     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::text[], $9::text[], $10::text[], $11::text[])
+       AS v(id, tenant_id, client_id, to_number, kind, history, at, recipient, api, contact_id, text_body)
+     ON CONFLICT (id) DO ${
+       contacts
+         ? `UPDATE SET contact_id = EXCLUDED.contact_id, text_body = COALESCE(messages.text_body, EXCLUDED.text_body)
+            WHERE messages.contact_id IS NULL AND EXCLUDED.contact_id IS NOT NULL`
+         : 'NOTHING'
+     }`,
+    [cols.id, cols.tenant, cols.client, cols.to, cols.kind, more.history, more.at, more.recipient, more.api, link.contact, link.text],
   );
 }
 
