@@ -5,8 +5,9 @@ import type { Logger } from '@gateway/logger';
 import type { JsMsg } from 'nats';
 import { liveSecrets, type DeliveryTarget, type DeliveryTargets } from './delivery-targets';
 import type { EndpointHealth } from './endpoint-health';
+import type { RecordReader } from './record-reader';
 import type { RecordWriter } from './record-writer';
-import type { DeliveryRepository, SeriesKey } from './store/deliveries';
+import type { DeliveryRepository, SeriesKey, SeriesState } from './store/deliveries';
 import type { WebhookSender } from './webhook-sender';
 
 /** Set on messages whose delivery record exists already (test events, manual retries). */
@@ -30,8 +31,10 @@ export type DisableWebhook = (clientId: string, url: string, reason: string) => 
  * One JetStream message = one event for one client. The attempt number comes from the delivery record, not
  * from the redelivery count: a redelivery after a crash repeats the unfinished attempt instead of spending
  * one. Between attempts the message waits in JetStream (nak with the next delay), never in a timer here.
- * A first delivery of an event without a record skips the read: it is attempt 1 (the record is written
- * after the attempt, in a group commit, before the ack).
+ * Every delivery reads its record first, the first delivery too (an event's own series through `RecordReader`,
+ * batched; JetStream may hand a message out as a first delivery again), and a series that has ended is acknowledged without another attempt; the record is written after
+ * the attempt, in a group commit, before the ack. What remains is the at-least-once window: a process killed
+ * between the receiver's answer and that commit leaves no record, and the redelivery sends the attempt again.
  *
  * Beside the spec's schedule, the receiver's signals count: 410 Gone ends the series and disables the
  * client's webhook; 429/503 with Retry-After set the next delay (capped at the schedule's largest); a URL
@@ -45,6 +48,7 @@ export const TENANT_SUSPENDED = 'held: tenant suspended';
 export class DeliveryWorker {
   constructor(
     private readonly repo: DeliveryRepository,
+    private readonly reader: RecordReader,
     private readonly writer: RecordWriter,
     private readonly targets: DeliveryTargets,
     private readonly sender: WebhookSender,
@@ -70,8 +74,8 @@ export class DeliveryWorker {
     const body = m.string();
     const presetId = headerValue(m.headers, DELIVERY_ID_HEADER);
     const series = Number(headerValue(m.headers, DELIVERY_SERIES_HEADER) ?? 0);
-    const firstSight = m.info.deliveryCount === 1 && !presetId;
-    const record = firstSight ? undefined : await this.repo.find(eventId, series);
+    // the event's own series (no record made up front) has the id derived from the event: read in a batch
+    const record: SeriesState | undefined = presetId ? await this.repo.find(eventId, series) : await this.reader.state(seriesId(eventId, series));
     if (record && record.status !== 'pending') return ACK; // a redelivery of a finished series
     const done = record?.attempts ?? 0;
     // `attempts` keeps the count when a series ends without another attempt (an update must not go backwards)

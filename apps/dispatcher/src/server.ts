@@ -12,6 +12,7 @@ import { Deliveries } from './deliveries';
 import { DeliveryTargets } from './delivery-targets';
 import { DeliveryWorker } from './delivery-worker';
 import { EndpointHealth } from './endpoint-health';
+import { RecordReader } from './record-reader';
 import { RecordWriter } from './record-writer';
 import { migrations } from './store/migrations';
 import { SqlDeliveryRepository } from './store/deliveries';
@@ -61,7 +62,7 @@ export async function startDispatcher(config: DispatcherConfig, logger: Logger):
   const writer = new RecordWriter(repo, logger);
   const health = await EndpointHealth.open(db, config.disableAfterMs);
   const disable = async (clientId: string, url: string, reason: string) => (await directory.disableClientWebhook({ clientId, url, reason })).disabled;
-  const worker = new DeliveryWorker(repo, writer, targets, sender, health, disable, logger, {
+  const worker = new DeliveryWorker(repo, new RecordReader(repo), writer, targets, sender, health, disable, logger, {
     retryDelaysMs: config.retryDelaysMs,
     observe: (outcome, attempt, ms) => {
       delivered.inc({ outcome, attempt: String(attempt) });

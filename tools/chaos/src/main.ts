@@ -1,7 +1,7 @@
 /**
  * `npm run chaos`: the fault run (see run.ts) at its full length, printed as one markdown table. Exits non-zero
- * when anything accepted is missing, a delivered event has no record, or a 2xx send reached the provider other
- * than once. CHAOS_LOAD_SECONDS, CHAOS_WEBHOOKS_PER_SEC, CHAOS_SENDS_PER_SEC, CHAOS_RESTART_AFTER_MS, CHAOS_CAMPAIGN_RECIPIENTS (a campaign through the kills; 0: none), CHAOS_CAMPAIGN_RATE
+ * when anything accepted is missing, a delivery was repeated other than by a killed dispatcher, a delivered event
+ * has no record, or a 2xx send reached the provider other than once. CHAOS_LOAD_SECONDS, CHAOS_WEBHOOKS_PER_SEC, CHAOS_SENDS_PER_SEC, CHAOS_RESTART_AFTER_MS, CHAOS_CAMPAIGN_RECIPIENTS (a campaign through the kills; 0: none), CHAOS_CAMPAIGN_RATE
  * and CHAOS_MAX_IN_FLIGHT tune it.
  */
 import { cpus } from 'node:os';
@@ -17,7 +17,7 @@ async function main() {
     drainTimeoutMs: 180_000,
     campaignRecipients: Number(process.env.CHAOS_CAMPAIGN_RECIPIENTS ?? 2000),
     campaignRate: Number(process.env.CHAOS_CAMPAIGN_RATE ?? 20),
-    maxInFlight: Number(process.env.CHAOS_MAX_IN_FLIGHT ?? 256),
+    maxInFlight: Number(process.env.CHAOS_MAX_IN_FLIGHT ?? 1024),
     log: (line) => console.error(`[chaos] ${line}`),
   });
   console.log(`\n## Fault run — ${new Date().toISOString().slice(0, 16)}Z, ${cpus().length} cores, Node ${process.version}\n`);

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { health } from '@gateway/contracts';
 import { createServiceClient } from '@gateway/rpc';
 import { waitFor } from '@gateway/testing';
@@ -20,6 +21,8 @@ export class Replica {
   private readonly output: string[] = [];
   private readonly previous: Record<string, number> = {};
   private current: Record<string, number> = {};
+  /** CPU seconds of the earlier incarnations, and of this one at its last reading. */
+  private cpu = { previous: 0, current: 0 };
 
   constructor(
     readonly name: string,
@@ -30,6 +33,8 @@ export class Replica {
     readonly port: number,
     readonly metricsPort: number,
     private readonly counters: CounterSpec,
+    /** An HTTP replica's readiness path (the edge's; the simulator answers `/_sim/health`). */
+    private readonly readyPath = '/readyz',
   ) {}
 
   get address(): string {
@@ -40,7 +45,7 @@ export class Replica {
     return this.child?.pid;
   }
 
-  /** Starts the process and resolves once it serves: gRPC health SERVING, or the edge's /readyz. */
+  /** Starts the process and resolves once it serves: gRPC health SERVING, or its readiness path answering 200. */
   async start(timeoutMs = 90_000): Promise<void> {
     const portVars = this.kind === 'grpc' ? { GRPC_HOST: this.host, GRPC_PORT: String(this.port) } : { HOST: this.host, PORT: String(this.port) };
     const child = spawn(process.execPath, [this.bundle], {
@@ -65,7 +70,7 @@ export class Replica {
     try {
       const serving = async () => {
         if (probe) return (await probe.check({ service: '' })).status === health.HealthCheckResponse_ServingStatus.SERVING;
-        const res = await fetch(`http://${this.address}/readyz`, { signal: AbortSignal.timeout(2000) });
+        const res = await fetch(`http://${this.address}${this.readyPath}`, { signal: AbortSignal.timeout(2000) });
         return res.status === 200;
       };
       await Promise.race([died, waitFor(serving, { timeoutMs, intervalMs: 200, what: `${this.name} serving` })]);
@@ -78,12 +83,14 @@ export class Replica {
     return !!this.child && this.child.exitCode === null && this.child.signalCode === null;
   }
 
-  /** SIGKILL: no shutdown, in-flight work abandoned. The last scrape is kept in the totals. */
-  async kill(): Promise<void> {
+  /** SIGKILL: no shutdown, in-flight work abandoned. The last scrape is kept in the totals. Answers when the signal went. */
+  async kill(): Promise<number> {
     await this.scrape();
     this.retire();
+    const at = Date.now();
     this.child?.kill('SIGKILL');
     await this.exited;
+    return at;
   }
 
   /** SIGTERM and wait for the graceful shutdown (end of the run). */
@@ -100,6 +107,8 @@ export class Replica {
   /** Reads this incarnation's counters; a process that does not answer keeps its last reading. */
   async scrape(): Promise<void> {
     if (!this.running()) return;
+    this.cpu.current = processCpuSeconds(this.child!.pid!) ?? this.cpu.current;
+    if (!Object.keys(this.counters).length) return;
     try {
       const res = await fetch(`http://127.0.0.1:${this.metricsPort}/metrics`, { signal: AbortSignal.timeout(2000) });
       const text = await res.text();
@@ -117,6 +126,11 @@ export class Replica {
     return out;
   }
 
+  /** CPU time (user + system) of every incarnation, as of the last scrape. */
+  cpuSeconds(): number {
+    return this.cpu.previous + this.cpu.current;
+  }
+
   lastOutput(lines = 10): string[] {
     return this.output.slice(-lines);
   }
@@ -124,5 +138,18 @@ export class Replica {
   private retire(): void {
     for (const [k, v] of Object.entries(this.current)) this.previous[k] = (this.previous[k] ?? 0) + v;
     this.current = {};
+    this.cpu = { previous: this.cpu.previous + this.cpu.current, current: 0 };
+  }
+}
+
+/** User + system CPU seconds of a process, from /proc (Linux; undefined elsewhere or once it is gone). */
+export function processCpuSeconds(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // the fields after the command name (in parentheses, which may hold spaces): utime and stime are the 14th and 15th
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
   }
 }

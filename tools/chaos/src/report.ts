@@ -1,7 +1,32 @@
-import type { WebhookReceiver } from '@gateway/testing';
 import type { CampaignOutcome } from './campaign';
 import type { Load } from './load';
+import type { ReceivedDelivery, ThreadStats } from './receiver';
 import type { Replica } from './replica';
+
+/** A request in the simulator's log of received requests. */
+export interface SimRequest {
+  method: string;
+  path: string;
+  body: unknown;
+}
+
+/**
+ * Where each repeated delivery (an X-Event-Id the receiver got again) came from, read from its attempt number
+ * and the kills: the receiver answers every request 200 at once, so the gateway had no reason to repeat one.
+ */
+export interface DuplicateSources {
+  /**
+   * The same attempt again, the first one got by the receiver before a dispatcher's SIGKILL and the repeat after
+   * it: the process died between the receiver's 2xx and its record of it (the inherent at-least-once window).
+   */
+  dispatcherKilled: number;
+  /** The next attempt of the series, though the receiver had got the one before (the dispatcher saw no 2xx in time). */
+  nextAttempt: number;
+  /** The same attempt again with no dispatcher killed in between (a redelivery the record did not stop). */
+  sameAttempt: number;
+  /** A few of each, for the log. */
+  examples: string[];
+}
 
 export interface KillRecord {
   what: string;
@@ -26,6 +51,7 @@ export interface ChaosReport {
     received: number;
     missing: number;
     duplicates: number;
+    duplicatesNotFromAKill: number;
     withoutRecord: number;
     sends2xx: number;
     sendsProviderCalls: number;
@@ -43,9 +69,11 @@ export interface ChaosReport {
 interface ReportInput {
   load: Load;
   expected: Set<string>;
-  receiver: WebhookReceiver;
-  wamidPattern: RegExp;
-  simRequests: Array<{ method: string; path: string; body: unknown }>;
+  /** What the receiver got. */
+  received: ReceivedDelivery[];
+  simRequests: SimRequest[];
+  /** When the load started (the kills' `atMs` count from it). */
+  loadStartedAt: number;
   /** Delivery records of this run's events (chat). */
   records: Array<{ event_id: string; status: string }>;
   kills: KillRecord[];
@@ -54,6 +82,10 @@ interface ReportInput {
   loadMs?: number;
   campaign?: CampaignOutcome;
   replicas: Record<'messaging' | 'dispatcher' | 'edge', Replica[]>;
+  /** CPU seconds over the run, by process (every incarnation of a replica). */
+  cpuSeconds?: Array<[string, number]>;
+  /** The run's own event loops: the main thread (load generator) and the receiver's worker thread. */
+  threads?: { main: ThreadStats; receiver: ThreadStats };
   totalMs: number;
 }
 
@@ -62,17 +94,18 @@ const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 export function buildReport(i: ReportInput): ChaosReport {
   const failures: string[] = [];
   // deliveries of this run's events: by X-Event-Id, and which wamid each carried
-  const byEventId = new Map<string, number>();
+  const byEventId = new Map<string, ReceivedDelivery[]>();
   const received = new Set<string>();
-  for (const r of i.receiver.received) {
-    const wamids = [...r.raw.toString('utf8').matchAll(i.wamidPattern)].map((m) => m[0]);
-    if (!wamids.length) continue;
-    wamids.forEach((w) => received.add(w));
-    const id = String(r.headers['x-event-id'] ?? '');
-    byEventId.set(id, (byEventId.get(id) ?? 0) + 1);
+  for (const r of i.received) {
+    if (!r.wamids.length) continue;
+    r.wamids.forEach((w) => received.add(w));
+    const list = byEventId.get(r.eventId);
+    if (list) list.push(r);
+    else byEventId.set(r.eventId, [r]);
   }
   const missing = [...i.expected].filter((w) => !received.has(w));
-  const duplicates = [...byEventId.values()].reduce((n, c) => n + (c - 1), 0);
+  const dup = duplicateSources(byEventId, i.kills, i.loadStartedAt);
+  const duplicates = dup.dispatcherKilled + dup.nextAttempt + dup.sameAttempt;
   const recorded = new Set(i.records.map((r) => r.event_id));
   const withoutRecord = [...byEventId.keys()].filter((id) => !recorded.has(id));
   const byStatus = new Map<string, number>();
@@ -91,6 +124,10 @@ export function buildReport(i: ReportInput): ChaosReport {
   for (const x of i.load.sends) sendStatuses.set(String(x.status), (sendStatuses.get(String(x.status)) ?? 0) + 1);
 
   const accepted = i.load.accepted().length;
+  if (dup.nextAttempt + dup.sameAttempt)
+    failures.push(
+      `${dup.nextAttempt + dup.sameAttempt} deliveries were repeated with no dispatcher killed between the two (${dup.nextAttempt} as the next attempt, ${dup.sameAttempt} as the same attempt; e.g. ${dup.examples.slice(0, 3).join('; ')})`,
+    );
   if (missing.length) failures.push(`${missing.length} accepted webhooks have no delivered event (e.g. ${missing.slice(0, 3).join(', ')})`);
   if (withoutRecord.length) failures.push(`${withoutRecord.length} delivered events have no delivery record (e.g. ${withoutRecord.slice(0, 3).join(', ')})`);
   if (not1.length)
@@ -124,7 +161,11 @@ export function buildReport(i: ReportInput): ChaosReport {
     ['Events expected from them', String(i.expected.size)],
     ['Distinct events received by the receiver', String(received.size)],
     ['Events missing', String(missing.length)],
-    ['Duplicate deliveries (same X-Event-Id twice)', String(duplicates)],
+    [
+      'Duplicate deliveries (same X-Event-Id twice)',
+      `${duplicates}: ${dup.dispatcherKilled} a killed dispatcher's attempt repeated (got before the SIGKILL, not yet recorded), ${dup.nextAttempt} the next attempt after one the receiver got, ${dup.sameAttempt} the same attempt with no kill between`,
+    ],
+    ...(dup.examples.length ? ([['Repeated deliveries (examples)', dup.examples.join('; ')]] as Array<[string, string]>) : []),
     ['Delivery records by status', [...byStatus].map(([k, v]) => `${k} ${v}`).join(', ') || 'none'],
     ['Delivered events without a record', String(withoutRecord.length)],
     [
@@ -162,6 +203,22 @@ export function buildReport(i: ReportInput): ChaosReport {
         .map(([k, v]) => `${k} ${v}`)
         .join(', '),
     ]),
+    ...(i.cpuSeconds
+      ? ([['CPU seconds over the run, by process', i.cpuSeconds.map(([name, sec]) => `${name} ${sec.toFixed(1)}`).join(', ')]] as Array<[string, string]>)
+      : []),
+    ...(i.threads
+      ? ([
+          [
+            "The run's event loops: busy, timer delay p99 / max",
+            (['main', 'receiver'] as const)
+              .map((t) => {
+                const x = i.threads![t];
+                return `${t === 'main' ? 'load generator (main thread)' : 'receiver (worker thread)'} ${(x.busy * 100).toFixed(0)} %, ${x.delayP99Ms.toFixed(0)} / ${x.delayMaxMs.toFixed(0)} ms`;
+              })
+              .join('; '),
+          ],
+        ] as Array<[string, string]>)
+      : []),
     ['Whole run', s(i.totalMs)],
   ];
   return {
@@ -175,6 +232,7 @@ export function buildReport(i: ReportInput): ChaosReport {
       received: received.size,
       missing: missing.length,
       duplicates,
+      duplicatesNotFromAKill: dup.nextAttempt + dup.sameAttempt,
       withoutRecord: withoutRecord.length,
       sends2xx: ok.length,
       sendsProviderCalls: ok.reduce((n, x) => n + (calls.get(x.marker) ?? 0), 0),
@@ -188,6 +246,32 @@ export function buildReport(i: ReportInput): ChaosReport {
     },
     totalMs: i.totalMs,
   };
+}
+
+/** How long after a dispatcher's SIGKILL a request it had sent may still reach the receiver (the socket's last bytes). */
+const KILL_SLACK_MS = 250;
+
+export function duplicateSources(byEventId: Map<string, ReceivedDelivery[]>, kills: KillRecord[], loadStartedAt: number): DuplicateSources {
+  const out: DuplicateSources = { dispatcherKilled: 0, nextAttempt: 0, sameAttempt: 0, examples: [] };
+  const dispatcherKills = kills.filter((k) => k.what === 'dispatcher').map((k) => loadStartedAt + k.atMs);
+  const example = (e: string) => out.examples.length < 10 && out.examples.push(e);
+  for (const [eventId, list] of byEventId) {
+    if (list.length < 2) continue;
+    const sorted = [...list].sort((a, b) => a.at - b.at);
+    for (let n = 1; n < sorted.length; n++) {
+      const [before, again] = [sorted[n - 1], sorted[n]];
+      const at = (d: ReceivedDelivery) => `+${((d.at - loadStartedAt) / 1000).toFixed(1)} s`;
+      if (again.attempt > before.attempt) {
+        out.nextAttempt += 1;
+        example(`${eventId}: attempt ${before.attempt} at ${at(before)}, attempt ${again.attempt} at ${at(again)}`);
+      } else if (dispatcherKills.some((k) => before.at <= k + KILL_SLACK_MS && again.at > k)) out.dispatcherKilled += 1;
+      else {
+        out.sameAttempt += 1;
+        example(`${eventId}: attempt ${before.attempt} at ${at(before)} and again at ${at(again)}`);
+      }
+    }
+  }
+  return out;
 }
 
 export function formatTable(r: ChaosReport): string {

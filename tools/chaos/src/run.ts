@@ -1,23 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { createLogger } from '@gateway/logger';
-import { SERVICES, TEST_PLANS, type StartedService } from '@gateway/test-stack';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { TEST_PLANS } from '@gateway/test-stack';
 import { bundleApp } from './bundle';
-import {
-  createTestDatabase,
-  freePort,
-  startNatsCluster,
-  startWebhookReceiver,
-  tempDir,
-  waitFor,
-  type TestNatsCluster,
-  type WebhookReceiver,
-} from '@gateway/testing';
+import { createTestDatabase, freePort, startNatsCluster, tempDir, waitFor, type TestNatsCluster } from '@gateway/testing';
 import { ChaosCampaign } from './campaign';
 import { Load } from './load';
-import { Replica, type CounterSpec, type Env } from './replica';
-import { buildReport, type ChaosReport, type KillRecord } from './report';
+import { ChaosReceiver, type ReceivedDelivery } from './receiver';
+import { processCpuSeconds, Replica, type CounterSpec, type Env } from './replica';
+import { buildReport, type ChaosReport, type KillRecord, type SimRequest } from './report';
 
 export interface ChaosOptions {
   /** How long the load runs; the four kills are spread over it. */
@@ -49,10 +41,12 @@ const EDGE_COUNTERS: CounterSpec = {
 
 /**
  * The fault run: a 3-node JetStream cluster with R3 streams, PostgreSQL, two replicas each of edge, messaging
- * and dispatcher (OS processes, SIGKILLed and restarted), one of tenant-directory, flows and signup, the
- * provider simulator and a webhook receiver (those in this process: they are never killed). Under a steady
- * load it kills one dispatcher, one messaging, one edge and the NATS server leading PROVIDER_INBOUND, then
- * waits for the backlog to drain and counts every event.
+ * and dispatcher (OS processes, SIGKILLed and restarted), one each of tenant-directory, flows, signup and the
+ * provider simulator (OS processes too, never killed), and a webhook receiver in a worker thread of this
+ * process. This process makes the load and keeps the count: what answers the gateway (the receiver, the
+ * simulator, the services) never shares its event loop with the load generator. Under a steady load it kills one
+ * dispatcher, one messaging, one edge and the NATS server leading PROVIDER_INBOUND, then waits for the backlog to
+ * drain and counts every event.
  */
 export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
   const log = opts.log ?? (() => undefined);
@@ -68,6 +62,12 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
   };
   try {
     const started = Date.now();
+    // how busy this process's main thread (the load generator, the count) was, and what it cost
+    const cpuAtStart = process.cpuUsage();
+    const mainDelay = monitorEventLoopDelay({ resolution: 10 });
+    mainDelay.enable();
+    const mainEluAtStart = performance.eventLoopUtilization();
+    cleanups.push(async () => mainDelay.disable());
     log('starting a 3-node JetStream cluster');
     const cluster = await startNatsCluster(3);
     cleanups.push(() => cluster.dispose());
@@ -75,21 +75,42 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     cleanups.push(() => db.drop());
     const dataDir = tempDir('gw-chaos-');
     cleanups.push(async () => dataDir.remove());
-    const receiver = await startWebhookReceiver();
+    // this run's inbound message ids: the receiver picks them out of the events it gets
+    const runId = randomBytes(4).toString('hex');
+    const receiver = await ChaosReceiver.start({ wamidPattern: `wamid\\.chaos\\.${runId}\\.\\d+` });
     cleanups.push(() => receiver.close());
-    const { startProviderSim } = await import('@gateway/app-provider-sim');
-    const logger = createLogger({ name: 'chaos', level: process.env.CHAOS_LOG_LEVEL ?? 'silent' });
-    const sim = await startProviderSim({
-      port: 0,
-      host: '127.0.0.1',
-      appId: 'sim-app-id',
-      appSecret: APP_SECRET,
-      verifyToken: 'sim-verify-token',
-      configId: 'sim-config-id',
-      autoStatuses: false,
-      logger,
+
+    log(`receiver up (${((Date.now() - started) / 1000).toFixed(1)} s); bundling the apps`);
+    const apps = ['provider-sim', 'tenant-directory', 'flows', 'signup', 'messaging', 'dispatcher', 'edge'] as const;
+    const bundles = Object.fromEntries(await Promise.all(apps.map(async (a) => [a, await bundleApp(a)] as const))) as Record<(typeof apps)[number], string>;
+    cleanups.push(async () => Object.values(bundles).forEach((b) => rmSync(dirname(b), { recursive: true, force: true })));
+    const singles: Replica[] = [];
+    cleanups.push(async () => {
+      for (const r of singles.reverse()) await r.stop().catch(() => undefined);
     });
-    cleanups.push(() => sim.stop());
+
+    const simPort = await freePort();
+    const sim = new Replica(
+      'provider-sim',
+      'http',
+      bundles['provider-sim'],
+      {
+        LOG_LEVEL: 'warn',
+        PROVIDER_APP_ID: 'sim-app-id',
+        PROVIDER_APP_SECRET: APP_SECRET,
+        PROVIDER_VERIFY_TOKEN: 'sim-verify-token',
+        PROVIDER_CONFIG_ID: 'sim-config-id',
+        SIM_AUTO_STATUSES: 'false',
+      },
+      '127.0.0.1',
+      simPort,
+      await freePort(),
+      {},
+      '/_sim/health',
+    );
+    singles.push(sim);
+    await sim.start();
+    const simUrl = `http://${sim.address}`;
 
     const edgePorts = [await freePort(), await freePort()];
     const env: Env = {
@@ -104,38 +125,30 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
       // the fault run measures delivery under faults, not the plans' rate limits
       PLANS: TEST_PLANS,
       PUBLIC_BASE_URL: `http://127.0.0.1:${edgePorts[0]}`,
-      PROVIDER_BASE_URL: sim.url,
+      PROVIDER_BASE_URL: simUrl,
       PROVIDER_APP_ID: 'sim-app-id',
       PROVIDER_APP_SECRET: APP_SECRET,
       PROVIDER_VERIFY_TOKEN: 'sim-verify-token',
       PROVIDER_CONFIG_ID: 'sim-config-id',
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-      // short attempt timeouts keep the ack wait (and so the redelivery after a SIGKILL) at its 10 s floor
-      WEBHOOK_TIMEOUT_MS: '2500',
+      // the delivery timeout and retry schedule are production's (WEBHOOK_TIMEOUT_MS 10 s, retries after 5 s and
+      // 25 s; so the ack wait, the redelivery after a SIGKILL, is 25 s): the run's timeline leaves room for it
       GRPC_HOST: '127.0.0.1',
       GRPC_PORT: '0',
       METRICS_PORT: '0',
     };
 
-    // the services that are never killed run in this process
-    const inProcess: StartedService[] = [];
-    cleanups.push(async () => {
-      for (const s of inProcess.reverse()) await s.stop().catch(() => undefined);
-    });
-    for (const [name, addrVar] of [
-      ['tenant-directory', 'TENANT_DIRECTORY_ADDR'],
-      ['flows', 'FLOWS_ADDR'],
-      ['signup', 'SIGNUP_ADDR'],
-    ] as const) {
-      const svc = await SERVICES[name].start(env, logger.child({ svc: name }));
-      inProcess.push(svc);
-      env[addrVar] = `127.0.0.1:${svc.grpcPort}`;
-    }
-    log(`in-process services up (${((Date.now() - started) / 1000).toFixed(1)} s); bundling edge, messaging, dispatcher`);
+    // the services that are never killed: one process each, the tenant directory first (the others call it)
+    const single = async (name: 'tenant-directory' | 'flows' | 'signup', addrVar: string) => {
+      const r = new Replica(name, 'grpc', bundles[name], env, '127.0.0.1', await freePort(), await freePort(), {});
+      singles.push(r);
+      await r.start();
+      env[addrVar] = r.address;
+    };
+    await single('tenant-directory', 'TENANT_DIRECTORY_ADDR');
+    await Promise.all([single('flows', 'FLOWS_ADDR'), single('signup', 'SIGNUP_ADDR')]);
+    log(`simulator and single services up (${((Date.now() - started) / 1000).toFixed(1)} s)`);
 
-    const [messagingBundle, dispatcherBundle, edgeBundle] = await Promise.all(['messaging', 'dispatcher', 'edge'].map((a) => bundleApp(a)));
-    const bundles = { messaging: messagingBundle, dispatcher: dispatcherBundle, edge: edgeBundle };
-    cleanups.push(async () => Object.values(bundles).forEach((b) => rmSync(dirname(b), { recursive: true, force: true })));
     // two replicas of each gRPC service on two loopback addresses, named together in one ipv4: target
     const grpcPair = async (app: 'messaging' | 'dispatcher', counters: CounterSpec) => {
       const out: Replica[] = [];
@@ -158,19 +171,28 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     await Promise.all(edges.map((r) => r.start()));
     log(`gateway up (${((Date.now() - started) / 1000).toFixed(1)} s)`);
 
-    const target = await provision(edges[0], env, sim.url, receiver);
-    const load = new Load(
-      { ...target, edges: edges.map((e) => `http://${e.address}`), appSecret: APP_SECRET, runId: randomBytes(4).toString('hex') },
-      opts.maxInFlight,
-    );
+    const target = await provision(edges[0], env, simUrl, receiver.url);
+    const load = new Load({ ...target, edges: edges.map((e) => `http://${e.address}`), appSecret: APP_SECRET, runId }, opts.maxInFlight);
     const campaign = new ChaosCampaign(
-      { base: `http://${edges[0].address}`, apiKey: target.apiKey, clientId: target.clientId, wabaId: target.wabaId, simUrl: sim.url },
+      { base: `http://${edges[0].address}`, apiKey: target.apiKey, clientId: target.clientId, wabaId: target.wabaId, simUrl },
       opts.campaignRecipients ?? 0,
       opts.campaignRate ?? 20,
-      load.t.runId,
+      runId,
     );
     await campaign.create();
-    const scraper = setInterval(() => void Promise.all(replicas.map((r) => r.scrape())), 1000);
+    // the NATS servers' CPU, read every second by pid (a killed node's last reading stays)
+    const natsCpu = new Map<number, { node: string; seconds: number }>();
+    const readNatsCpu = () => {
+      for (const n of cluster.nodes) {
+        const pid = n.pid();
+        const seconds = pid === undefined ? undefined : processCpuSeconds(pid);
+        if (pid !== undefined && seconds !== undefined) natsCpu.set(pid, { node: n.name, seconds });
+      }
+    };
+    const scraper = setInterval(() => {
+      readNatsCpu();
+      void Promise.all(replicas.map((r) => r.scrape()));
+    }, 1000);
     cleanups.push(async () => clearInterval(scraper));
 
     // the load, with the four kills spread over it
@@ -181,9 +203,9 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     await campaign.start();
     const at = (fraction: number) => new Promise((r) => setTimeout(r, Math.max(0, t0 + fraction * loadMs - Date.now())));
     const killReplica = async (r: Replica, what: string) => {
-      const killedAt = Date.now();
-      log(`SIGKILL ${r.name} (pid ${r.pid}) at +${((killedAt - t0) / 1000).toFixed(1)} s`);
-      await r.kill();
+      const pid = r.pid;
+      const killedAt = await r.kill();
+      log(`SIGKILL ${r.name} (pid ${pid}) at +${((killedAt - t0) / 1000).toFixed(1)} s`);
       await new Promise((res) => setTimeout(res, opts.restartAfterMs));
       await r.start();
       kills.push({ what, target: r.name, atMs: killedAt - t0, recoveredMs: Date.now() - killedAt });
@@ -229,46 +251,68 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
 
     // drain: every accepted webhook's event at the receiver, then a little longer for late repeats
     const expected = new Set(load.accepted().map((w) => w.wamid));
-    await waitFor(() => receivedWamids(receiver, target.runIdPattern(load)).size >= expected.size || undefined, {
+    await waitFor(() => receivedWamids(receiver.received).size >= expected.size || undefined, {
       timeoutMs: opts.drainTimeoutMs,
       intervalMs: 250,
       what: 'the backlog to drain',
     }).catch(() => undefined);
     await new Promise((r) => setTimeout(r, 2000));
+    await receiver.sync();
     // from the end of the load to the last first delivery of an event of this run
     const firstDelivery = new Map<string, number>();
-    for (const r of receiver.received)
-      for (const m of r.raw.toString('utf8').matchAll(target.runIdPattern(load))) if (!firstDelivery.has(m[0])) firstDelivery.set(m[0], r.at);
-    const drainMs = Math.max(0, Math.max(0, ...firstDelivery.values()) - loadStoppedAt);
+    for (const r of receiver.received) for (const w of r.wamids) if (!firstDelivery.has(w)) firstDelivery.set(w, r.at);
+    let lastFirst = 0;
+    for (const at of firstDelivery.values()) lastFirst = Math.max(lastFirst, at);
+    const drainMs = Math.max(0, lastFirst - loadStoppedAt);
     // the campaign: every recipient sent or unknown
     const campaignSeconds = await campaignSettled;
-    const campaignOutcome = await campaign.outcome(`http://${edges[0].address}`, campaignSeconds, sim.state.requests);
+    const simRequests = await providerSends(simUrl);
+    const campaignOutcome = await campaign.outcome(`http://${edges[0].address}`, campaignSeconds, simRequests);
     log(`campaign settled after ${campaignSeconds.toFixed(1)} s: ${JSON.stringify(campaignOutcome.byStatus)}`);
     await Promise.all(replicas.map((r) => r.scrape()));
 
     // delivery records are written as attempts finish: wait until every delivered event has one (or 30 s)
-    const deliveredIds = () =>
-      new Set(receiver.received.filter((r) => target.runIdPattern(load).test(r.raw.toString('utf8'))).map((r) => String(r.headers['x-event-id'])));
+    const deliveredIds = () => new Set(receiver.received.filter((r) => r.wamids.length).map((r) => r.eventId));
     let records = await deliveryRecords(`http://${edges[0].address}`, target.apiKey, target.clientId);
     const recordDeadline = Date.now() + 30_000;
     while (Date.now() < recordDeadline) {
       const have = new Set(records.map((r) => r.event_id));
       if ([...deliveredIds()].every((id) => have.has(id)) && records.every((r) => r.status !== 'pending')) break;
       await new Promise((r) => setTimeout(r, 1000));
+      await receiver.sync();
       records = await deliveryRecords(`http://${edges[0].address}`, target.apiKey, target.clientId);
     }
+    await receiver.sync();
+    await Promise.all([...replicas, ...singles].map((r) => r.scrape()));
+    readNatsCpu();
+    const natsByNode = new Map<string, number>();
+    for (const { node, seconds } of natsCpu.values()) natsByNode.set(node, (natsByNode.get(node) ?? 0) + seconds);
+    const ownCpu = process.cpuUsage(cpuAtStart);
     const report = buildReport({
       load,
       expected,
-      receiver,
-      wamidPattern: target.runIdPattern(load),
-      simRequests: sim.state.requests,
+      received: receiver.received,
+      simRequests,
+      loadStartedAt: t0,
       records: records.filter((r) => r.event_type === 'chat'),
       kills,
       drainMs,
       loadMs: loadStoppedAt - t0,
       campaign: campaignOutcome,
       replicas: { messaging, dispatcher, edge: edges },
+      cpuSeconds: [
+        ...[...replicas, ...singles].map((r): [string, number] => [r.name, r.cpuSeconds()]),
+        ...[...natsByNode].map(([node, seconds]): [string, number] => [`nats ${node}`, seconds]),
+        ['the run (load generator, receiver thread, count)', (ownCpu.user + ownCpu.system) / 1e6],
+      ],
+      threads: {
+        main: {
+          busy: performance.eventLoopUtilization(mainEluAtStart).utilization,
+          delayP99Ms: mainDelay.percentile(99) / 1e6,
+          delayMaxMs: mainDelay.max / 1e6,
+        },
+        receiver: receiver.stats,
+      },
       totalMs: Date.now() - started,
     });
     return report;
@@ -277,7 +321,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
   }
 }
 
-async function provision(edge: Replica, env: Env, simUrl: string, receiver: WebhookReceiver) {
+async function provision(edge: Replica, env: Env, simUrl: string, webhookUrl: string) {
   const base = `http://${edge.address}`;
   const json = async <T>(res: Response): Promise<T> => {
     const text = await res.text();
@@ -306,7 +350,7 @@ async function provision(edge: Replica, env: Env, simUrl: string, receiver: Webh
         business_account_id: phone.waba_id,
         phone_number_id: phone.phone_number_id,
         access_token: phone.access_token,
-        webhook_url: receiver.url,
+        webhook_url: webhookUrl,
       }),
     }),
   );
@@ -315,15 +359,21 @@ async function provision(edge: Replica, env: Env, simUrl: string, receiver: Webh
     clientId: client.id,
     phoneNumberId: phone.phone_number_id,
     wabaId: phone.waba_id,
-    runIdPattern: (load: Load) => new RegExp(`wamid\\.chaos\\.${load.t.runId}\\.\\d+`, 'g'),
   };
 }
 
-/** The wamids of this run found in the deliveries the receiver got (a chat event carries the raw provider body). */
-export function receivedWamids(receiver: WebhookReceiver, pattern: RegExp): Set<string> {
+/** The wamids of this run found in the deliveries the receiver got. */
+export function receivedWamids(received: ReceivedDelivery[]): Set<string> {
   const out = new Set<string>();
-  for (const r of receiver.received) for (const m of r.raw.toString('utf8').matchAll(pattern)) out.add(m[0]);
+  for (const r of received) for (const w of r.wamids) out.add(w);
   return out;
+}
+
+/** The send requests the simulator got (its log of received requests), read at the end of the run. */
+async function providerSends(simUrl: string): Promise<SimRequest[]> {
+  const res = await fetch(`${simUrl}/_sim/requests?method=POST&path_contains=/messages`);
+  if (!res.ok) throw new Error(`reading the simulator's requests: ${res.status} ${await res.text()}`);
+  return (await res.json()) as SimRequest[];
 }
 
 async function streamLeaderVia(cluster: TestNatsCluster, stream: string): Promise<string | undefined> {

@@ -32,6 +32,9 @@ export interface DeliveryRecord {
   updated_at: Date;
 }
 
+/** What the delivery worker reads of a series before an attempt. */
+export type SeriesState = Pick<DeliveryRecord, 'id' | 'status' | 'attempts' | 'response_code' | 'last_error'>;
+
 export interface SeriesKey {
   /** The record's id: given up front for test events and manual retries, derived from the event id otherwise. */
   id: string;
@@ -75,6 +78,8 @@ export interface DeliveryRepository {
   /** The series of an event, if it has a record yet. */
   find(eventId: string, series: number): Promise<DeliveryRecord | undefined>;
   get(id: string): Promise<DeliveryRecord | undefined>;
+  /** Where the series with these ids stand (those that have a record), in one statement. */
+  states(ids: string[]): Promise<Map<string, SeriesState>>;
   /**
    * Writes the outcome of attempts (one row per series), many in one statement. A row is created when
    * missing; an existing one only moves forward (a repeat of an attempt already recorded changes nothing).
@@ -122,6 +127,12 @@ export class SqlDeliveryRepository implements DeliveryRepository {
 
   async get(id: string): Promise<DeliveryRecord | undefined> {
     return (await this.q.query<DeliveryRecord>('SELECT * FROM deliveries WHERE id = $1', [id]))[0];
+  }
+
+  async states(ids: string[]): Promise<Map<string, SeriesState>> {
+    if (!ids.length) return new Map();
+    const rows = await this.q.query<SeriesState>('SELECT id, status, attempts, response_code, last_error FROM deliveries WHERE id = ANY($1)', [ids]);
+    return new Map(rows.map((r) => [r.id, r]));
   }
 
   async apply(updates: SeriesUpdate[]): Promise<void> {

@@ -1,4 +1,8 @@
 import { verify } from '@octokit/webhooks-methods';
+import { EVENTS_DURABLE } from '@gateway/app-dispatcher';
+import { connectBus, STREAMS } from '@gateway/bus';
+import { buildEvent } from '@gateway/events';
+import { createLogger } from '@gateway/logger';
 import { startStack, type Stack } from '@gateway/test-stack';
 import { startWebhookReceiver, waitFor, type WebhookReceiver } from '@gateway/testing';
 
@@ -108,6 +112,36 @@ describe('signed webhook delivery with JetStream redelivery retries', () => {
       client_id: clientId,
       payload: { business_account_id: 'waba-rec', signup_status: 'completed' },
     });
+  });
+
+  it('an event handed out again as a first delivery after its series succeeded is not sent again (its record is read first)', async () => {
+    const r = await receiver();
+    const { api, tenant, clientId } = await setup(r.url);
+    const bus = await connectBus({ url: stack.nats.url, name: 'first-sight-test', logger: createLogger({ name: 'first-sight-test', level: 'silent' }) });
+    try {
+      const event = buildEvent({ type: 'test', tenantId: tenant.id, clientId, externalId: 'ext-1', payload: { test: true, requested_at: new Date().toISOString() } });
+      // two stream messages of one event (message ids of their own, so JetStream keeps both): each is a first delivery
+      await bus.publish(event.subject, event.body, { headers: event.headers, msgId: `${event.id}-a` });
+      await waitFor(
+        async () =>
+          (await api.get<{ data: Delivery[] }>(`/api/clients/${clientId}/webhook/deliveries`)).json.data.some(
+            (d) => d.event_id === event.id && d.status === 'succeeded',
+          ),
+        { what: 'the event delivered and its record succeeded' },
+      );
+      const { seq } = await bus.publish(event.subject, event.body, { headers: event.headers, msgId: `${event.id}-b` });
+      // the repeat handled: delivered to the durable and acknowledged
+      await waitFor(
+        async () => {
+          const info = await bus.jsm.consumers.info(STREAMS.events.name, EVENTS_DURABLE);
+          return info.delivered.stream_seq >= seq && info.num_ack_pending === 0 && info.num_pending === 0;
+        },
+        { what: 'the repeat acknowledged' },
+      );
+      expect(r.byEventId(event.id)).toHaveLength(1);
+    } finally {
+      await bus.close();
+    }
   });
 
   it('500, 500, 200: three attempts with the same event id, the record succeeded with attempts 3 and code 200', async () => {
