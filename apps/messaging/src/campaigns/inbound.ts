@@ -11,6 +11,9 @@ const errorCode = (errors: unknown[] | undefined): number | undefined => {
   return typeof first?.code === 'number' ? first.code : undefined;
 };
 
+/** The statuses that move a campaign recipient (the others change nothing of it). */
+const MOVING = new Set(['delivered', 'read', 'failed']);
+
 /** What the inbound consumer does for campaigns and opt-outs with a routed provider body. */
 export class CampaignInbound {
   constructor(
@@ -29,6 +32,31 @@ export class CampaignInbound {
     if (code === MESSAGING_LIMIT_REFUSAL && this.windows && (await this.windows.deferRefused(messageId))) return;
     await this.repo.applyStatus(messageId, status, code === undefined ? null : String(code));
     if (code === MARKETING_OPT_OUT) await this.repo.optOutRecipientOf(messageId);
+  }
+
+  /**
+   * `applyStatus` for the statuses of many webhooks at once (the inbound router's group commit), in the order given:
+   * the usual ones (delivered, read, a failure of another code) in one statement per round, each message once a round
+   * (a message's second status in the next round), the two special failures one by one as `applyStatus` does them.
+   */
+  async applyStatuses(statuses: Array<{ messageId: string; status: string; errors?: unknown[] }>): Promise<void> {
+    const rounds: Array<typeof statuses> = [];
+    const seen = new Map<string, number>();
+    for (const s of statuses) {
+      if (!MOVING.has(s.status)) continue;
+      const n = seen.get(s.messageId) ?? 0;
+      seen.set(s.messageId, n + 1);
+      (rounds[n] ??= []).push(s);
+    }
+    for (const round of rounds) {
+      const plain: Array<{ messageId: string; status: string; errorCode: string | null }> = [];
+      for (const s of round) {
+        const code = s.status === 'failed' ? errorCode(s.errors) : undefined;
+        if (code === MESSAGING_LIMIT_REFUSAL || code === MARKETING_OPT_OUT) await this.applyStatus(s.messageId, s.status, s.errors);
+        else plain.push({ messageId: s.messageId, status: s.status, errorCode: code === undefined ? null : String(code) });
+      }
+      await this.repo.applyStatuses(plain);
+    }
   }
 
   /**

@@ -31,6 +31,13 @@ export const pacingWindowMs = (limit: number): number => 1000 + Math.max(PACING_
 const MAX_BATCHES_IN_FLIGHT = 3;
 /** How often each replica looks for campaigns to start, work on, recover and complete. */
 const TICK_MS = 250;
+/**
+ * How often a campaign with nothing left to send (waiting for its last statuses, up to 24 hours) is looked over whole
+ * for statuses and refusals that overtook its sends and were not taken up with their batch (a replica died between
+ * a batch's records and its reconciliation). Each look joins every `sent` recipient of the campaign to its message:
+ * four times a second (each tick) it cost PostgreSQL more than the webhooks arriving meanwhile.
+ */
+const SETTLE_MS = 5_000;
 /** How long a number sends nothing after the provider's 130429 (its pace is halved too). */
 const THROTTLE_PAUSE_MS = 1000;
 
@@ -73,6 +80,8 @@ export class CampaignRunner {
   private readonly portfolios: PortfolioWindows;
   /** When each campaign's deferred recipients were last looked at (at most once a second). */
   private readonly deferredCheckedAt = new Map<string, number>();
+  /** When each campaign with nothing left to send was last looked over whole (`SETTLE_MS`). */
+  private readonly settledAt = new Map<string, number>();
 
   constructor(
     private readonly db: Db,
@@ -201,8 +210,16 @@ export class CampaignRunner {
         next = undefined;
         if (!claimed) {
           await Promise.all(finishing);
-          await this.portfolios.deferRefusedOf(c.id);
-          await this.repo.reconcileStatuses(c.id);
+          // each batch's overtaking statuses were taken up with it: the whole campaign only now and then (both
+          // statements move `sent` recipients only, and a `sent` one keeps the campaign from completing, but for
+          // the 24-hour limit)
+          if (Date.now() - (this.settledAt.get(c.id) ?? 0) >= SETTLE_MS) {
+            await this.portfolios.deferRefusedOf(c.id);
+            await this.repo.reconcileStatuses(c.id);
+            // bounded: a campaign that ended leaves its entry behind
+            if (this.settledAt.size > 10_000) this.settledAt.clear();
+            this.settledAt.set(c.id, Date.now());
+          }
           await this.change(c, (repo) => repo.completeIfDone(c.id), 'completed');
           return;
         }

@@ -357,6 +357,23 @@ export class SqlCampaignRepository {
   }
 
   /**
+   * `applyStatus` for many messages in one statement, each message at most once (an UPDATE … FROM applies one row
+   * of the list per recipient: the caller applies a message's further statuses in later calls). Only delivered,
+   * read and failed move a recipient; the others are left out by the caller.
+   */
+  async applyStatuses(updates: Array<{ messageId: string; status: string; errorCode: string | null }>): Promise<void> {
+    if (!updates.length) return;
+    await this.q.query(
+      `UPDATE campaign_recipients r SET status = v.status, error_code = COALESCE(v.error_code, r.error_code), updated_at = now()
+       FROM unnest($1::text[], $2::text[], $3::text[]) AS v(message_id, status, error_code)
+       WHERE r.message_id = v.message_id AND r.message_id = ANY($1::text[])
+         AND (r.status IN ('sending', 'sent') OR (r.status = 'delivered' AND v.status <> 'delivered'))`,
+      // the ids as an array too: the recipients are found by the message_id index, never by a scan joined to the list
+      [updates.map((u) => u.messageId), updates.map((u) => u.status), updates.map((u) => u.errorCode)],
+    );
+  }
+
+  /**
    * Statuses that overtook a send (the webhook arrived before the recipient had its message id, or before the
    * message record was stored: a campaign stores a batch's records when its calls are over) are taken from the
    * message records, with a failure's error code; a 131050 failure puts the recipient on the client's list, as

@@ -46,7 +46,7 @@ export async function startInboundConsumer(deps: {
 }): Promise<RunningConsumer> {
   const { bus, lookup, messages, templates, calls, campaigns, applyAccountUpdate, conversations, live, clock, logger, metrics } = deps;
   // statuses and logged messages of the webhooks handled at once are written together; each handler acks after its batch commits
-  const writer = new InboundWriter(messages, conversations, deps.db, logger);
+  const writer = new InboundWriter(messages, conversations, deps.db, logger, campaigns);
   const updates = metrics.counter('inbound_updates_total', 'Provider webhook changes by outcome', ['outcome']);
   const emitted = metrics.counter('events_emitted_total', 'Events published from provider webhooks, by type', ['type']);
   return runConsumer({
@@ -121,10 +121,8 @@ export async function startInboundConsumer(deps: {
             status: s.status,
           });
       }
-      if (campaigns) {
-        for (const s of routed.statuses) await campaigns.applyStatus(s.messageId, s.status, s.errors);
-        await campaigns.applyOptOuts(routed.optOuts ?? []);
-      }
+      // the statuses' campaign recipients were moved with the statuses' batch (the writer)
+      if (campaigns && routed.optOuts?.length) await campaigns.applyOptOuts(routed.optOuts);
       if (routed.unrouted) {
         updates.inc({ outcome: 'unknown_client' }, routed.unrouted);
         logger.warn({ seq: m.seq, changes: routed.unrouted }, 'inbound changes for a phone number or business account of no client; skipped');

@@ -1,5 +1,6 @@
 import type { Logger } from '@gateway/logger';
 import { GroupCommit, type Db } from '@gateway/store';
+import type { CampaignInbound } from '../campaigns/inbound';
 import type { SqlConversations, LoggedMessage } from '../store/conversations';
 import type { MessageRepository, StatusOwner, StatusUpdateInput } from '../store/messages';
 
@@ -16,7 +17,7 @@ interface PendingLog {
 /**
  * The inbound router's writes in group commits, as the dispatcher's delivery records are: the status updates and
  * the logged messages of the webhooks handled at once (up to the consumer's concurrency) are written together,
- * the statuses in a few multi-row statements, the messages in one transaction, and each handler continues once
+ * the statuses in a few multi-row statements (the messages', then their campaign recipients'), the messages in one transaction, and each handler continues once
  * the batch holding its rows is committed, so a webhook is still acked only after its writes are durable (a
  * failed batch fails every handler in it: their webhooks are redelivered, and writing them again changes nothing).
  * Batches are written one after another, in arrival order.
@@ -25,11 +26,20 @@ export class InboundWriter {
   private readonly statuses: GroupCommit<PendingStatus>;
   private readonly logs: GroupCommit<PendingLog>;
 
-  constructor(messages: Pick<MessageRepository, 'recordStatuses'>, conversations: SqlConversations | undefined, db: Db | undefined, logger: Logger) {
+  constructor(
+    messages: Pick<MessageRepository, 'recordStatuses'>,
+    conversations: SqlConversations | undefined,
+    db: Db | undefined,
+    logger: Logger,
+    /** Campaign recipients follow their messages' statuses: the batch's in a few statements, after the messages'. */
+    campaigns?: Pick<CampaignInbound, 'applyStatuses'>,
+  ) {
     this.statuses = new GroupCommit(
       async (batch) => {
-        const owners = await messages.recordStatuses(batch.map((p) => p.update));
+        const updates = batch.map((p) => p.update);
+        const owners = await messages.recordStatuses(updates);
         batch.forEach((p, i) => (p.owner = owners[i]));
+        await campaigns?.applyStatuses(updates);
       },
       { maxBatch: 500, onError: (e, rows) => logger.error({ err: e, rows }, 'could not record status updates; their webhooks will be redelivered') },
     );
