@@ -10,6 +10,7 @@ import { jsonBody } from './middleware/body';
 import { nosniff } from './middleware/nosniff';
 import { quotaGate } from './middleware/quota';
 import { auditTrail } from './middleware/audit';
+import { BusinessCalls } from './business-calls';
 import { scopeGate } from './scopes';
 import { requestContext } from './middleware/request-context';
 import { storableParams } from './middleware/storable-params';
@@ -90,12 +91,14 @@ export function createEdgeApp(opts: EdgeAppOptions): Koa {
   keepDescriptions(publicRouter);
   app.use(publicRouter.routes());
 
+  // admissions and audit entries of requests that arrive together: one call to the tenant directory
+  const business = new BusinessCalls(opts.services.business, opts.logger);
   const admin = new Router();
   registerAdminRoutes(admin, opts);
   app.use(
     mountUnder('/admin', [
       adminAuth(opts.config.adminToken),
-      auditTrail(admin, opts.services, opts.logger, 'admin'),
+      auditTrail(admin, business, opts.logger, 'admin'),
       storableParams,
       jsonBody(opts.config.bodyLimitBytes, { timeoutMs: opts.config.bodyTimeoutMs }),
       allowedMethods(admin),
@@ -108,8 +111,8 @@ export function createEdgeApp(opts: EdgeAppOptions): Koa {
   app.use(
     mountUnder('/api', [
       tenantAuth(opts.keys, opts.config.adminToken, sessions.principal),
-      auditTrail(api, opts.services, opts.logger, 'api'),
-      quotaGate(opts.services),
+      auditTrail(api, business, opts.logger, 'api'),
+      quotaGate(business),
       storableParams,
       jsonBody(opts.config.bodyLimitBytes, { timeoutMs: opts.config.bodyTimeoutMs, ownBody: readsOwnBody }),
       allowedMethods(api),

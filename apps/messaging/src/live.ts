@@ -44,6 +44,19 @@ export class LiveUpdates {
     this.bus = bus;
   }
 
+  /**
+   * A notice told without waiting for the stream's ack (a send's: its answer never waited for the live stream):
+   * the ack is checked as it arrives (`Bus.publishLater`: no request, promise or timer per notice), and a notice
+   * the stream refused or did not ack in time is logged, as `publish` logs it.
+   */
+  tell(tenantId: string, clientId: string, n: LiveNotice): void {
+    if (!this.bus) return;
+    this.bus.publishLater(conversationSubject(tenantId, clientId), JSON.stringify(n), {
+      msgId: liveNoticeId(n),
+      failed: (reason) => this.logger.warn({ error: reason, message_id: n.message_id }, 'could not publish a live conversation notice'),
+    });
+  }
+
   async publish(tenantId: string, clientId: string, n: LiveNotice): Promise<void> {
     if (!this.bus) return;
     try {

@@ -102,7 +102,7 @@ export async function startTenantDirectory(config: TenantDirectoryConfig, logger
     logger,
     services: [
       service,
-      defineBusinessService(quotas, new TenantAdmin(db, tenants, config.plans, published), clients, new AuditLog(db)),
+      defineBusinessService(quotas, new TenantAdmin(db, tenants, config.plans, published), clients, new AuditLog(db), logger),
       // the directory's own rows of a deleted tenant: its clients' too (the edge erases the directory last)
       defineTenantDataService(
         (ids) => eraseRowsMentioning(db, ids),

@@ -24,6 +24,24 @@ describe('bus on a private nats-server', () => {
     expect(b.seq).toBe(a.seq);
   });
 
+  it('publishLater stores without waiting, drops a repeat by its id, and reports what no stream took', async () => {
+    const failures: string[] = [];
+    const failed = (reason: string) => failures.push(reason);
+    const before = (await bus.jsm.streams.info(STREAMS.events.name)).state.messages;
+    bus.publishLater('events.later.t1.c1', '{"n":1}', { msgId: 'later-1', failed });
+    bus.publishLater('events.later.t1.c1', '{"n":1}', { msgId: 'later-1', failed });
+    bus.publishLater('events.later.t1.c1', '{"n":2}', { msgId: 'later-2', failed });
+    bus.publishLater('nobody.listens.here', '{}', { failed });
+    await waitFor(() => failures.length > 0, { timeoutMs: 10_000, what: 'the refusal' });
+    await waitFor(async () => (await bus.jsm.streams.info(STREAMS.events.name)).state.messages === before + 2, {
+      timeoutMs: 10_000,
+      what: 'two notices stored',
+    });
+    const stored = await bus.jsm.streams.getMessage(STREAMS.events.name, { last_by_subj: 'events.later.t1.c1' });
+    expect(stored.header.get('Nats-Msg-Id')).toBe('later-2');
+    expect(failures).toEqual([expect.any(String)]);
+  });
+
   it('redelivers a nak after the delay and passes headers and request ids', async () => {
     await bus.publish('events.retry.t1.c1', 'x', { headers: { 'X-Event-Id': 'e1' } });
     const deliveries: Array<{ at: number; count: number; eventId: string | undefined }> = [];

@@ -1,5 +1,6 @@
 import {
   connect,
+  createInbox,
   DeliverPolicy,
   headers as natsHeaders,
   type JetStreamClient,
@@ -24,6 +25,13 @@ export interface Bus {
   jsm: JetStreamManager;
   /** Publishes to JetStream and waits for the stream's ack; msgId makes repeats within the window no-ops. */
   publish(subject: string, data: Uint8Array | string, opts?: { msgId?: string; headers?: Record<string, string>; timeoutMs?: number }): Promise<PubAck>;
+  /**
+   * Publishes to JetStream without waiting for the stream's ack, for what is best effort (a live notice): the acks
+   * of every such publish arrive on one subscription, checked there, and a message the stream refused or did not
+   * ack within `timeoutMs` (default 5 s, checked once a second) is reported to `failed`. No request, promise or
+   * timer per message, as `publish` has. msgId makes repeats within the window no-ops, as for `publish`.
+   */
+  publishLater(subject: string, data: string, opts: { msgId?: string; timeoutMs?: number; failed(reason: string): void }): void;
   isConnected(): boolean;
   /** Drains subscriptions and closes the connection. */
   close(): Promise<void>;
@@ -82,6 +90,7 @@ export async function connectBus(opts: ConnectBusOptions): Promise<Bus> {
   for (const s of opts.streams ?? []) await ensureStream(jsm, { ...s, num_replicas: replicas });
   const js = nc.jetstream();
   let closed = false;
+  const later = new UnconfirmedPublishes(nc);
   return {
     nc,
     js,
@@ -113,6 +122,19 @@ export async function connectBus(opts: ConnectBusOptions): Promise<Bus> {
           });
         },
       );
+    },
+    publishLater(subject, data, o) {
+      const h = natsHeaders();
+      const rid = currentRequestId();
+      if (rid) h.set(HEADER_REQUEST_ID, rid);
+      if (o.msgId) h.set('Nats-Msg-Id', o.msgId);
+      // a producer span (ended at once: nothing is waited for), its traceparent in the headers, as `publish` makes
+      void inSpan(
+        `publish ${subjectName(subject)}`,
+        { kind: SpanKind.PRODUCER, attributes: { 'messaging.system': 'nats', 'messaging.destination.name': subject } },
+        async () => injectTraceContext((k, v) => h.set(k, v)),
+      );
+      later.publish(subject, enc.encode(data), h, o.timeoutMs ?? 5_000, o.failed);
     },
     isConnected: () => connected && !closed && !nc.isClosed(),
     async close() {
@@ -207,4 +229,62 @@ export function subjectName(subject: string): string {
 export function headerValue(h: MsgHdrs | undefined, name: string): string | undefined {
   const v = h?.get(name);
   return v ? v : undefined;
+}
+
+/**
+ * The publishes of `publishLater`: each with its own reply subject under one inbox (`<inbox>.<n>`), where
+ * JetStream sends its ack; one subscription reads the acks, one timer (running only while some are waiting)
+ * reports those not acked in time.
+ */
+class UnconfirmedPublishes {
+  private readonly inbox: string;
+  private readonly waiting = new Map<string, { until: number; failed(reason: string): void }>();
+  private next = 0;
+  private sweeper: NodeJS.Timeout | undefined;
+
+  constructor(private readonly nc: NatsConnection) {
+    this.inbox = createInbox();
+    const prefix = this.inbox.length + 1;
+    nc.subscribe(`${this.inbox}.*`, {
+      callback: (err, m) => {
+        if (err) return;
+        const w = this.waiting.get(m.subject.slice(prefix));
+        if (!w) return;
+        this.waiting.delete(m.subject.slice(prefix));
+        // a PubAck is `{"stream":…,"seq":…}`; a refusal `{"error":{…}}` (or a no-responders status, no stream)
+        if (m.headers?.hasError || m.data.length === 0) return w.failed(m.headers?.description || 'no stream took it');
+        const text = new TextDecoder().decode(m.data);
+        if (text.includes('"error"')) w.failed(text.slice(0, 200));
+      },
+    });
+  }
+
+  publish(subject: string, data: Uint8Array, headers: MsgHdrs, timeoutMs: number, failed: (reason: string) => void): void {
+    const token = String(++this.next);
+    this.waiting.set(token, { until: performance.now() + timeoutMs, failed });
+    try {
+      this.nc.publish(subject, data, { headers, reply: `${this.inbox}.${token}` });
+    } catch (e) {
+      this.waiting.delete(token);
+      failed((e as Error).message);
+      return;
+    }
+    if (!this.sweeper) {
+      this.sweeper = setInterval(() => this.sweep(), 1000);
+      this.sweeper.unref();
+    }
+  }
+
+  private sweep(): void {
+    const now = performance.now();
+    for (const [token, w] of this.waiting) {
+      if (w.until > now) continue;
+      this.waiting.delete(token);
+      w.failed('not acknowledged in time');
+    }
+    if (!this.waiting.size) {
+      clearInterval(this.sweeper);
+      this.sweeper = undefined;
+    }
+  }
 }

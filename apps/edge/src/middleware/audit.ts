@@ -5,7 +5,7 @@ import { currentRequestId, type Logger } from '@gateway/logger';
 import { toHttpError } from '../http-errors';
 import { layerSpec } from '../openapi/operation';
 import { openApiPath } from '../openapi/document';
-import type { Services } from '../services';
+import type { BusinessCalls } from '../business-calls';
 
 const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -35,9 +35,11 @@ function routeOf(router: Router, ctx: Context): { layer: Layer; params: Record<s
  * The audit log (issue 28): after authentication, every state-changing request to a route of `router` is
  * recorded once it is answered, whatever the answer: who (key prefix, session, or the operator), which operation
  * and route, the object it named (the route's last parameter, else the body's `client_id`, else the id of what it created), the status and error
- * code. Never a body, a header or a secret. A failure to record is logged; the answer stands.
+ * code. Never a body, a header or a secret. A failure to record is logged; the answer stands. The answer waits for
+ * its entry, which goes in one call with the entries and admissions of the requests that arrive together
+ * (business-calls.ts).
  */
-export function auditTrail(router: Router, services: Services, logger: Logger, mount: 'api' | 'admin') {
+export function auditTrail(router: Router, business: BusinessCalls, logger: Logger, mount: 'api' | 'admin') {
   return async (ctx: Context, next: Next) => {
     if (READS.has(ctx.method)) return next();
     const route = routeOf(router, ctx);
@@ -72,7 +74,7 @@ export function auditTrail(router: Router, services: Services, logger: Logger, m
         code,
         requestId: currentRequestId() ?? '',
       };
-      await services.business.recordAudit({ entry }).catch((e: Error) => logger.warn({ error: e.message, action: entry.action }, 'audit entry not recorded'));
+      await business.recordAudit(entry).catch((e: Error) => logger.warn({ error: e.message, action: entry.action }, 'audit entry not recorded'));
     }
   };
 }

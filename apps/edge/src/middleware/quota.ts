@@ -3,7 +3,7 @@ import type { business } from '@gateway/contracts';
 import { AppError } from '@gateway/errors';
 import { MESSAGE_KINDS } from '@gateway/message-kinds';
 import { tenantOf } from '../auth';
-import type { Services } from '../services';
+import type { BusinessCalls } from '../business-calls';
 
 /** The sends: counted against the plan's sends per second and per day as well as its requests per second. */
 const SEND_PATHS = new Set(MESSAGE_KINDS.map((k) => `/api/messaging/${k.path}`));
@@ -31,11 +31,12 @@ export function rateLimitHeaders(limits: business.Limit[]): { policy: string; li
 /**
  * After authentication, before anything else: the request is counted against the tenant's plan in the tenant
  * directory (shared by every edge replica), its answer carries the RateLimit header fields, and a request over a
- * limit is a 429 with `Retry-After` (a suspended tenant: 403 `tenant_suspended`).
+ * limit is a 429 with `Retry-After` (a suspended tenant: 403 `tenant_suspended`). The admissions of requests that
+ * arrive together go in one call with the audit entries (business-calls.ts).
  */
-export function quotaGate(services: Services) {
+export function quotaGate(business: BusinessCalls) {
   return async (ctx: Context, next: Next) => {
-    const res = await services.business.admit({
+    const res = await business.admit({
       tenantId: tenantOf(ctx),
       send: isSend(ctx),
       campaign: isCampaignCreation(ctx),

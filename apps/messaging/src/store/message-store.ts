@@ -72,7 +72,7 @@ export class MessageStore {
 
   /** Told without waiting for the bus: the answer to the send does not wait for the live stream. */
   private told(m: NewMessage, contactId: string | null): void {
-    void this.log!.live.publish(m.tenantId, m.clientId, {
+    this.log!.live.tell(m.tenantId, m.clientId, {
       type: 'message',
       message_id: m.id,
       contact_id: contactId,

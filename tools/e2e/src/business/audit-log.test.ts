@@ -80,6 +80,44 @@ describe('every state-changing operation writes one audit entry', () => {
     expect(missing).toEqual([]);
   }, 300_000);
 
+  it('requests that arrive together: each admitted and audited exactly once, in calls that carry them together (issue 29)', async () => {
+    const { api: burst } = await stack.createTenant({ name: 'Burst' });
+    const metricsPort = stack.running.get('tenant-directory')!.metricsPort;
+    const calls = async () => {
+      const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+      const count = (method: string) =>
+        text
+          .split('\n')
+          .filter((l) => l.startsWith(`grpc_server_requests_total{method="BusinessService/${method}",`))
+          .reduce((n, l) => n + Number(l.split(' ').pop()), 0);
+      return { single: count('Admit') + count('RecordAudit'), together: count('AdmitAndAudit') };
+    };
+    const sendsUsed = async () => {
+      const res = await burst.get('/api/usage');
+      expect(res.status).toBe(200);
+      return (res.json as any).quotas.find((q: any) => q.name === 'sends_per_day').used as number;
+    };
+    const usedBefore = await sendsUsed();
+    const before = await calls();
+    const n = 40;
+    // a client that does not exist: each send is admitted (counted), then answered 404, and audited
+    const answers = await Promise.all(
+      Array.from({ length: n }, (_, i) => burst.post('/api/messaging/send-text', { client_id: UUID, to: '+16505550100', text: `hi ${i}` })),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array(n).fill(404));
+    const after = await calls();
+    // every send counted once, and one entry per request, written before it was answered
+    expect(await sendsUsed()).toBe(usedBefore + n);
+    const entries = await entriesOf(burst, '/api/audit-log', 'sendText');
+    expect(entries.map((e) => e.request_id).sort()).toEqual(answers.map((a) => a.headers.get('x-request-id')).sort());
+    for (const e of entries) expect(e).toMatchObject({ status: 404, code: 'client_not_found', target_id: UUID });
+    // no single Admit or RecordAudit call: admissions and entries went in AdmitAndAudit calls, at most one per
+    // admission and entry (fewer when requests arrive in the same turn of the edge's event loop)
+    expect(after.single - before.single).toBe(0);
+    expect(after.together - before.together).toBeGreaterThan(0);
+    expect(after.together - before.together).toBeLessThanOrEqual(2 * n);
+  });
+
   it('a real change names its object, and no entry holds a secret', async () => {
     const sim = new SimControl(stack.sim!.url);
     const phone = await sim.phoneNumber();

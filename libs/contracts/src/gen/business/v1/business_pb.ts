@@ -12,7 +12,127 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file business/v1/business.proto.
  */
 export const file_business_v1_business: GenFile = /*@__PURE__*/
-  fileDesc("ChpidXNpbmVzcy92MS9idXNpbmVzcy5wcm90bxILYnVzaW5lc3MudjEiigIKCkF1ZGl0RW50cnkSCgoCaWQYASABKAkSFgoJdGVuYW50X2lkGAIgASgJSACIAQESEgoKYWN0b3Jfa2luZBgDIAEoCRINCgVhY3RvchgEIAEoCRIOCgZhY3Rpb24YBSABKAkSDgoGbWV0aG9kGAYgASgJEg0KBXJvdXRlGAcgASgJEhYKCXRhcmdldF9pZBgIIAEoCUgBiAEBEg4KBnN0YXR1cxgJIAEoBRIRCgRjb2RlGAogASgJSAKIAQESEgoKcmVxdWVzdF9pZBgLIAEoCRISCgpjcmVhdGVkX2F0GAwgASgJQgwKCl90ZW5hbnRfaWRCDAoKX3RhcmdldF9pZEIHCgVfY29kZSI8ChJSZWNvcmRBdWRpdFJlcXVlc3QSJgoFZW50cnkYASABKAsyFy5idXNpbmVzcy52MS5BdWRpdEVudHJ5IhUKE1JlY29yZEF1ZGl0UmVzcG9uc2UiqAEKE0xpc3RBdWRpdExvZ1JlcXVlc3QSFgoJdGVuYW50X2lkGAEgASgJSACIAQESEwoGYWN0aW9uGAIgASgJSAGIAQESEgoFYWN0b3IYAyABKAlIAogBARINCgVsaW1pdBgEIAEoBRITCgZjdXJzb3IYBSABKAlIA4gBAUIMCgpfdGVuYW50X2lkQgkKB19hY3Rpb25CCAoGX2FjdG9yQgkKB19jdXJzb3IiagoUTGlzdEF1ZGl0TG9nUmVzcG9uc2USKAoHZW50cmllcxgBIAMoCzIXLmJ1c2luZXNzLnYxLkF1ZGl0RW50cnkSGAoLbmV4dF9jdXJzb3IYAiABKAlIAIgBAUIOCgxfbmV4dF9jdXJzb3IiOwoTUmVtb3ZlQ2xpZW50UmVxdWVzdBIRCgl0ZW5hbnRfaWQYASABKAkSEQoJY2xpZW50X2lkGAIgASgJIhYKFFJlbW92ZUNsaWVudFJlc3BvbnNlIjsKE0RlbGV0ZUNsaWVudFJlcXVlc3QSEQoJdGVuYW50X2lkGAEgASgJEhEKCWNsaWVudF9pZBgCIAEoCSJCChREZWxldGVDbGllbnRSZXNwb25zZRIUCgxkZXJlZ2lzdGVyZWQYASABKAgSFAoMdW5zdWJzY3JpYmVkGAIgASgIImEKEkxpc3RUZW5hbnRzUmVxdWVzdBISCgVxdWVyeRgBIAEoCUgAiAEBEg0KBWxpbWl0GAIgASgFEhMKBmN1cnNvchgDIAEoCUgBiAEBQggKBl9xdWVyeUIJCgdfY3Vyc29yIm0KE0xpc3RUZW5hbnRzUmVzcG9uc2USLAoHdGVuYW50cxgBIAMoCzIbLnRlbmFudF9kaXJlY3RvcnkudjEuVGVuYW50EhgKC25leHRfY3Vyc29yGAIgASgJSACIAQFCDgoMX25leHRfY3Vyc29yIvoBChNVcGRhdGVUZW5hbnRSZXF1ZXN0EhEKCXRlbmFudF9pZBgBIAEoCRIRCgRuYW1lGAIgASgJSACIAQESEgoFZW1haWwYAyABKAlIAYgBARIRCgRwbGFuGAQgASgJSAKIAQESIAoTYmlsbGluZ19jdXN0b21lcl9pZBgFIAEoCUgDiAEBEiQKF2JpbGxpbmdfc3Vic2NyaXB0aW9uX2lkGAYgASgJSASIAQFCBwoFX25hbWVCCAoGX2VtYWlsQgcKBV9wbGFuQhYKFF9iaWxsaW5nX2N1c3RvbWVyX2lkQhoKGF9iaWxsaW5nX3N1YnNjcmlwdGlvbl9pZCJDChRVcGRhdGVUZW5hbnRSZXNwb25zZRIrCgZ0ZW5hbnQYASABKAsyGy50ZW5hbnRfZGlyZWN0b3J5LnYxLlRlbmFudCIpChRTdXNwZW5kVGVuYW50UmVxdWVzdBIRCgl0ZW5hbnRfaWQYASABKAkiRAoVU3VzcGVuZFRlbmFudFJlc3BvbnNlEisKBnRlbmFudBgBIAEoCzIbLnRlbmFudF9kaXJlY3RvcnkudjEuVGVuYW50IigKE1Jlc3VtZVRlbmFudFJlcXVlc3QSEQoJdGVuYW50X2lkGAEgASgJInUKFFJlc3VtZVRlbmFudFJlc3BvbnNlEisKBnRlbmFudBgBIAEoCzIbLnRlbmFudF9kaXJlY3RvcnkudjEuVGVuYW50EhwKD3N1c3BlbmRlZF9zaW5jZRgCIAEoCUgAiAEBQhIKEF9zdXNwZW5kZWRfc2luY2UiOwoSRXJhc2VUZW5hbnRSZXF1ZXN0EhEKCXRlbmFudF9pZBgBIAEoCRISCgpjbGllbnRfaWRzGAIgAygJIiMKE0VyYXNlVGVuYW50UmVzcG9uc2USDAoEcm93cxgBIAEoAyJaCgxBZG1pdFJlcXVlc3QSEQoJdGVuYW50X2lkGAEgASgJEgwKBHNlbmQYAiABKAgSFgoOYXBpX2tleV9wcmVmaXgYAyABKAkSEQoIY2FtcGFpZ24YhAIgASgIInQKBUxpbWl0EgwKBG5hbWUYASABKAkSDQoFcXVvdGEYAiABKAMSFgoOd2luZG93X3NlY29uZHMYAyABKAMSEQoJcmVtYWluaW5nGAQgASgDEhUKDXJlc2V0X3NlY29uZHMYBSABKAMSDAoEdXNlZBgGIAEoAyJ5Cg1BZG1pdFJlc3BvbnNlEgwKBHBsYW4YASABKAkSIgoGbGltaXRzGAIgAygLMhIuYnVzaW5lc3MudjEuTGltaXQSEgoKcmVmdXNlZF9ieRgDIAEoCRIOCgZzY29wZXMYBCADKAkSEgoKY2xpZW50X2lkcxgFIAMoCSIpChRHZXRRdW90YVVzYWdlUmVxdWVzdBIRCgl0ZW5hbnRfaWQYASABKAkiSQoVR2V0UXVvdGFVc2FnZVJlc3BvbnNlEgwKBHBsYW4YASABKAkSIgoGbGltaXRzGAIgAygLMhIuYnVzaW5lc3MudjEuTGltaXQiZwoRQ291bnRCeURheVJlcXVlc3QSEQoJdGVuYW50X2lkGAEgASgJEgwKBGZyb20YAiABKAkSCgoCdG8YAyABKAkSFwoJY2xpZW50X2lkGKABIAEoCUgAiAEBQgwKCl9jbGllbnRfaWQiMwoIRGF5Q291bnQSCwoDZGF5GAEgASgJEgsKA2tleRgCIAEoCRINCgVjb3VudBgDIAEoAyI7ChJDb3VudEJ5RGF5UmVzcG9uc2USJQoGY291bnRzGAEgAygLMhUuYnVzaW5lc3MudjEuRGF5Q291bnQyiAYKD0J1c2luZXNzU2VydmljZRI+CgVBZG1pdBIZLmJ1c2luZXNzLnYxLkFkbWl0UmVxdWVzdBoaLmJ1c2luZXNzLnYxLkFkbWl0UmVzcG9uc2USWwoNR2V0UXVvdGFVc2FnZRIhLmJ1c2luZXNzLnYxLkdldFF1b3RhVXNhZ2VSZXF1ZXN0GiIuYnVzaW5lc3MudjEuR2V0UXVvdGFVc2FnZVJlc3BvbnNlIgOQAgESVQoLTGlzdFRlbmFudHMSHy5idXNpbmVzcy52MS5MaXN0VGVuYW50c1JlcXVlc3QaIC5idXNpbmVzcy52MS5MaXN0VGVuYW50c1Jlc3BvbnNlIgOQAgESUwoMVXBkYXRlVGVuYW50EiAuYnVzaW5lc3MudjEuVXBkYXRlVGVuYW50UmVxdWVzdBohLmJ1c2luZXNzLnYxLlVwZGF0ZVRlbmFudFJlc3BvbnNlElYKDVN1c3BlbmRUZW5hbnQSIS5idXNpbmVzcy52MS5TdXNwZW5kVGVuYW50UmVxdWVzdBoiLmJ1c2luZXNzLnYxLlN1c3BlbmRUZW5hbnRSZXNwb25zZRJTCgxSZXN1bWVUZW5hbnQSIC5idXNpbmVzcy52MS5SZXN1bWVUZW5hbnRSZXF1ZXN0GiEuYnVzaW5lc3MudjEuUmVzdW1lVGVuYW50UmVzcG9uc2USUwoMUmVtb3ZlQ2xpZW50EiAuYnVzaW5lc3MudjEuUmVtb3ZlQ2xpZW50UmVxdWVzdBohLmJ1c2luZXNzLnYxLlJlbW92ZUNsaWVudFJlc3BvbnNlElAKC1JlY29yZEF1ZGl0Eh8uYnVzaW5lc3MudjEuUmVjb3JkQXVkaXRSZXF1ZXN0GiAuYnVzaW5lc3MudjEuUmVjb3JkQXVkaXRSZXNwb25zZRJYCgxMaXN0QXVkaXRMb2cSIC5idXNpbmVzcy52MS5MaXN0QXVkaXRMb2dSZXF1ZXN0GiEuYnVzaW5lc3MudjEuTGlzdEF1ZGl0TG9nUmVzcG9uc2UiA5ACATJtChZDbGllbnRMaWZlY3ljbGVTZXJ2aWNlElMKDERlbGV0ZUNsaWVudBIgLmJ1c2luZXNzLnYxLkRlbGV0ZUNsaWVudFJlcXVlc3QaIS5idXNpbmVzcy52MS5EZWxldGVDbGllbnRSZXNwb25zZTJqChFUZW5hbnREYXRhU2VydmljZRJVCgtFcmFzZVRlbmFudBIfLmJ1c2luZXNzLnYxLkVyYXNlVGVuYW50UmVxdWVzdBogLmJ1c2luZXNzLnYxLkVyYXNlVGVuYW50UmVzcG9uc2UiA5ACAjJiCgxVc2FnZVNlcnZpY2USUgoKQ291bnRCeURheRIeLmJ1c2luZXNzLnYxLkNvdW50QnlEYXlSZXF1ZXN0Gh8uYnVzaW5lc3MudjEuQ291bnRCeURheVJlc3BvbnNlIgOQAgFiBnByb3RvMw", [file_tenant_directory_v1_tenant_directory]);
+  fileDesc("ChpidXNpbmVzcy92MS9idXNpbmVzcy5wcm90bxILYnVzaW5lc3MudjEibQoUQWRtaXRBbmRBdWRpdFJlcXVlc3QSKgoGYWRtaXRzGJgCIAMoCzIZLmJ1c2luZXNzLnYxLkFkbWl0UmVxdWVzdBIpCgdlbnRyaWVzGJkCIAMoCzIXLmJ1c2luZXNzLnYxLkF1ZGl0RW50cnkiWwoVQWRtaXRBbmRBdWRpdFJlc3BvbnNlEisKCmFkbWlzc2lvbnMYmAIgAygLMhYuYnVzaW5lc3MudjEuQWRtaXNzaW9uEhUKDGVudHJ5X2Vycm9ycxiZAiADKAkicQoJQWRtaXNzaW9uEi8KCGFkbWl0dGVkGJgCIAEoCzIaLmJ1c2luZXNzLnYxLkFkbWl0UmVzcG9uc2VIABIoCgVlcnJvchiZAiABKAsyFi5idXNpbmVzcy52MS5DYWxsRXJyb3JIAEIJCgdvdXRjb21lIo0BCglDYWxsRXJyb3ISDQoEa2luZBiYAiABKAkSDQoEY29kZRiZAiABKAkSEAoHbWVzc2FnZRiaAiABKAkSFQoMZGV0YWlsc19qc29uGJsCIAEoCRIhChNyZXRyeV9hZnRlcl9zZWNvbmRzGJwCIAEoA0gAiAEBQhYKFF9yZXRyeV9hZnRlcl9zZWNvbmRzIooCCgpBdWRpdEVudHJ5EgoKAmlkGAEgASgJEhYKCXRlbmFudF9pZBgCIAEoCUgAiAEBEhIKCmFjdG9yX2tpbmQYAyABKAkSDQoFYWN0b3IYBCABKAkSDgoGYWN0aW9uGAUgASgJEg4KBm1ldGhvZBgGIAEoCRINCgVyb3V0ZRgHIAEoCRIWCgl0YXJnZXRfaWQYCCABKAlIAYgBARIOCgZzdGF0dXMYCSABKAUSEQoEY29kZRgKIAEoCUgCiAEBEhIKCnJlcXVlc3RfaWQYCyABKAkSEgoKY3JlYXRlZF9hdBgMIAEoCUIMCgpfdGVuYW50X2lkQgwKCl90YXJnZXRfaWRCBwoFX2NvZGUiPAoSUmVjb3JkQXVkaXRSZXF1ZXN0EiYKBWVudHJ5GAEgASgLMhcuYnVzaW5lc3MudjEuQXVkaXRFbnRyeSIVChNSZWNvcmRBdWRpdFJlc3BvbnNlIqgBChNMaXN0QXVkaXRMb2dSZXF1ZXN0EhYKCXRlbmFudF9pZBgBIAEoCUgAiAEBEhMKBmFjdGlvbhgCIAEoCUgBiAEBEhIKBWFjdG9yGAMgASgJSAKIAQESDQoFbGltaXQYBCABKAUSEwoGY3Vyc29yGAUgASgJSAOIAQFCDAoKX3RlbmFudF9pZEIJCgdfYWN0aW9uQggKBl9hY3RvckIJCgdfY3Vyc29yImoKFExpc3RBdWRpdExvZ1Jlc3BvbnNlEigKB2VudHJpZXMYASADKAsyFy5idXNpbmVzcy52MS5BdWRpdEVudHJ5EhgKC25leHRfY3Vyc29yGAIgASgJSACIAQFCDgoMX25leHRfY3Vyc29yIjsKE1JlbW92ZUNsaWVudFJlcXVlc3QSEQoJdGVuYW50X2lkGAEgASgJEhEKCWNsaWVudF9pZBgCIAEoCSIWChRSZW1vdmVDbGllbnRSZXNwb25zZSI7ChNEZWxldGVDbGllbnRSZXF1ZXN0EhEKCXRlbmFudF9pZBgBIAEoCRIRCgljbGllbnRfaWQYAiABKAkiQgoURGVsZXRlQ2xpZW50UmVzcG9uc2USFAoMZGVyZWdpc3RlcmVkGAEgASgIEhQKDHVuc3Vic2NyaWJlZBgCIAEoCCJhChJMaXN0VGVuYW50c1JlcXVlc3QSEgoFcXVlcnkYASABKAlIAIgBARINCgVsaW1pdBgCIAEoBRITCgZjdXJzb3IYAyABKAlIAYgBAUIICgZfcXVlcnlCCQoHX2N1cnNvciJtChNMaXN0VGVuYW50c1Jlc3BvbnNlEiwKB3RlbmFudHMYASADKAsyGy50ZW5hbnRfZGlyZWN0b3J5LnYxLlRlbmFudBIYCgtuZXh0X2N1cnNvchgCIAEoCUgAiAEBQg4KDF9uZXh0X2N1cnNvciL6AQoTVXBkYXRlVGVuYW50UmVxdWVzdBIRCgl0ZW5hbnRfaWQYASABKAkSEQoEbmFtZRgCIAEoCUgAiAEBEhIKBWVtYWlsGAMgASgJSAGIAQESEQoEcGxhbhgEIAEoCUgCiAEBEiAKE2JpbGxpbmdfY3VzdG9tZXJfaWQYBSABKAlIA4gBARIkChdiaWxsaW5nX3N1YnNjcmlwdGlvbl9pZBgGIAEoCUgEiAEBQgcKBV9uYW1lQggKBl9lbWFpbEIHCgVfcGxhbkIWChRfYmlsbGluZ19jdXN0b21lcl9pZEIaChhfYmlsbGluZ19zdWJzY3JpcHRpb25faWQiQwoUVXBkYXRlVGVuYW50UmVzcG9uc2USKwoGdGVuYW50GAEgASgLMhsudGVuYW50X2RpcmVjdG9yeS52MS5UZW5hbnQiKQoUU3VzcGVuZFRlbmFudFJlcXVlc3QSEQoJdGVuYW50X2lkGAEgASgJIkQKFVN1c3BlbmRUZW5hbnRSZXNwb25zZRIrCgZ0ZW5hbnQYASABKAsyGy50ZW5hbnRfZGlyZWN0b3J5LnYxLlRlbmFudCIoChNSZXN1bWVUZW5hbnRSZXF1ZXN0EhEKCXRlbmFudF9pZBgBIAEoCSJ1ChRSZXN1bWVUZW5hbnRSZXNwb25zZRIrCgZ0ZW5hbnQYASABKAsyGy50ZW5hbnRfZGlyZWN0b3J5LnYxLlRlbmFudBIcCg9zdXNwZW5kZWRfc2luY2UYAiABKAlIAIgBAUISChBfc3VzcGVuZGVkX3NpbmNlIjsKEkVyYXNlVGVuYW50UmVxdWVzdBIRCgl0ZW5hbnRfaWQYASABKAkSEgoKY2xpZW50X2lkcxgCIAMoCSIjChNFcmFzZVRlbmFudFJlc3BvbnNlEgwKBHJvd3MYASABKAMiWgoMQWRtaXRSZXF1ZXN0EhEKCXRlbmFudF9pZBgBIAEoCRIMCgRzZW5kGAIgASgIEhYKDmFwaV9rZXlfcHJlZml4GAMgASgJEhEKCGNhbXBhaWduGIQCIAEoCCJ0CgVMaW1pdBIMCgRuYW1lGAEgASgJEg0KBXF1b3RhGAIgASgDEhYKDndpbmRvd19zZWNvbmRzGAMgASgDEhEKCXJlbWFpbmluZxgEIAEoAxIVCg1yZXNldF9zZWNvbmRzGAUgASgDEgwKBHVzZWQYBiABKAMieQoNQWRtaXRSZXNwb25zZRIMCgRwbGFuGAEgASgJEiIKBmxpbWl0cxgCIAMoCzISLmJ1c2luZXNzLnYxLkxpbWl0EhIKCnJlZnVzZWRfYnkYAyABKAkSDgoGc2NvcGVzGAQgAygJEhIKCmNsaWVudF9pZHMYBSADKAkiKQoUR2V0UXVvdGFVc2FnZVJlcXVlc3QSEQoJdGVuYW50X2lkGAEgASgJIkkKFUdldFF1b3RhVXNhZ2VSZXNwb25zZRIMCgRwbGFuGAEgASgJEiIKBmxpbWl0cxgCIAMoCzISLmJ1c2luZXNzLnYxLkxpbWl0ImcKEUNvdW50QnlEYXlSZXF1ZXN0EhEKCXRlbmFudF9pZBgBIAEoCRIMCgRmcm9tGAIgASgJEgoKAnRvGAMgASgJEhcKCWNsaWVudF9pZBigASABKAlIAIgBAUIMCgpfY2xpZW50X2lkIjMKCERheUNvdW50EgsKA2RheRgBIAEoCRILCgNrZXkYAiABKAkSDQoFY291bnQYAyABKAMiOwoSQ291bnRCeURheVJlc3BvbnNlEiUKBmNvdW50cxgBIAMoCzIVLmJ1c2luZXNzLnYxLkRheUNvdW50MuAGCg9CdXNpbmVzc1NlcnZpY2USPgoFQWRtaXQSGS5idXNpbmVzcy52MS5BZG1pdFJlcXVlc3QaGi5idXNpbmVzcy52MS5BZG1pdFJlc3BvbnNlElsKDUdldFF1b3RhVXNhZ2USIS5idXNpbmVzcy52MS5HZXRRdW90YVVzYWdlUmVxdWVzdBoiLmJ1c2luZXNzLnYxLkdldFF1b3RhVXNhZ2VSZXNwb25zZSIDkAIBElUKC0xpc3RUZW5hbnRzEh8uYnVzaW5lc3MudjEuTGlzdFRlbmFudHNSZXF1ZXN0GiAuYnVzaW5lc3MudjEuTGlzdFRlbmFudHNSZXNwb25zZSIDkAIBElMKDFVwZGF0ZVRlbmFudBIgLmJ1c2luZXNzLnYxLlVwZGF0ZVRlbmFudFJlcXVlc3QaIS5idXNpbmVzcy52MS5VcGRhdGVUZW5hbnRSZXNwb25zZRJWCg1TdXNwZW5kVGVuYW50EiEuYnVzaW5lc3MudjEuU3VzcGVuZFRlbmFudFJlcXVlc3QaIi5idXNpbmVzcy52MS5TdXNwZW5kVGVuYW50UmVzcG9uc2USUwoMUmVzdW1lVGVuYW50EiAuYnVzaW5lc3MudjEuUmVzdW1lVGVuYW50UmVxdWVzdBohLmJ1c2luZXNzLnYxLlJlc3VtZVRlbmFudFJlc3BvbnNlElMKDFJlbW92ZUNsaWVudBIgLmJ1c2luZXNzLnYxLlJlbW92ZUNsaWVudFJlcXVlc3QaIS5idXNpbmVzcy52MS5SZW1vdmVDbGllbnRSZXNwb25zZRJQCgtSZWNvcmRBdWRpdBIfLmJ1c2luZXNzLnYxLlJlY29yZEF1ZGl0UmVxdWVzdBogLmJ1c2luZXNzLnYxLlJlY29yZEF1ZGl0UmVzcG9uc2USWAoMTGlzdEF1ZGl0TG9nEiAuYnVzaW5lc3MudjEuTGlzdEF1ZGl0TG9nUmVxdWVzdBohLmJ1c2luZXNzLnYxLkxpc3RBdWRpdExvZ1Jlc3BvbnNlIgOQAgESVgoNQWRtaXRBbmRBdWRpdBIhLmJ1c2luZXNzLnYxLkFkbWl0QW5kQXVkaXRSZXF1ZXN0GiIuYnVzaW5lc3MudjEuQWRtaXRBbmRBdWRpdFJlc3BvbnNlMm0KFkNsaWVudExpZmVjeWNsZVNlcnZpY2USUwoMRGVsZXRlQ2xpZW50EiAuYnVzaW5lc3MudjEuRGVsZXRlQ2xpZW50UmVxdWVzdBohLmJ1c2luZXNzLnYxLkRlbGV0ZUNsaWVudFJlc3BvbnNlMmoKEVRlbmFudERhdGFTZXJ2aWNlElUKC0VyYXNlVGVuYW50Eh8uYnVzaW5lc3MudjEuRXJhc2VUZW5hbnRSZXF1ZXN0GiAuYnVzaW5lc3MudjEuRXJhc2VUZW5hbnRSZXNwb25zZSIDkAICMmIKDFVzYWdlU2VydmljZRJSCgpDb3VudEJ5RGF5Eh4uYnVzaW5lc3MudjEuQ291bnRCeURheVJlcXVlc3QaHy5idXNpbmVzcy52MS5Db3VudEJ5RGF5UmVzcG9uc2UiA5ACAWIGcHJvdG8z", [file_tenant_directory_v1_tenant_directory]);
+
+/**
+ * @generated from message business.v1.AdmitAndAuditRequest
+ */
+export type AdmitAndAuditRequest = Message<"business.v1.AdmitAndAuditRequest"> & {
+  /**
+   * @generated from field: repeated business.v1.AdmitRequest admits = 280;
+   */
+  admits: AdmitRequest[];
+
+  /**
+   * @generated from field: repeated business.v1.AuditEntry entries = 281;
+   */
+  entries: AuditEntry[];
+};
+
+/**
+ * Describes the message business.v1.AdmitAndAuditRequest.
+ * Use `create(AdmitAndAuditRequestSchema)` to create a new message.
+ */
+export const AdmitAndAuditRequestSchema: GenMessage<AdmitAndAuditRequest> = /*@__PURE__*/
+  messageDesc(file_business_v1_business, 0);
+
+/**
+ * @generated from message business.v1.AdmitAndAuditResponse
+ */
+export type AdmitAndAuditResponse = Message<"business.v1.AdmitAndAuditResponse"> & {
+  /**
+   * One per admit, in the request's order.
+   *
+   * @generated from field: repeated business.v1.Admission admissions = 280;
+   */
+  admissions: Admission[];
+
+  /**
+   * One per entry, in the request's order: empty when recorded, else why it was not.
+   *
+   * @generated from field: repeated string entry_errors = 281;
+   */
+  entryErrors: string[];
+};
+
+/**
+ * Describes the message business.v1.AdmitAndAuditResponse.
+ * Use `create(AdmitAndAuditResponseSchema)` to create a new message.
+ */
+export const AdmitAndAuditResponseSchema: GenMessage<AdmitAndAuditResponse> = /*@__PURE__*/
+  messageDesc(file_business_v1_business, 1);
+
+/**
+ * What Admit answers for one request, or the error it throws.
+ *
+ * @generated from message business.v1.Admission
+ */
+export type Admission = Message<"business.v1.Admission"> & {
+  /**
+   * @generated from oneof business.v1.Admission.outcome
+   */
+  outcome: {
+    /**
+     * @generated from field: business.v1.AdmitResponse admitted = 280;
+     */
+    value: AdmitResponse;
+    case: "admitted";
+  } | {
+    /**
+     * @generated from field: business.v1.CallError error = 281;
+     */
+    value: CallError;
+    case: "error";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message business.v1.Admission.
+ * Use `create(AdmissionSchema)` to create a new message.
+ */
+export const AdmissionSchema: GenMessage<Admission> = /*@__PURE__*/
+  messageDesc(file_business_v1_business, 2);
+
+/**
+ * An error as a failed call carries it (kind, stable code, message, details, Retry-After).
+ *
+ * @generated from message business.v1.CallError
+ */
+export type CallError = Message<"business.v1.CallError"> & {
+  /**
+   * @generated from field: string kind = 280;
+   */
+  kind: string;
+
+  /**
+   * @generated from field: string code = 281;
+   */
+  code: string;
+
+  /**
+   * @generated from field: string message = 282;
+   */
+  message: string;
+
+  /**
+   * The details as JSON (an object).
+   *
+   * @generated from field: string details_json = 283;
+   */
+  detailsJson: string;
+
+  /**
+   * @generated from field: optional int64 retry_after_seconds = 284;
+   */
+  retryAfterSeconds?: bigint | undefined;
+};
+
+/**
+ * Describes the message business.v1.CallError.
+ * Use `create(CallErrorSchema)` to create a new message.
+ */
+export const CallErrorSchema: GenMessage<CallError> = /*@__PURE__*/
+  messageDesc(file_business_v1_business, 3);
 
 /**
  * @generated from message business.v1.AuditEntry
@@ -98,7 +218,7 @@ export type AuditEntry = Message<"business.v1.AuditEntry"> & {
  * Use `create(AuditEntrySchema)` to create a new message.
  */
 export const AuditEntrySchema: GenMessage<AuditEntry> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 0);
+  messageDesc(file_business_v1_business, 4);
 
 /**
  * @generated from message business.v1.RecordAuditRequest
@@ -115,7 +235,7 @@ export type RecordAuditRequest = Message<"business.v1.RecordAuditRequest"> & {
  * Use `create(RecordAuditRequestSchema)` to create a new message.
  */
 export const RecordAuditRequestSchema: GenMessage<RecordAuditRequest> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 1);
+  messageDesc(file_business_v1_business, 5);
 
 /**
  * @generated from message business.v1.RecordAuditResponse
@@ -128,7 +248,7 @@ export type RecordAuditResponse = Message<"business.v1.RecordAuditResponse"> & {
  * Use `create(RecordAuditResponseSchema)` to create a new message.
  */
 export const RecordAuditResponseSchema: GenMessage<RecordAuditResponse> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 2);
+  messageDesc(file_business_v1_business, 6);
 
 /**
  * @generated from message business.v1.ListAuditLogRequest
@@ -167,7 +287,7 @@ export type ListAuditLogRequest = Message<"business.v1.ListAuditLogRequest"> & {
  * Use `create(ListAuditLogRequestSchema)` to create a new message.
  */
 export const ListAuditLogRequestSchema: GenMessage<ListAuditLogRequest> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 3);
+  messageDesc(file_business_v1_business, 7);
 
 /**
  * @generated from message business.v1.ListAuditLogResponse
@@ -189,7 +309,7 @@ export type ListAuditLogResponse = Message<"business.v1.ListAuditLogResponse"> &
  * Use `create(ListAuditLogResponseSchema)` to create a new message.
  */
 export const ListAuditLogResponseSchema: GenMessage<ListAuditLogResponse> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 4);
+  messageDesc(file_business_v1_business, 8);
 
 /**
  * @generated from message business.v1.RemoveClientRequest
@@ -211,7 +331,7 @@ export type RemoveClientRequest = Message<"business.v1.RemoveClientRequest"> & {
  * Use `create(RemoveClientRequestSchema)` to create a new message.
  */
 export const RemoveClientRequestSchema: GenMessage<RemoveClientRequest> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 5);
+  messageDesc(file_business_v1_business, 9);
 
 /**
  * @generated from message business.v1.RemoveClientResponse
@@ -224,7 +344,7 @@ export type RemoveClientResponse = Message<"business.v1.RemoveClientResponse"> &
  * Use `create(RemoveClientResponseSchema)` to create a new message.
  */
 export const RemoveClientResponseSchema: GenMessage<RemoveClientResponse> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 6);
+  messageDesc(file_business_v1_business, 10);
 
 /**
  * @generated from message business.v1.DeleteClientRequest
@@ -246,7 +366,7 @@ export type DeleteClientRequest = Message<"business.v1.DeleteClientRequest"> & {
  * Use `create(DeleteClientRequestSchema)` to create a new message.
  */
 export const DeleteClientRequestSchema: GenMessage<DeleteClientRequest> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 7);
+  messageDesc(file_business_v1_business, 11);
 
 /**
  * @generated from message business.v1.DeleteClientResponse
@@ -270,7 +390,7 @@ export type DeleteClientResponse = Message<"business.v1.DeleteClientResponse"> &
  * Use `create(DeleteClientResponseSchema)` to create a new message.
  */
 export const DeleteClientResponseSchema: GenMessage<DeleteClientResponse> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 8);
+  messageDesc(file_business_v1_business, 12);
 
 /**
  * @generated from message business.v1.ListTenantsRequest
@@ -299,7 +419,7 @@ export type ListTenantsRequest = Message<"business.v1.ListTenantsRequest"> & {
  * Use `create(ListTenantsRequestSchema)` to create a new message.
  */
 export const ListTenantsRequestSchema: GenMessage<ListTenantsRequest> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 9);
+  messageDesc(file_business_v1_business, 13);
 
 /**
  * @generated from message business.v1.ListTenantsResponse
@@ -321,7 +441,7 @@ export type ListTenantsResponse = Message<"business.v1.ListTenantsResponse"> & {
  * Use `create(ListTenantsResponseSchema)` to create a new message.
  */
 export const ListTenantsResponseSchema: GenMessage<ListTenantsResponse> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 10);
+  messageDesc(file_business_v1_business, 14);
 
 /**
  * @generated from message business.v1.UpdateTenantRequest
@@ -363,7 +483,7 @@ export type UpdateTenantRequest = Message<"business.v1.UpdateTenantRequest"> & {
  * Use `create(UpdateTenantRequestSchema)` to create a new message.
  */
 export const UpdateTenantRequestSchema: GenMessage<UpdateTenantRequest> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 11);
+  messageDesc(file_business_v1_business, 15);
 
 /**
  * @generated from message business.v1.UpdateTenantResponse
@@ -380,7 +500,7 @@ export type UpdateTenantResponse = Message<"business.v1.UpdateTenantResponse"> &
  * Use `create(UpdateTenantResponseSchema)` to create a new message.
  */
 export const UpdateTenantResponseSchema: GenMessage<UpdateTenantResponse> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 12);
+  messageDesc(file_business_v1_business, 16);
 
 /**
  * @generated from message business.v1.SuspendTenantRequest
@@ -397,7 +517,7 @@ export type SuspendTenantRequest = Message<"business.v1.SuspendTenantRequest"> &
  * Use `create(SuspendTenantRequestSchema)` to create a new message.
  */
 export const SuspendTenantRequestSchema: GenMessage<SuspendTenantRequest> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 13);
+  messageDesc(file_business_v1_business, 17);
 
 /**
  * @generated from message business.v1.SuspendTenantResponse
@@ -414,7 +534,7 @@ export type SuspendTenantResponse = Message<"business.v1.SuspendTenantResponse">
  * Use `create(SuspendTenantResponseSchema)` to create a new message.
  */
 export const SuspendTenantResponseSchema: GenMessage<SuspendTenantResponse> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 14);
+  messageDesc(file_business_v1_business, 18);
 
 /**
  * @generated from message business.v1.ResumeTenantRequest
@@ -431,7 +551,7 @@ export type ResumeTenantRequest = Message<"business.v1.ResumeTenantRequest"> & {
  * Use `create(ResumeTenantRequestSchema)` to create a new message.
  */
 export const ResumeTenantRequestSchema: GenMessage<ResumeTenantRequest> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 15);
+  messageDesc(file_business_v1_business, 19);
 
 /**
  * @generated from message business.v1.ResumeTenantResponse
@@ -455,7 +575,7 @@ export type ResumeTenantResponse = Message<"business.v1.ResumeTenantResponse"> &
  * Use `create(ResumeTenantResponseSchema)` to create a new message.
  */
 export const ResumeTenantResponseSchema: GenMessage<ResumeTenantResponse> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 16);
+  messageDesc(file_business_v1_business, 20);
 
 /**
  * @generated from message business.v1.EraseTenantRequest
@@ -477,7 +597,7 @@ export type EraseTenantRequest = Message<"business.v1.EraseTenantRequest"> & {
  * Use `create(EraseTenantRequestSchema)` to create a new message.
  */
 export const EraseTenantRequestSchema: GenMessage<EraseTenantRequest> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 17);
+  messageDesc(file_business_v1_business, 21);
 
 /**
  * @generated from message business.v1.EraseTenantResponse
@@ -494,7 +614,7 @@ export type EraseTenantResponse = Message<"business.v1.EraseTenantResponse"> & {
  * Use `create(EraseTenantResponseSchema)` to create a new message.
  */
 export const EraseTenantResponseSchema: GenMessage<EraseTenantResponse> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 18);
+  messageDesc(file_business_v1_business, 22);
 
 /**
  * @generated from message business.v1.AdmitRequest
@@ -533,7 +653,7 @@ export type AdmitRequest = Message<"business.v1.AdmitRequest"> & {
  * Use `create(AdmitRequestSchema)` to create a new message.
  */
 export const AdmitRequestSchema: GenMessage<AdmitRequest> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 19);
+  messageDesc(file_business_v1_business, 23);
 
 /**
  * One limit of the plan, in the IETF RateLimit header fields' terms.
@@ -589,7 +709,7 @@ export type Limit = Message<"business.v1.Limit"> & {
  * Use `create(LimitSchema)` to create a new message.
  */
 export const LimitSchema: GenMessage<Limit> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 20);
+  messageDesc(file_business_v1_business, 24);
 
 /**
  * @generated from message business.v1.AdmitResponse
@@ -630,7 +750,7 @@ export type AdmitResponse = Message<"business.v1.AdmitResponse"> & {
  * Use `create(AdmitResponseSchema)` to create a new message.
  */
 export const AdmitResponseSchema: GenMessage<AdmitResponse> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 21);
+  messageDesc(file_business_v1_business, 25);
 
 /**
  * @generated from message business.v1.GetQuotaUsageRequest
@@ -647,7 +767,7 @@ export type GetQuotaUsageRequest = Message<"business.v1.GetQuotaUsageRequest"> &
  * Use `create(GetQuotaUsageRequestSchema)` to create a new message.
  */
 export const GetQuotaUsageRequestSchema: GenMessage<GetQuotaUsageRequest> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 22);
+  messageDesc(file_business_v1_business, 26);
 
 /**
  * @generated from message business.v1.GetQuotaUsageResponse
@@ -669,7 +789,7 @@ export type GetQuotaUsageResponse = Message<"business.v1.GetQuotaUsageResponse">
  * Use `create(GetQuotaUsageResponseSchema)` to create a new message.
  */
 export const GetQuotaUsageResponseSchema: GenMessage<GetQuotaUsageResponse> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 23);
+  messageDesc(file_business_v1_business, 27);
 
 /**
  * @generated from message business.v1.CountByDayRequest
@@ -705,7 +825,7 @@ export type CountByDayRequest = Message<"business.v1.CountByDayRequest"> & {
  * Use `create(CountByDayRequestSchema)` to create a new message.
  */
 export const CountByDayRequestSchema: GenMessage<CountByDayRequest> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 24);
+  messageDesc(file_business_v1_business, 28);
 
 /**
  * @generated from message business.v1.DayCount
@@ -736,7 +856,7 @@ export type DayCount = Message<"business.v1.DayCount"> & {
  * Use `create(DayCountSchema)` to create a new message.
  */
 export const DayCountSchema: GenMessage<DayCount> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 25);
+  messageDesc(file_business_v1_business, 29);
 
 /**
  * @generated from message business.v1.CountByDayResponse
@@ -753,7 +873,7 @@ export type CountByDayResponse = Message<"business.v1.CountByDayResponse"> & {
  * Use `create(CountByDayResponseSchema)` to create a new message.
  */
 export const CountByDayResponseSchema: GenMessage<CountByDayResponse> = /*@__PURE__*/
-  messageDesc(file_business_v1_business, 26);
+  messageDesc(file_business_v1_business, 30);
 
 /**
  * Running the gateway as a business: the plan catalogue (PLANS), quotas and rate limits counted in the
@@ -855,6 +975,19 @@ export const BusinessService: GenService<{
     methodKind: "unary";
     input: typeof ListAuditLogRequestSchema;
     output: typeof ListAuditLogResponseSchema;
+  },
+  /**
+   * The edge's admissions and audit entries of the requests that reach it together, in one call (issue 29): each
+   * admission decided as Admit decides it, each entry recorded as RecordAudit records it; answered once every
+   * admission is counted and every entry written. An admission refused by an error answers that error in its
+   * place (the other admissions stand).
+   *
+   * @generated from rpc business.v1.BusinessService.AdmitAndAudit
+   */
+  admitAndAudit: {
+    methodKind: "unary";
+    input: typeof AdmitAndAuditRequestSchema;
+    output: typeof AdmitAndAuditResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_business_v1_business, 0);
