@@ -32,6 +32,9 @@ function appErrorOf(e: business.CallError): AppError {
   });
 }
 
+/** The context of no trace (the root one), made once: a batch is no one request's. */
+let detached: ReturnType<typeof extractTraceContext> | undefined;
+
 /** A tenant directory that does not serve `AdmitAndAudit` yet (a rolling deploy that reached the edge first). */
 const isUnimplemented = (e: unknown) => (e as { cause?: { code?: number } })?.cause?.code === status.UNIMPLEMENTED;
 
@@ -92,15 +95,12 @@ export class BusinessCalls {
     this.admits = [];
     this.entries = [];
     runWithContext({ requestId: '' }, () =>
-      withContext(
-        extractTraceContext(() => undefined),
-        () => {
-          this.business.admitAndAudit({ admits: admits.map((a) => a.input), entries: entries.map((e) => e.input) }).then(
-            (res) => this.answer(admits, entries, res),
-            (e: unknown) => this.failed(admits, entries, e),
-          );
-        },
-      ),
+      withContext((detached ??= extractTraceContext(() => undefined)), () => {
+        this.business.admitAndAudit({ admits: admits.map((a) => a.input), entries: entries.map((e) => e.input) }).then(
+          (res) => this.answer(admits, entries, res),
+          (e: unknown) => this.failed(admits, entries, e),
+        );
+      }),
     );
   }
 

@@ -71,6 +71,77 @@ function setOwn(o: Record<string, unknown>, key: string, value: unknown): void {
   else o[key] = value;
 }
 
+/**
+ * What the walk needs to know of one place of a schema (the forms a value there may be checked against), worked
+ * out from their descriptions once, the first time an input reaches the place, and kept: the walk of a request
+ * reads it, where it used to merge the descriptions again for every input.
+ */
+interface ArrayPlan {
+  limit: number;
+  items: Place | undefined;
+}
+
+interface ObjectPlan {
+  named: Map<string, Place>;
+  open: boolean;
+  patterns: Place | undefined;
+  limit: number;
+}
+
+class Place {
+  private arrayPlan?: ArrayPlan | null;
+  private objectPlan?: ObjectPlan | null;
+
+  constructor(private readonly ds: SchemaDescription[]) {}
+
+  /** The arrays of this place: the largest item limit, and the place of their items (undefined: none described). */
+  get array(): ArrayPlan | null {
+    if (this.arrayPlan === undefined) {
+      const arrays = this.ds.filter((d) => d.type === 'array');
+      const items = arrays.flatMap((d) => [...(d.items ?? []), ...(d.ordered ?? [])]).flatMap((d) => forms(d));
+      this.arrayPlan = arrays.length
+        ? { limit: Math.max(...arrays.map((d) => limitOf(d) ?? Infinity)), items: items.length ? new Place(items) : undefined }
+        : null;
+    }
+    return this.arrayPlan;
+  }
+
+  /** The objects of this place: each named key's place, whether other keys are taken, their place, the key limit. */
+  get object(): ObjectPlan | null {
+    if (this.objectPlan === undefined) {
+      const objects = this.ds.filter((d) => d.type === 'object');
+      if (!objects.length) this.objectPlan = null;
+      else {
+        const named = new Map<string, SchemaDescription[]>();
+        for (const d of objects) for (const [k, kd] of Object.entries(d.keys ?? {})) named.set(k, [...(named.get(k) ?? []), ...forms(kd)]);
+        const open = objects.some(isOpen);
+        const patterns = objects.flatMap((d) => (d.patterns ?? []).flatMap((p) => (p.rule ? forms(p.rule) : [])));
+        this.objectPlan = {
+          named: new Map([...named].map(([k, kds]) => [k, new Place(kds)])),
+          open,
+          patterns: patterns.length ? new Place(patterns) : undefined,
+          // an open object over its key limit keeps its named keys and as many others as make one key too many
+          limit: open ? Math.max(...objects.map((d) => (isOpen(d) ? (limitOf(d) ?? Infinity) : Infinity))) : Infinity,
+        };
+      }
+    }
+    return this.objectPlan;
+  }
+}
+
+/** The place of a whole input, by its schema's description. */
+const roots = new WeakMap<SchemaDescription, Place>();
+
+function rootOf(schema: Joi.Schema): Place {
+  const d = describe(schema);
+  let place = roots.get(d);
+  if (!place) {
+    place = new Place(forms(d));
+    roots.set(d, place);
+  }
+  return place;
+}
+
 /** One input's walk: how many unknown keys joi was shown, and how many others it was spared. */
 export class InputBounds {
   private unknownShown = 0;
@@ -79,24 +150,22 @@ export class InputBounds {
 
   /** `value` cut where `schema` already refuses it (the value itself when nothing is cut). */
   bound(schema: Joi.Schema, value: unknown): unknown {
-    return this.walk(forms(describe(schema)), value);
+    return this.walk(rootOf(schema), value);
   }
 
-  private walk(ds: SchemaDescription[], v: unknown): unknown {
-    if (Array.isArray(v)) return this.array(ds, v);
-    if (isPlainObject(v)) return this.object(ds, v);
+  private walk(place: Place, v: unknown): unknown {
+    if (Array.isArray(v)) return this.array(place, v);
+    if (isPlainObject(v)) return this.object(place, v);
     return v;
   }
 
-  private array(ds: SchemaDescription[], v: unknown[]): unknown[] {
-    const arrays = ds.filter((d) => d.type === 'array');
-    if (!arrays.length) return v;
-    const limit = Math.max(...arrays.map((d) => limitOf(d) ?? Infinity));
-    let out = v.length > limit + 1 ? v.slice(0, limit + 1) : v;
-    const items = arrays.flatMap((d) => [...(d.items ?? []), ...(d.ordered ?? [])]).flatMap((d) => forms(d));
-    if (!items.length) return out;
+  private array(place: Place, v: unknown[]): unknown[] {
+    const plan = place.array;
+    if (!plan) return v;
+    let out = v.length > plan.limit + 1 ? v.slice(0, plan.limit + 1) : v;
+    if (!plan.items) return out;
     for (let i = 0; i < out.length; i++) {
-      const next = this.walk(items, out[i]);
+      const next = this.walk(plan.items, out[i]);
       if (next === out[i]) continue;
       if (out === v) out = v.slice();
       out[i] = next;
@@ -104,17 +173,12 @@ export class InputBounds {
     return out;
   }
 
-  private object(ds: SchemaDescription[], v: Record<string, unknown>): Record<string, unknown> {
-    const objects = ds.filter((d) => d.type === 'object');
-    if (!objects.length) return v;
-    const named = new Map<string, SchemaDescription[]>();
-    for (const d of objects) for (const [k, kd] of Object.entries(d.keys ?? {})) named.set(k, [...(named.get(k) ?? []), ...forms(kd)]);
-    const open = objects.some(isOpen);
-    const patterns = objects.flatMap((d) => (d.patterns ?? []).flatMap((p) => (p.rule ? forms(p.rule) : [])));
+  private object(place: Place, v: Record<string, unknown>): Record<string, unknown> {
+    const plan = place.object;
+    if (!plan) return v;
+    const { named, open, patterns } = plan;
     const keys = Object.keys(v);
-    // an open object over its key limit keeps its named keys and as many others as make one key too many
-    const limit = open ? Math.max(...objects.map((d) => (isOpen(d) ? (limitOf(d) ?? Infinity) : Infinity))) : Infinity;
-    let othersAllowed = Math.max(0, limit + 1 - keys.filter((k) => named.has(k)).length);
+    let othersAllowed = Math.max(0, plan.limit + 1 - keys.filter((k) => named.has(k)).length);
     // built only once something changes: the keys before it copied, then every key kept
     let out: Record<string, unknown> | undefined;
     const change = (i: number) => {
@@ -125,21 +189,21 @@ export class InputBounds {
     };
     for (let i = 0; i < keys.length; i++) {
       const k = keys[i];
-      const kds = named.get(k);
+      const kp = named.get(k);
       let drop = false;
-      if (!kds && !open) {
+      if (!kp && !open) {
         if (this.unknownShown < MAX_UNKNOWN_KEYS) this.unknownShown++;
         else {
           this.uncheckedUnknownKeys++;
           drop = true;
         }
-      } else if (!kds) drop = othersAllowed-- <= 0;
+      } else if (!kp) drop = othersAllowed-- <= 0;
       if (drop) {
         change(i);
         continue;
       }
-      const childForms = kds ?? patterns;
-      const next = childForms.length ? this.walk(childForms, v[k]) : v[k];
+      const child = kp ?? patterns;
+      const next = child ? this.walk(child, v[k]) : v[k];
       if (next !== v[k]) change(i);
       if (out) setOwn(out, k, next);
     }
