@@ -119,7 +119,13 @@ describe('signed webhook delivery with JetStream redelivery retries', () => {
     const { api, tenant, clientId } = await setup(r.url);
     const bus = await connectBus({ url: stack.nats.url, name: 'first-sight-test', logger: createLogger({ name: 'first-sight-test', level: 'silent' }) });
     try {
-      const event = buildEvent({ type: 'test', tenantId: tenant.id, clientId, externalId: 'ext-1', payload: { test: true, requested_at: new Date().toISOString() } });
+      const event = buildEvent({
+        type: 'test',
+        tenantId: tenant.id,
+        clientId,
+        externalId: 'ext-1',
+        payload: { test: true, requested_at: new Date().toISOString() },
+      });
       // two stream messages of one event (message ids of their own, so JetStream keeps both): each is a first delivery
       await bus.publish(event.subject, event.body, { headers: event.headers, msgId: `${event.id}-a` });
       await waitFor(
