@@ -2753,7 +2753,7 @@ export type components = {
              * @description Stable machine code.
              * @enum {string}
              */
-            code: "call_action_unknown" | "caller_missing" | "internal_error" | "provider_app_unconfigured" | "request_hash_missing" | "rpc_failed" | "unimplemented";
+            code: "admission_missing" | "call_action_unknown" | "caller_missing" | "internal_error" | "provider_app_unconfigured" | "request_hash_missing" | "rpc_failed" | "unimplemented";
             /** @description The same request may succeed later (after `Retry-After` when given). */
             retryable?: boolean;
             provider_error?: components["schemas"]["ProviderError"];
@@ -2831,7 +2831,7 @@ export type components = {
              * @description Stable machine code.
              * @enum {string}
              */
-            code: "bus_unavailable" | "media_download_refused" | "media_host_not_allowed" | "media_redirect_refused" | "message_kind_unknown" | "provider_bad_response" | "provider_maintenance" | "provider_service_unavailable" | "provider_unavailable" | "registration_incomplete" | "registration_temporarily_unavailable" | "service_unavailable";
+            code: "audit_not_recorded" | "bus_unavailable" | "media_download_refused" | "media_host_not_allowed" | "media_redirect_refused" | "message_kind_unknown" | "provider_bad_response" | "provider_maintenance" | "provider_service_unavailable" | "provider_unavailable" | "registration_incomplete" | "registration_temporarily_unavailable" | "service_unavailable";
             /** @description The same request may succeed later (after `Retry-After` when given). */
             retryable?: boolean;
             provider_error?: components["schemas"]["ProviderError"];
