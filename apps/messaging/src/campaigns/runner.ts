@@ -31,13 +31,8 @@ export const pacingWindowMs = (limit: number): number => 1000 + Math.max(PACING_
 const MAX_BATCHES_IN_FLIGHT = 3;
 /** How often each replica looks for campaigns to start, work on, recover and complete. */
 const TICK_MS = 250;
-/**
- * How often a campaign with nothing left to send (waiting for its last statuses, up to 24 hours) is looked over whole
- * for statuses and refusals that overtook its sends and were not taken up with their batch (a replica died between
- * a batch's records and its reconciliation). Each look joins every `sent` recipient of the campaign to its message:
- * four times a second (each tick) it cost PostgreSQL more than the webhooks arriving meanwhile.
- */
-const SETTLE_MS = 5_000;
+/** How often a campaign with nothing queued is swept for statuses that overtook their sends (`sweep`). */
+const SWEEP_MS = 5000;
 /** How long a number sends nothing after the provider's 130429 (its pace is halved too). */
 const THROTTLE_PAUSE_MS = 1000;
 
@@ -80,8 +75,8 @@ export class CampaignRunner {
   private readonly portfolios: PortfolioWindows;
   /** When each campaign's deferred recipients were last looked at (at most once a second). */
   private readonly deferredCheckedAt = new Map<string, number>();
-  /** When each campaign with nothing left to send was last looked over whole (`SETTLE_MS`). */
-  private readonly settledAt = new Map<string, number>();
+  /** When each campaign with nothing queued was last swept for statuses that overtook their sends (`sweep`). */
+  private readonly sweptAt = new Map<string, number>();
 
   constructor(
     private readonly db: Db,
@@ -210,20 +205,13 @@ export class CampaignRunner {
         next = undefined;
         if (!claimed) {
           await Promise.all(finishing);
-          // each batch's overtaking statuses were taken up with it: the whole campaign only now and then (both
-          // statements move `sent` recipients only, and a `sent` one keeps the campaign from completing, but for
-          // the 24-hour limit)
-          if (Date.now() - (this.settledAt.get(c.id) ?? 0) >= SETTLE_MS) {
-            await this.portfolios.deferRefusedOf(c.id);
-            await this.repo.reconcileStatuses(c.id);
-            // bounded: a campaign that ended leaves its entry behind
-            if (this.settledAt.size > 10_000) this.settledAt.clear();
-            this.settledAt.set(c.id, Date.now());
-          }
+          await this.sweep(c.id);
           await this.change(c, (repo) => repo.completeIfDone(c.id), 'completed');
           return;
         }
         const prepared = claimed.sends;
+        // recipients again: the next time the queue is empty the campaign is swept at once
+        this.sweptAt.delete(c.id);
         if (!prepared.length) continue;
         // one batch `sending` at a time: a replica killed now leaves at most one batch `unknown`
         await written;
@@ -354,6 +342,21 @@ export class CampaignRunner {
     await this.portfolios.defer(c.id, over, freesAt, this.owner);
     if (over.length) this.sends.inc({ outcome: 'deferred' }, over.length);
     return new Set(over);
+  }
+
+  /**
+   * Refusals and statuses that overtook their sends, looked for in the whole campaign once it has nothing queued:
+   * at once, then at most every `SWEEP_MS` while it waits for its statuses (up to 24 hours; each is a scan of its
+   * sent recipients, every tick it was four a second). Each batch's own are taken right after its records.
+   */
+  private async sweep(campaignId: string): Promise<void> {
+    const last = this.sweptAt.get(campaignId) ?? 0;
+    if (Date.now() - last < SWEEP_MS) return;
+    // bounded: a campaign that ended leaves its entry behind
+    if (this.sweptAt.size > 10_000) this.sweptAt.clear();
+    this.sweptAt.set(campaignId, Date.now());
+    await this.portfolios.deferRefusedOf(campaignId);
+    await this.repo.reconcileStatuses(campaignId);
   }
 
   /** Deferred recipients whose time came, or that the portfolio's window now has room for, go back to the queue. */

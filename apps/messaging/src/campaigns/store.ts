@@ -222,13 +222,15 @@ export class SqlCampaignRepository {
     // table's statistics (a fresh campaign, no autovacuum yet) compared each of the campaign's queued rows with
     // each picked one (300,000 comparisons, 70-330 ms a claim in the bench). The picked rows are locked (FOR
     // UPDATE): still queued when updated.
-    return this.q.query<RecipientRow>(
+    const rows = await this.q.query<RecipientRow>(
       `UPDATE campaign_recipients r SET status = 'claimed', claimed_by = $2, claimed_until = now() + make_interval(secs => $4), updated_at = now()
        WHERE r.campaign_id = $1 AND r.seq = ANY(ARRAY(
          SELECT seq FROM campaign_recipients WHERE campaign_id = $1 AND status = 'queued' ORDER BY seq LIMIT $3 FOR UPDATE SKIP LOCKED))
        RETURNING r.*`,
       [campaignId, owner, limit, CLAIM_LEASE_MS / 1000],
     );
+    // in the order they were added, whatever order the UPDATE found them in
+    return rows.sort((a, b) => Number(a.seq) - Number(b.seq));
   }
 
   /** The last step before the provider call: false when the recipient is no longer this replica's claim (paused, cancelled, lease lost). */
