@@ -29,6 +29,8 @@ export const PACING_JITTER_MS = 40;
 export const pacingWindowMs = (limit: number): number => 1000 + Math.max(PACING_JITTER_MS, 3000 / limit);
 /** Batches being sent or finished at once per campaign worker: the next one is claimed and prepared while one is sent. */
 const MAX_BATCHES_IN_FLIGHT = 3;
+/** Batches whose recipients are `sending` at once per campaign worker: what a SIGKILL may leave `unknown`. */
+const MAX_BATCHES_SENDING = 2;
 /** How often each replica looks for campaigns to start, work on, recover and complete. */
 const TICK_MS = 250;
 /** How often a campaign with nothing queued is swept for statuses that overtook their sends (`sweep`). */
@@ -173,8 +175,8 @@ export class CampaignRunner {
     const finishing = new Set<Promise<void>>();
     // the next batch, claimed and prepared while the one before it is sent
     let next: Promise<Batch | undefined> | undefined;
-    // the last batch's outcomes written (its recipients no longer `sending`)
-    let written: Promise<unknown> = Promise.resolve();
+    // the outcomes of the batches whose calls were started, being written (their recipients no longer `sending`)
+    const writing: Array<Promise<unknown>> = [];
     try {
       for (;;) {
         if (halted()) {
@@ -213,8 +215,11 @@ export class CampaignRunner {
         // recipients again: the next time the queue is empty the campaign is swept at once
         this.sweptAt.delete(c.id);
         if (!prepared.length) continue;
-        // one batch `sending` at a time: a replica killed now leaves at most one batch `unknown`
-        await written;
+        // at most two batches `sending` at a time (a replica killed now leaves at most two batches `unknown`): this
+        // one is marked while the answers and outcomes of the one before are still on their way, so the number's
+        // slots go on without the gap of a round trip and two statements at every batch (about 60 ms a batch of 62
+        // at 250 per second on a loaded machine: a fifth of the rate)
+        while (writing.length >= MAX_BATCHES_SENDING) await writing.shift();
         // the batch's last step before its calls, and its slots of the number's shared pace (one statement)
         const slots = await this.repo.markSendingAndReserve(
           c.id,
@@ -265,7 +270,7 @@ export class CampaignRunner {
         // (a replica killed before that leaves its recipients `sending`: unknown, never sent twice); its message
         // records and the statuses that overtook them after that, while the next batch is sent
         const finished = Promise.all(calls).then(() => this.repo.finishMany(c.id, outcomes, { lastSend: true }));
-        written = finished.catch(() => undefined);
+        writing.push(finished.catch(() => undefined));
         const done = finished
           .then(async () => {
             await this.messaging.recordSent(claimed.records);
