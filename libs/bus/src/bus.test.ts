@@ -42,6 +42,30 @@ describe('bus on a private nats-server', () => {
     expect(failures).toEqual([expect.any(String)]);
   });
 
+  it('sends what several turns of the microtask queue publish in one socket write, in order (coalesceWrites)', async () => {
+    // the connection's socket writes, counted where nats.js makes them
+    const transport = (bus.nc as unknown as { protocol: { transport: { send(frame: Uint8Array): void } } }).protocol.transport;
+    const send = transport.send.bind(transport);
+    let writes = 0;
+    transport.send = (frame) => {
+      writes += 1;
+      send(frame);
+    };
+    try {
+      const acks = [];
+      for (let i = 0; i < 10; i++) {
+        acks.push(bus.publish('events.coalesce.t1.c1', `{"n":${i}}`, { msgId: `coalesce-${i}` }));
+        // each publish in its own turn, as handlers resumed by one event are
+        await Promise.resolve();
+      }
+      const stored = await Promise.all(acks);
+      expect(writes).toBe(1);
+      expect(stored.map((a) => a.seq - stored[0].seq)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    } finally {
+      transport.send = send;
+    }
+  });
+
   it('redelivers a nak after the delay and passes headers and request ids', async () => {
     await bus.publish('events.retry.t1.c1', 'x', { headers: { 'X-Event-Id': 'e1' } });
     const deliveries: Array<{ at: number; count: number; eventId: string | undefined }> = [];
