@@ -121,4 +121,19 @@ describe.each(storageBackends('messaging', migrations))('portfolio windows on %s
     // not before 24 hours
     expect(await windows.release(id, 'p5', undefined)).toBe(0);
   });
+
+  it("defers, never fails, a recipient whose 131049 came before its send's record and is taken up with its batch", async () => {
+    const id = await campaign(['r1']);
+    const [a] = await repo.claim(id, 'me', 10);
+    await db.query(
+      `INSERT INTO messages (id, tenant_id, client_id, to_number, kind, status, status_history, errors) VALUES ('wamid.r1', 't1', 'c1', 'r1', 'template', 'failed', '[]', $1::jsonb)`,
+      [JSON.stringify([{ code: 131049, title: 'x' }])],
+    );
+    await repo.finishMany(id, [{ seq: String(a.seq), status: 'sent', messageId: 'wamid.r1' }]);
+    // the batch's own reconcile, right after its records (runner.ts)
+    expect(await repo.reconcileStatuses(id, [String(a.seq)])).toBe(1);
+    const [row] = await repo.recipients(id, { limit: 10 });
+    expect([row.status, row.error_code, row.reason]).toEqual(['deferred', '131049', 'provider_131049']);
+    expect(await windows.release(id, 'p6', undefined)).toBe(0);
+  });
 });

@@ -385,7 +385,12 @@ export class SqlCampaignRepository {
     if (seqs && !seqs.length) return 0;
     // a batch's recipients by their primary key (`seq = ANY`, no OR beside it: that read the whole campaign)
     const rows = await this.q.query<{ seq: string; client_id: string; to_user: string; error_code: string | null }>(
-      `UPDATE campaign_recipients r SET status = m.status,
+      // a 131049 (the portfolio's messaging limit) is no failure of the recipient: deferred for 24 hours, as
+      // PortfolioWindows.deferRefused does when the status comes after the record
+      `UPDATE campaign_recipients r SET
+         status = CASE WHEN m.status = 'failed' AND m.errors->0->>'code' = '131049' THEN 'deferred' ELSE m.status END,
+         reason = CASE WHEN m.status = 'failed' AND m.errors->0->>'code' = '131049' THEN 'provider_131049' ELSE r.reason END,
+         deferred_until = CASE WHEN m.status = 'failed' AND m.errors->0->>'code' = '131049' THEN now() + interval '24 hours' ELSE r.deferred_until END,
          error_code = CASE WHEN m.status = 'failed' THEN COALESCE(m.errors->0->>'code', r.error_code) ELSE r.error_code END, updated_at = now()
        FROM messages m
        WHERE r.campaign_id = $1 AND r.status = 'sent' AND r.message_id = m.id AND m.status IN ('delivered', 'read', 'failed')
