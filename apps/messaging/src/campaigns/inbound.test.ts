@@ -4,6 +4,7 @@ import { migrations } from '../store/migrations';
 import { CampaignInbound } from './inbound';
 import type { OptOutSignal } from './opt-out-signals';
 import { SqlCampaignRepository } from './store';
+import { testCampaign } from './testing';
 
 describe.each(storageBackends('messaging', migrations))('opt-out signals applied by the provider’s timestamps on %s', (_name, make) => {
   const backend = make();
@@ -65,28 +66,13 @@ describe.each(storageBackends('messaging', migrations))('opt-out signals applied
       { messageId: `${prefix}.2`, status: 'failed', errors: [{ code: 131026 }] },
     ];
     const campaign = async (prefix: string) => {
-      const c = await repo.create({
-        tenantId: 't1',
-        clientId: 'c1',
-        name: prefix,
-        templateName: 'n',
-        lang: 'en_US',
-        category: 'UTILITY',
-        components: [],
-        status: 'running',
-        scheduleAt: null,
-        ratePerSecond: null,
-      });
-      await repo.addRecipients(
-        c.id,
-        [1, 2, 3, 4, 5, 6, 7].map((i) => ({ to: `1555000000${i}`, params: null })),
-      );
-      const rows = await repo.recipients(c.id, { limit: 10 });
+      const id = await testCampaign(repo, { name: prefix, users: [1, 2, 3, 4, 5, 6, 7].map((i) => `1555000000${i}`) });
+      const rows = await repo.recipients(id, { limit: 10 });
       await repo.finishMany(
-        c.id,
+        id,
         rows.map((r, i) => ({ seq: String(r.seq), status: 'sent', messageId: `${prefix}.${i + 1}` })),
       );
-      return c.id;
+      return id;
     };
     const outcome = async (id: string) => (await repo.recipients(id, { limit: 10 })).map((r) => [r.to_user, r.status, r.error_code]);
     const one = await campaign('wamid.one');

@@ -3,6 +3,7 @@ import type { Db } from '@gateway/store';
 import { migrations } from '../store/migrations';
 import { messagingLimitOf, portfolioOf, PortfolioWindows } from './messaging-limit';
 import { SqlCampaignRepository } from './store';
+import { testCampaign } from './testing';
 
 describe('messagingLimitOf: the unique users per 24 hours a client record allows', () => {
   it('reads the provider tiers, the old ones, and a plain number; unlimited or unreported is none', () => {
@@ -38,25 +39,7 @@ describe.each(storageBackends('messaging', migrations))('portfolio windows on %s
     await backend.cleanup();
   });
 
-  const campaign = async (users: string[]) => {
-    const c = await repo.create({
-      tenantId: 't1',
-      clientId: 'c1',
-      name: 'x',
-      templateName: 'n',
-      lang: 'en_US',
-      category: 'UTILITY',
-      components: [],
-      status: 'running',
-      scheduleAt: null,
-      ratePerSecond: null,
-    });
-    await repo.addRecipients(
-      c.id,
-      users.map((to) => ({ to, params: null })),
-    );
-    return c.id;
-  };
+  const campaign = (users: string[]) => testCampaign(repo, { users });
 
   it('lets new users in while the window has room, users already in it cost nothing, and says when it frees', async () => {
     const first = await windows.take('p1', 3, ['u1', 'u2']);

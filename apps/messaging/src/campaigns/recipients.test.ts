@@ -2,6 +2,7 @@ import { storageBackends } from '@gateway/store/testing';
 import type { Db } from '@gateway/store';
 import { migrations } from '../store/migrations';
 import { SqlCampaignRepository } from './store';
+import { testCampaign } from './testing';
 
 /* Adding a campaign's recipients (issue 26): one statement per list, on both backends. */
 describe.each(storageBackends('messaging', migrations))('campaign recipients added on %s', (_name, make) => {
@@ -18,21 +19,7 @@ describe.each(storageBackends('messaging', migrations))('campaign recipients add
     await backend.cleanup();
   });
 
-  const campaign = async () =>
-    (
-      await repo.create({
-        tenantId: 't1',
-        clientId: 'c1',
-        name: 'x',
-        templateName: 'n',
-        lang: 'en_US',
-        category: 'UTILITY',
-        components: [],
-        status: 'draft',
-        scheduleAt: null,
-        ratePerSecond: null,
-      })
-    ).id;
+  const campaign = () => testCampaign(repo, { status: 'draft' });
 
   it('keeps the order and the values, drops a duplicate (in the list or already there) and counts it', async () => {
     const id = await campaign();

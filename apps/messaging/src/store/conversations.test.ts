@@ -71,18 +71,23 @@ describe.each(storageBackends('messaging', migrations, { poolSize: 10 }))('conve
     expect(await store.markRead('t1', 'c1', conv.contact.id, at(40))).toBe(false);
   });
 
-  it('a batch of sends (a campaign) links each to its contact as one by one would: new users, a known one, two to one user, a BSUID', async () => {
-    await store.storeLogged([inbound('c-batch', { waId: '16505550040' }, 1)]);
-    const send = (id: string, to: string, s: number, over: Record<string, string> = {}) => ({
-      id: `wamid.batch-${id}`,
+  /** Sends of one client for the batch tests: `wamid.<tag>-<id>`, a template, at second `s`. */
+  const sendOf =
+    (tag: string, clientId: string) =>
+    (id: string, to: string, s: number, over: Record<string, string> = {}) => ({
+      id: `wamid.${tag}-${id}`,
       tenantId: 't1',
-      clientId: 'c-batch',
+      clientId,
       to,
       kind: 'template',
       at: at(s),
       text: `template ${id}`,
       ...over,
     });
+
+  it('a batch of sends (a campaign) links each to its contact as one by one would: new users, a known one, two to one user, a BSUID', async () => {
+    await store.storeLogged([inbound('c-batch', { waId: '16505550040' }, 1)]);
+    const send = sendOf('batch', 'c-batch');
     const batch = [
       send('a', '+16505550040', 10),
       send('b', '+16505550041', 11),
@@ -115,16 +120,7 @@ describe.each(storageBackends('messaging', migrations, { poolSize: 10 }))('conve
 
   it('a batch stored with its contacts at once (contactsForSends, then insertAccepted: one write of each row) links as linkSends does', async () => {
     await store.storeLogged([inbound('c-first', { waId: '16505550050' }, 1)]);
-    const send = (id: string, to: string, s: number, over: Record<string, string> = {}) => ({
-      id: `wamid.first-${id}`,
-      tenantId: 't1',
-      clientId: 'c-first',
-      to,
-      kind: 'template',
-      at: at(s),
-      text: `template ${id}`,
-      ...over,
-    });
+    const send = sendOf('first', 'c-first');
     const batch = [
       send('a', '+16505550050', 10),
       send('b', '+16505550051', 11),
