@@ -12,21 +12,8 @@ import type { CampaignEventName, CampaignEvents } from './events';
 import { DEFERRED_BY_PROVIDER, MESSAGING_LIMIT_REFUSAL, messagingLimitOf, portfolioOf, PortfolioWindows } from './messaging-limit';
 import type { NumberShare } from './priority';
 import { SqlCampaignRepository, type CampaignRow, type FinishOutcome, type RecipientRow } from './store';
+import { DepartureWindow, pacingWindowMs } from './departure-window';
 
-/**
- * How much longer than one second the local limiter's window is, at least (ms): a process never starts more than
- * a number's limit of calls within that window, and the shared pace spaces slots that far apart, so that the calls
- * still reach the provider at most `limit` in any one-second window (which it counts on arrival) when some are
- * delayed on their way by up to this much (a busy event loop, the provider's own). 40 ms keeps 96 % of a limit
- * of 250 per second (240).
- */
-export const PACING_JITTER_MS = 40;
-/**
- * The limiter's window for a limit: one second plus the jitter it absorbs, at least three sends' spacing (a slow
- * number's sends are far apart: a 20 per second one absorbs 150 ms; on a 2-core machine at a load of 16, 40 ms
- * and 100 ms each let a 21st arrival into one second).
- */
-export const pacingWindowMs = (limit: number): number => 1000 + Math.max(PACING_JITTER_MS, 3000 / limit);
 /** Batches being sent or finished at once per campaign worker: the next one is claimed and prepared while one is sent. */
 const MAX_BATCHES_IN_FLIGHT = 3;
 /** Batches whose recipients are `sending` at once per campaign worker: what a SIGKILL may leave `unknown`. */
@@ -251,15 +238,18 @@ export class CampaignRunner {
               [t0, first, intervalMs, reserveAgain] = [Date.now() + again.firstInMs, i, again.intervalMs, false];
             }
           }
-          await ownWindow?.take(halted);
-          await numberWindow.take(halted);
+          const departures = [await ownWindow?.take(halted), await numberWindow.take(halted)];
           // never called: skipped if the campaign was cancelled, else back to the queue (paused, stopping, or
           // after a 130429: the rest of the batch waits for the slower pace)
-          if (cancelled()) outcomes.push({ seq: String(r.seq), status: 'skipped', reason: 'cancelled' });
-          else if (halted()) outcomes.push({ seq: String(r.seq), status: 'queued' });
-          else
+          if (cancelled() || halted()) {
+            for (const d of departures) d?.();
+            outcomes.push(cancelled() ? { seq: String(r.seq), status: 'skipped', reason: 'cancelled' } : { seq: String(r.seq), status: 'queued' });
+          } else
             calls.push(
               this.call(c, r, call).then(({ outcome, finish }) => {
+                // when it was answered bounds when it arrived (departure-window.ts)
+                const answeredAt = Date.now();
+                for (const d of departures) d?.(answeredAt);
                 outcomes.push({ seq: String(r.seq), ...finish });
                 this.sends.inc({ outcome });
                 if (outcome === 'throttled') state.throttled = true;
@@ -435,55 +425,6 @@ export class CampaignRunner {
         outcome: 'failed',
         finish: { status: 'failed', errorCode: providerCode !== undefined ? String(providerCode) : err.code, reason: err.message.slice(0, 500) },
       };
-    }
-  }
-}
-
-/**
- * This process's provider calls per number: a call waits while `limit` of them started within the last
- * `pacingWindowMs(limit)` (a late timer must not bunch calls up). The start times of the last `limit` calls, in a ring;
- * shared by every campaign of the runner (the process) on that number and the tenant's own sends (`NumberShare`);
- * a campaign with a lower `rate_per_second` keeps its own besides.
- */
-export class DepartureWindow {
-  private times: number[];
-  private next = 0;
-  private windowMs: number;
-
-  constructor(private limit: number) {
-    this.times = new Array<number>(limit).fill(-Infinity);
-    this.windowMs = pacingWindowMs(limit);
-  }
-
-  /** The number's throughput changed (the directory told a new one). */
-  setLimit(limit: number): void {
-    if (limit === this.limit) return;
-    const recent = [...this.times.slice(this.next), ...this.times.slice(0, this.next)].slice(-limit);
-    this.times = [...new Array<number>(Math.max(0, limit - recent.length)).fill(-Infinity), ...recent];
-    this.next = 0;
-    this.limit = limit;
-    this.windowMs = pacingWindowMs(limit);
-  }
-
-  /** How long until one more call may start (0: now). */
-  waitMs(now: number): number {
-    return Math.max(0, this.times[this.next] + this.windowMs - now);
-  }
-
-  /** Records a call starting at `now`. */
-  record(now: number): void {
-    this.times[this.next] = now;
-    this.next = (this.next + 1) % this.limit;
-  }
-
-  /** Waits for a free place in the window and takes it; at once when `cancelled` (that call is not made). */
-  async take(cancelled: () => boolean): Promise<void> {
-    for (;;) {
-      if (cancelled()) return;
-      const now = Date.now();
-      const wait = this.waitMs(now);
-      if (wait === 0) return this.record(now);
-      await sleep(wait);
     }
   }
 }
