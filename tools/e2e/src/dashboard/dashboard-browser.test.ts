@@ -5,7 +5,7 @@ import { connectBus, STREAMS, type Bus } from '@gateway/bus';
 import { createLogger } from '@gateway/logger';
 import { startStack, type ApiClient, type Stack } from '@gateway/test-stack';
 import { SimControl, startWebhookReceiver, waitFor, type WebhookReceiver, BOOKING_FLOW_JSON } from '@gateway/testing';
-import { launchChromium, nonPublicCalls, screenshot, seriousViolations, watchApiCalls, watchConsole } from './testing/browser';
+import { clickClosing, launchChromium, nonPublicCalls, screenshot, seriousViolations, watchApiCalls, watchConsole } from './testing/browser';
 
 interface ClientJson {
   id: string;
@@ -249,7 +249,7 @@ describe('the tenant dashboard in Chromium against a real gateway', () => {
     await waitFor(() => connect.isEnabled(), { timeoutMs: UI_TIMEOUT_MS, what: 'the provider SDK to load' });
     const [providerWindow] = await Promise.all([signupPage.waitForEvent('popup'), connect.click()]);
     await providerWindow.waitForLoadState();
-    await providerWindow.getByRole('button', { name: 'Finish' }).click();
+    await clickClosing(providerWindow, 'Finish');
     await signupPage.getByRole('heading', { name: 'Your account is connected' }).waitFor();
 
     const row = page.getByRole('row', { name: /Corner bakery/ });

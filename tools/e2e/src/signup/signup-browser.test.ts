@@ -2,7 +2,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { signatureHeader } from '@gateway/crypto';
 import { startStack, type ApiClient, type Stack } from '@gateway/test-stack';
 import { startWebhookReceiver, waitFor, type WebhookReceiver } from '@gateway/testing';
-import { launchChromium } from './testing/browser';
+import { clickClosing, launchChromium } from './testing/browser';
 import { FORGED, startOtherSite, type OtherSite } from './testing/other-site';
 import { SimControl } from '@gateway/testing';
 
@@ -80,7 +80,7 @@ describe('embedded signup end to end in Chromium: hosted page, provider SDK stan
     await page.goto(client.embed_signup_url);
     await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Connect your business messaging account');
     const popup = await launch(page);
-    await popup.getByRole('button', { name: 'Finish' }).click();
+    await clickClosing(popup, 'Finish');
     await page.waitForURL(`${site.url}/landing/done`);
     await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Landed on /landing/done');
 
@@ -137,7 +137,7 @@ describe('embedded signup end to end in Chromium: hosted page, provider SDK stan
 
     await page.goto(client.embed_signup_url);
     const retry = await launch(page);
-    await retry.getByRole('button', { name: 'Finish' }).click();
+    await clickClosing(retry, 'Finish');
     await page.waitForURL(`${site.url}/landing/done`);
     expect(await readClient(client.id)).toMatchObject({ is_active: true, signup_status: 'completed' });
   });
@@ -148,7 +148,7 @@ describe('embedded signup end to end in Chromium: hosted page, provider SDK stan
     const page = await context.newPage();
     await page.goto(client.embed_signup_url);
     const popup = await launch(page);
-    await popup.getByRole('button', { name: 'Finish' }).click();
+    await clickClosing(popup, 'Finish');
     await page.waitForURL(`${site.url}/landing/failed?reason=code_exchange_failed`);
     expect(site.landings.at(-1)).toEqual({ path: '/landing/failed', query: { reason: 'code_exchange_failed' } });
     expect(await readClient(client.id)).toMatchObject({ is_active: false, signup_status: 'failed' });
@@ -157,7 +157,7 @@ describe('embedded signup end to end in Chromium: hosted page, provider SDK stan
 
     await page.goto(client.embed_signup_url);
     const retry = await launch(page);
-    await retry.getByRole('button', { name: 'Finish' }).click();
+    await clickClosing(retry, 'Finish');
     await page.waitForURL(`${site.url}/landing/done`);
     expect(await readClient(client.id)).toMatchObject({ is_active: true, signup_status: 'completed' });
     await waitFor(() => signupEvents(client.id).length >= 1, { timeoutMs: 15_000, what: 'the signup_completed delivery' });
@@ -179,7 +179,7 @@ describe('embedded signup end to end in Chromium: hosted page, provider SDK stan
     await new Promise((r) => setTimeout(r, 200));
     expect(await page.locator('#step-details').getAttribute('data-state')).toBe('todo');
 
-    await popup.getByRole('button', { name: 'Finish' }).click();
+    await clickClosing(popup, 'Finish');
     await page.waitForURL(`${site.url}/landing/done`);
     expect(await posted()).toBeGreaterThan(before + 20);
     const c = await readClient(client.id);
@@ -195,11 +195,11 @@ describe('embedded signup end to end in Chromium: hosted page, provider SDK stan
     const page = await context.newPage();
     await page.goto(client.embed_signup_url);
     const popup = await launch(page);
-    await popup.getByRole('button', { name: 'Cancel' }).click();
+    await clickClosing(popup, 'Cancel');
     await waitFor(async () => (await page.getByRole('status').textContent())?.includes('cancelled'), { what: 'the cancelled message' });
     expect(await readClient(client.id)).toMatchObject({ signup_status: 'pending', is_active: false });
     const again = await launch(page, 'Try again');
-    await again.getByRole('button', { name: 'Finish' }).click();
+    await clickClosing(again, 'Finish');
     await page.waitForURL(`${site.url}/landing/done`);
     expect(await readClient(client.id)).toMatchObject({ signup_status: 'completed' });
   });

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 
 /** Debian's chromium package (`npm test` installs it when missing); never a downloaded browser. */
 export const CHROMIUM_PATH = '/usr/bin/chromium';
@@ -23,4 +23,23 @@ export async function launchChromium(): Promise<Browser> {
       '--disable-sync',
     ],
   });
+}
+
+/**
+ * Clicks a button of a window that closes the window (the provider's signup window: Cancel at once, Finish once the
+ * provider answered) and waits for it to close. A click the close cuts short ("Target page ... has been closed",
+ * seen under load) did its job; any other failure of the click is one.
+ */
+export async function clickClosing(window: Page, name: string): Promise<void> {
+  const closed = window.waitForEvent('close');
+  const clicked = window
+    .getByRole('button', { name })
+    .click()
+    .then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+  await closed;
+  const failure = await clicked;
+  if (failure && !/has been closed/.test(String(failure))) throw failure;
 }

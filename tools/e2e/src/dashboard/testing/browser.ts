@@ -8,7 +8,7 @@ const ROOT = resolve(__dirname, '..', '..', '..', '..', '..');
 export const DASHBOARD_DIST = resolve(ROOT, 'dist', 'apps', 'dashboard');
 /** Screenshots land here (the test output folder), one PNG per page and state, for a reviewer to look at. */
 export const SCREENSHOT_DIR = resolve(ROOT, '.test-results', 'dashboard');
-export { CHROMIUM_PATH } from '../../testing/chromium';
+export { CHROMIUM_PATH, clickClosing } from '../../testing/chromium';
 
 /** Chromium for the dashboard, which must have been built (`npm test` builds it first). */
 export async function launchChromium(): Promise<Browser> {

@@ -1,1 +1,1 @@
-export { CHROMIUM_PATH, launchChromium } from '../../testing/chromium';
+export { CHROMIUM_PATH, clickClosing, launchChromium } from '../../testing/chromium';
