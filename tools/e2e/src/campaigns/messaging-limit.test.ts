@@ -46,7 +46,8 @@ describe('campaigns: the portfolio messaging limit', () => {
     const deferred = await allRecipients(api, c.id, 'deferred');
     expect(deferred.map((r) => r.to).sort()).toEqual(list.slice(5).map((r) => r.to.replace(/^\+/, '')));
     expect(deferred.every((r) => r.reason === 'messaging_limit' && !r.message_id)).toBe(true);
-    expect((await arrivalsTo(list)).map((a) => a.to)).toEqual(list.slice(0, 5).map((r) => r.to));
+    // the first five (calls a few ms apart may reach the provider in either order)
+    expect((await arrivalsTo(list)).map((a) => a.to).sort()).toEqual(list.slice(0, 5).map((r) => r.to));
 
     // the provider moves the portfolio up a tier: the window has room, the three go by themselves
     await sim.setMessagingLimit(phone.phone_number_id, { tier: 'TIER_250' });
