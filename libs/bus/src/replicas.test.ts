@@ -104,9 +104,14 @@ describe('JETSTREAM_REPLICAS on a 3-node JetStream cluster', () => {
     const seen = new Set<string>();
     const running = await runConsumer({ bus: b, stream, durable: 'leader-loss', logger, concurrency: 4, handle: async (m) => (seen.add(m.string()), ACK) });
     try {
-      for (let i = 0; i < 5; i++) await b.publish(`provider.inbound.p${i}`, `before-${i}`, { msgId: `before-${i}` });
+      // the R3 stream and durable were just made: their first requests may time out while they elect leaders
+      for (let i = 0; i < 5; i++) await whilePublishSettles(() => b.publish(`provider.inbound.p${i}`, `before-${i}`, { msgId: `before-${i}` }));
       await waitFor(() => seen.size >= 5 || undefined, { timeoutMs: 30_000, intervalMs: 100, what: 'the first messages' });
-      const leader = (await b.jsm.consumers.info(stream, 'leader-loss')).cluster!.leader!;
+      const leader = await waitFor(async () => (await b.jsm.consumers.info(stream, 'leader-loss')).cluster?.leader || undefined, {
+        timeoutMs: 30_000,
+        intervalMs: 250,
+        what: 'the consumer leader',
+      });
       await cluster.kill(leader);
       try {
         await waitFor(
