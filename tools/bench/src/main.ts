@@ -24,7 +24,7 @@ import { SimControl } from '@gateway/testing';
 import { CAMPAIGN_LIMIT, CAMPAIGN_NUMBERS, CAMPAIGN_RECIPIENTS, campaignRun, type CampaignResult } from './campaign';
 import { startHelper } from './ceilings';
 import { cpuSecondsOf, pidsMatching, type Proc } from './processes';
-import { load, type LoadResult } from './load';
+import { load, type LoadOptions, type LoadResult } from './load';
 import { fmt, met, pct, table, type Row } from './report';
 import { bootStack, ROOT, type BenchStack } from './stack';
 import { listsBench, listsReport, type ListsResult } from './lists';
@@ -35,6 +35,7 @@ const SEND_SECONDS = Number(process.env.BENCH_SEND_SECONDS ?? 15);
 const INGEST_SECONDS = Number(process.env.BENCH_INGEST_SECONDS ?? 10);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 4);
 const CONNECTIONS = 50;
+const SEND_RECIPIENTS = Math.max(1, Number(process.env.BENCH_SEND_RECIPIENTS ?? 10_000));
 const APP_SECRET = 'sim-app-secret';
 const helpersBundle = join(__dirname, 'helpers-server.js');
 const CONFIGS = (process.env.BENCH_CONFIGS ?? 'embedded,production').split(',').filter(Boolean) as ConfigName[];
@@ -119,16 +120,28 @@ interface CpuUse {
 }
 
 // request bodies, shared by the gateway runs and their ceilings
-const sendBodyFor = (clientId: string) =>
+const sendBodyFor = (clientId: string, to = '+15551230000') =>
   JSON.stringify({
     client_id: clientId,
-    to: '+15551230000',
+    to,
     body: { type: 'text', text: 'Pick one' },
     buttons: [
       { id: 'yes', title: 'Yes' },
       { id: 'no', title: 'No' },
     ],
   });
+
+/**
+ * The send row's requests: each to the next of `BENCH_SEND_RECIPIENTS` users in turn (10,000 by default). The
+ * provider allows one business number about one message per 6 s to one user (131056, the pair rate), so a load of
+ * hundreds per second to one user is one it refuses; spread over 10,000 users it stays under that up to 1,600/s.
+ * `BENCH_SEND_RECIPIENTS=1` is the earlier load (every send to one user: every send's contact row the same).
+ */
+function sendRequestsFor(clientId: string): NonNullable<LoadOptions['setupRequest']> {
+  const bodies = Array.from({ length: SEND_RECIPIENTS }, (_, i) => sendBodyFor(clientId, `+1555${String(2_000_000 + i)}`));
+  let next = 0;
+  return () => ({ body: bodies[next++ % bodies.length] });
+}
 
 function signedStatuses(wabaId: string, phoneNumberId: string) {
   let seq = 0;
@@ -216,7 +229,7 @@ async function sendCeiling(clientId: string): Promise<{ result: LoadResult; cpu:
     const result = await load({
       url: `http://127.0.0.1:${koa.port}/`,
       headers: { 'content-type': 'application/json' },
-      body: sendBodyFor(clientId),
+      setupRequest: sendRequestsFor(clientId),
       connections: CONNECTIONS,
       durationSec: SEND_SECONDS,
       warmupSec: WARMUP_SECONDS,
@@ -332,7 +345,7 @@ async function runConfig(config: ConfigName, natsBin: string, receiver: Proc, re
       result.send = await load({
         url: `${stack.baseUrl}/api/messaging/send-buttons`,
         headers: auth,
-        body: sendBodyFor(client.id),
+        setupRequest: sendRequestsFor(client.id),
         connections: CONNECTIONS,
         durationSec: SEND_SECONDS,
         warmupSec: WARMUP_SECONDS,
@@ -430,7 +443,7 @@ async function runConfig(config: ConfigName, natsBin: string, receiver: Proc, re
         result.sendTraced = await load({
           url: `${stack.baseUrl}/api/messaging/send-buttons`,
           headers: auth,
-          body: sendBodyFor(client.id),
+          setupRequest: sendRequestsFor(client.id),
           connections: CONNECTIONS,
           durationSec: SEND_SECONDS,
           warmupSec: WARMUP_SECONDS,
