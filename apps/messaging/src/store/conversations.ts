@@ -309,7 +309,9 @@ export class SqlConversations {
    */
   async contactsForSends(batch: NewMessage[], q: Queryable = this.q): Promise<Map<string, string>> {
     const linked = new Map<string, string>();
-    const rest = batch.length > 1 ? await this.linkSingles(batch, q, linked, false) : batch;
+    // a batch of one too: a known contact is two statements this way (its identity read, one UPDATE), four by
+    // `contactFor` and `touch`; at the rates where the group commit holds one or two sends, that is most batches
+    const rest = await this.linkSingles(batch, q, linked, false);
     const contacts = new Map<string, string | undefined>();
     const latest = new Map<string, NewMessage>();
     for (const m of rest) {
