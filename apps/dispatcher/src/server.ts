@@ -32,7 +32,13 @@ export const EVENTS_DURABLE = 'dispatcher-webhooks';
 export const RETRIES_DURABLE = 'dispatcher-webhook-retries';
 
 export async function startDispatcher(config: DispatcherConfig, logger: Logger): Promise<RunningDispatcher> {
-  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: 'dispatcher', migrations });
+  const db = await openDb({
+    databaseUrl: config.databaseUrl,
+    preparedStatements: config.databasePreparedStatements,
+    dataDir: config.dataDir,
+    schema: 'dispatcher',
+    migrations,
+  });
   const bus = await connectBus({
     url: config.natsUrl,
     name: 'dispatcher',

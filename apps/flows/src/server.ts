@@ -17,7 +17,13 @@ export interface RunningFlows extends RunningProcess {
 }
 
 export async function startFlows(config: FlowsConfig, logger: Logger): Promise<RunningFlows> {
-  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: 'flows', migrations });
+  const db = await openDb({
+    databaseUrl: config.databaseUrl,
+    preparedStatements: config.databasePreparedStatements,
+    dataDir: config.dataDir,
+    schema: 'flows',
+    migrations,
+  });
   const metrics = new Metrics('flows');
   const directory = createServiceClient(td.TenantDirectoryService, config.tenantDirectoryAddr, { defaultDeadlineMs: 10_000 });
   const provider = connectProvider(config, metrics.providerCall);

@@ -48,7 +48,13 @@ export interface RunningMessaging extends RunningProcess {
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 export async function startMessaging(config: MessagingConfig, logger: Logger): Promise<RunningMessaging> {
-  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: 'messaging', migrations });
+  const db = await openDb({
+    databaseUrl: config.databaseUrl,
+    preparedStatements: config.databasePreparedStatements,
+    dataDir: config.dataDir,
+    schema: 'messaging',
+    migrations,
+  });
   const metrics = new Metrics('messaging');
   const directory = createServiceClient(td.TenantDirectoryService, config.tenantDirectoryAddr, { defaultDeadlineMs: 10_000 });
   const provider = connectProvider(config, metrics.providerCall);

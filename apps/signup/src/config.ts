@@ -44,6 +44,7 @@ export function readConfig(env: Env = process.env) {
     {
       logLevel: common.logLevel,
       databaseUrl: common.databaseUrl,
+      databasePreparedStatements: common.databasePreparedStatements,
       dataDir: common.dataDir,
       grpcHost: common.grpcHost,
       grpcPort: common.grpcPort(grpcService('signup').grpcPort),

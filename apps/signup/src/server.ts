@@ -20,7 +20,13 @@ export interface RunningSignup extends RunningProcess {
 }
 
 export async function startSignup(config: SignupConfig, logger: Logger): Promise<RunningSignup> {
-  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: 'signup', migrations });
+  const db = await openDb({
+    databaseUrl: config.databaseUrl,
+    preparedStatements: config.databasePreparedStatements,
+    dataDir: config.dataDir,
+    schema: 'signup',
+    migrations,
+  });
   const box = SecretBox.fromBase64(resolveSecretsKey(config.secretsKey, config.dataDir));
   const repo = new SqlSignupRepository(db);
   const directory = createServiceClient(td.TenantDirectoryService, config.tenantDirectoryAddr, { defaultDeadlineMs: 10_000 });

@@ -24,7 +24,13 @@ export interface RunningTenantDirectory extends RunningProcess {
 }
 
 export async function startTenantDirectory(config: TenantDirectoryConfig, logger: Logger): Promise<RunningTenantDirectory> {
-  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: 'tenant_directory', migrations });
+  const db = await openDb({
+    databaseUrl: config.databaseUrl,
+    preparedStatements: config.databasePreparedStatements,
+    dataDir: config.dataDir,
+    schema: 'tenant_directory',
+    migrations,
+  });
   const bus = await connectBus({
     url: config.natsUrl,
     name: 'tenant-directory',

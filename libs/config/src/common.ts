@@ -9,6 +9,8 @@ export const natsUrl = str('NATS_URL', `nats://127.0.0.1:${NATS.port}`);
 /** Replicas of the streams a process creates (and of their durable consumers); 3 on a 3-server cluster. */
 export const jetstreamReplicas = int('JETSTREAM_REPLICAS', 1, { min: 1, max: 5 });
 export const databaseUrl = optStr('DATABASE_URL');
+/** With DATABASE_URL: frequent statements as named prepared statements (off behind PgBouncer < 1.21 in transaction mode). */
+export const databasePreparedStatements = bool('DATABASE_PREPARED_STATEMENTS', true);
 export const dataDir = str('DATA_DIR', './.data');
 export const metricsPort = (fallback: number) => int('METRICS_PORT', fallback, { min: 0, max: 65535 });
 export const grpcPort = (fallback: number) => int('GRPC_PORT', fallback, { min: 0, max: 65535 });
@@ -55,6 +57,7 @@ export function grpcServiceFields(service: string) {
     logLevel,
     natsUrl,
     databaseUrl,
+    databasePreparedStatements,
     dataDir,
     grpcHost,
     grpcPort: grpcPort(entry.grpcPort),

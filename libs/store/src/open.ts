@@ -10,12 +10,14 @@ export interface OpenDbOptions {
   schema: string;
   migrations: Migration[];
   poolSize?: number;
+  /** PostgreSQL only: frequent statements run as named prepared statements (`DATABASE_PREPARED_STATEMENTS`, default on). */
+  preparedStatements?: boolean;
 }
 
 export async function openDb(opts: OpenDbOptions): Promise<Db> {
   if (!/^[a-z][a-z0-9_]*$/.test(opts.schema)) throw new Error(`invalid schema name ${opts.schema}`);
   const db = opts.databaseUrl
-    ? await openPostgres(opts.databaseUrl, opts.schema, opts.poolSize ?? 10)
+    ? await openPostgres(opts.databaseUrl, opts.schema, opts.poolSize ?? 10, opts.preparedStatements ?? true)
     : // PGlite (WebAssembly, ~20 MB once loaded) is loaded only by processes that embed it, never with DATABASE_URL
       await (await import('./pglite')).openPglite(opts.dataDir, opts.schema);
   try {

@@ -1,20 +1,41 @@
 import { Pool, type PoolClient } from 'pg';
 import { guarded } from './db-error';
+import { isPreparedStatementError, PreparedNames } from './prepared';
 import type { Db, Queryable, Row } from './types';
 
-export async function openPostgres(databaseUrl: string, schema: string, poolSize: number): Promise<Db> {
+/**
+ * `prepared`: run a service's frequent statements as named prepared statements (`PreparedNames`); off where a
+ * pooler in transaction mode sits between (PgBouncer before 1.21 loses them between transactions).
+ */
+export async function openPostgres(databaseUrl: string, schema: string, poolSize: number, prepared = true): Promise<Db> {
+  const names = new PreparedNames(prepared);
   const pool = new Pool({
     connectionString: databaseUrl,
     max: poolSize,
-    // every connection of this service sees only its own schema
-    options: `-c search_path=${schema}`,
+    // every connection of this service sees only its own schema; a prepared statement is planned for each call's
+    // values as an unnamed one is (its parse is what is saved), so no query's plan depends on being prepared
+    options: `-c search_path=${schema}${prepared ? ' -c plan_cache_mode=force_custom_plan' : ''}`,
     idleTimeoutMillis: 30_000,
     connectionTimeoutMillis: 5_000,
   });
   pool.on('error', () => {
     /* idle client errors surface on the next query; the pool replaces the client */
   });
-  const run = <T>(q: Pool | PoolClient, sql: string, params?: unknown[]) => guarded(sql, async () => (await q.query(sql, params as unknown[])).rows as T[]);
+  const run = <T>(q: Pool | PoolClient, sql: string, params?: unknown[]) =>
+    guarded(sql, async () => {
+      const name = names.nameOf(sql, params);
+      if (name === undefined) return (await q.query(sql, params as unknown[])).rows as T[];
+      try {
+        return (await q.query({ name, text: sql, values: params as unknown[] })).rows as T[];
+      } catch (e) {
+        if (!isPreparedStatementError(e)) throw e;
+        names.refuse(sql);
+        // outside a transaction the statement runs again unnamed; inside, the transaction is spoilt: its caller sees
+        // the error as any other failed transaction (the text is unnamed from now on)
+        if (q !== pool) throw e;
+        return (await q.query(sql, params as unknown[])).rows as T[];
+      }
+    });
   return {
     kind: 'postgres',
     schema,

@@ -130,7 +130,7 @@ export class SqlConversations {
     if (!ids.length) return undefined;
     for (let attempt = 0; attempt < 3; attempt++) {
       const found = await q.query<{ kind: string; contact_id: string }>(
-        `SELECT kind, contact_id FROM contact_identities WHERE client_id = $1 AND (kind, value) IN (SELECT * FROM unnest($2::text[], $3::text[]))
+        `SELECT kind, contact_id FROM contact_identities WHERE client_id = $1 AND (kind, value) IN (SELECT k, v FROM unnest($2::text[], $3::text[]) AS t(k, v))
          ORDER BY CASE kind WHEN 'user_id' THEN 0 ELSE 1 END LIMIT 1`,
         [clientId, ids.map((i) => i.kind), ids.map((i) => i.value)],
       );
@@ -234,7 +234,7 @@ export class SqlConversations {
     const olds = identitiesOf(change.previous);
     const found = olds.length
       ? await q.query<{ contact_id: string }>(
-          `SELECT contact_id FROM contact_identities WHERE client_id = $1 AND (kind, value) IN (SELECT * FROM unnest($2::text[], $3::text[])) LIMIT 1`,
+          `SELECT contact_id FROM contact_identities WHERE client_id = $1 AND (kind, value) IN (SELECT k, v FROM unnest($2::text[], $3::text[]) AS t(k, v)) LIMIT 1`,
           [clientId, olds.map((i) => i.kind), olds.map((i) => i.value)],
         )
       : [];
@@ -362,7 +362,7 @@ export class SqlConversations {
       const values = [...wanted.values()].map((x) => x.value);
       const contactOf = new Map<string, string>();
       const found = await q.query<{ kind: string; value: string; contact_id: string }>(
-        `SELECT kind, value, contact_id FROM contact_identities WHERE client_id = $1 AND (kind, value) IN (SELECT * FROM unnest($2::text[], $3::text[]))`,
+        `SELECT kind, value, contact_id FROM contact_identities WHERE client_id = $1 AND (kind, value) IN (SELECT k, v FROM unnest($2::text[], $3::text[]) AS t(k, v))`,
         [clientId, kinds, values],
       );
       for (const f of found) contactOf.set(key(f.kind, f.value), f.contact_id);
@@ -375,7 +375,7 @@ export class SqlConversations {
       if (known.length && stored) {
         await q.query(
           `UPDATE contacts c SET wa_id = COALESCE(v.wa_id, c.wa_id), user_id = COALESCE(v.user_id, c.user_id), parent_user_id = COALESCE(v.parent_user_id, c.parent_user_id)
-           FROM (SELECT DISTINCT ON (id) * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS t(id, wa_id, user_id, parent_user_id)) v WHERE c.id = v.id`,
+           FROM (SELECT DISTINCT ON (id) id, wa_id, user_id, parent_user_id FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS t(id, wa_id, user_id, parent_user_id)) v WHERE c.id = v.id`,
           [known.map((x) => x.id), known.map((x) => x.who.waId ?? null), known.map((x) => x.who.userId ?? null), known.map((x) => x.who.parentUserId ?? null)],
         );
       } else if (known.length) {
