@@ -738,9 +738,14 @@ function report(results: Partial<Record<ConfigName, ConfigResult>>): string {
   return table(columns, rows);
 }
 
-/** CPU milliseconds per operation by process, for each pipeline and its ceiling: where the time goes. */
+/**
+ * CPU milliseconds per operation by process, for each pipeline and its ceiling: where the time goes. Beside each
+ * pipeline, its CPU per operation as a multiple of its ceiling's in the same run: the machine's speed, which moves
+ * both by as much as 1.5× from one run to the next on a shared host, divides out of it.
+ */
 function cpuReport(results: Partial<Record<ConfigName, ConfigResult>>): string {
   const rows: Row[] = [];
+  const perOp = (use: CpuUse) => [...use.byProcess.values()].reduce((a, b) => a + b, 0) / use.ops;
   for (const c of CONFIGS) {
     const r = results[c];
     if (!r) continue;
@@ -751,10 +756,12 @@ function cpuReport(results: Partial<Record<ConfigName, ConfigResult>>): string {
         .filter(([, t]) => t / total >= 0.02)
         .sort((a, b) => b[1] - a[1])
         .map(([n, t]) => `${n} ${fmt((1000 * t) / use.ops, 3)}`);
-      rows.push([`${c}: ${what}`, fmt(use.ops), `**${fmt((1000 * total) / use.ops, 3)}**`, parts.join(', ')]);
+      const ceiling = what.endsWith(' ceiling') ? undefined : r.cpu.get(`${what.split(',')[0]} ceiling`);
+      const multiple = ceiling?.ops ? `${fmt(perOp(use) / perOp(ceiling), 1)} ×` : '';
+      rows.push([`${c}: ${what}`, fmt(use.ops), `**${fmt((1000 * total) / use.ops, 3)}**`, multiple, parts.join(', ')]);
     }
   }
-  return table(['Pipeline', 'Operations', 'CPU ms per operation, all processes', 'By process (ms per operation; ≥ 2 % of the total)'], rows);
+  return table(['Pipeline', 'Operations', 'CPU ms per operation, all processes', "× the ceiling's", 'By process (ms per operation; ≥ 2 % of the total)'], rows);
 }
 
 async function main() {
