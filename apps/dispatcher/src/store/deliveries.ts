@@ -106,6 +106,8 @@ export interface ReplayFilter {
   limit: number;
 }
 
+const COLUMNS = 15;
+
 export class SqlDeliveryRepository implements DeliveryRepository {
   constructor(private readonly q: Queryable) {}
 
@@ -142,37 +144,37 @@ export class SqlDeliveryRepository implements DeliveryRepository {
       const prev = bySeries.get(k);
       if (!prev || (u.attempt?.number ?? u.attempts ?? 0) >= (prev.attempt?.number ?? prev.attempts ?? 0)) bySeries.set(k, u);
     }
-    // arrays, not a VALUES list of 15 parameters a row: one text whatever the batch's size (prepared once per connection)
-    const rows = [...bySeries.values()];
-    const now = new Date();
+    const params: unknown[] = [];
+    const values = [...bySeries.values()].map((u, i) => {
+      params.push(
+        u.id,
+        u.tenantId,
+        u.clientId,
+        u.eventId,
+        u.eventType,
+        u.series,
+        u.url,
+        u.status,
+        u.attempt?.number ?? u.attempts ?? 0,
+        u.responseCode,
+        u.lastError,
+        u.subject,
+        u.body,
+        JSON.stringify(u.attempt ? [u.attempt] : []),
+        new Date(),
+      );
+      const b = i * COLUMNS;
+      return `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6}::int, $${b + 7}, $${b + 8}, $${b + 9}::int, $${b + 10}::int, $${b + 11}, $${b + 12}, $${b + 13}, $${b + 14}::jsonb, $${b + 15}::timestamptz)`;
+    });
     await this.q.query(
       `INSERT INTO deliveries AS d (id, tenant_id, client_id, event_id, event_type, series, url, status, attempts, response_code, last_error, subject, body, attempt_log, updated_at)
-       SELECT id, tenant_id, client_id, event_id, event_type, series, url, status, attempts, response_code, last_error, subject, body, attempt_log::jsonb, updated_at
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::text[], $8::text[], $9::int[], $10::int[], $11::text[], $12::text[],
-         $13::text[], $14::text[], $15::timestamptz[])
-         AS v(id, tenant_id, client_id, event_id, event_type, series, url, status, attempts, response_code, last_error, subject, body, attempt_log, updated_at)
+       VALUES ${values.join(', ')}
        ON CONFLICT (event_id, series) DO UPDATE SET
          status = EXCLUDED.status, url = COALESCE(EXCLUDED.url, d.url), attempts = EXCLUDED.attempts,
          response_code = COALESCE(EXCLUDED.response_code, CASE WHEN EXCLUDED.attempts > d.attempts THEN NULL ELSE d.response_code END),
          last_error = EXCLUDED.last_error, attempt_log = d.attempt_log || EXCLUDED.attempt_log, updated_at = EXCLUDED.updated_at
        WHERE d.status = 'pending' AND (EXCLUDED.attempts > d.attempts OR (EXCLUDED.attempts = d.attempts AND EXCLUDED.attempt_log = '[]'::jsonb))`,
-      [
-        rows.map((u) => u.id),
-        rows.map((u) => u.tenantId),
-        rows.map((u) => u.clientId),
-        rows.map((u) => u.eventId),
-        rows.map((u) => u.eventType),
-        rows.map((u) => u.series),
-        rows.map((u) => u.url),
-        rows.map((u) => u.status),
-        rows.map((u) => u.attempt?.number ?? u.attempts ?? 0),
-        rows.map((u) => u.responseCode),
-        rows.map((u) => u.lastError),
-        rows.map((u) => u.subject),
-        rows.map((u) => u.body),
-        rows.map((u) => JSON.stringify(u.attempt ? [u.attempt] : [])),
-        rows.map(() => now),
-      ],
+      params,
     );
   }
 

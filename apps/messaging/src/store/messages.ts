@@ -317,21 +317,22 @@ export class SqlMessageRepository implements MessageRepository {
       const found = await advanceMany(this.q, batch);
       const early = batch.filter((u) => !found.has(u.messageId));
       if (early.length) {
-        // arrays, not a VALUES list: one text whatever the number of statuses (prepared once per connection)
-        const json = (v: unknown) => (v ? JSON.stringify(v) : null);
+        const params: unknown[] = [];
+        const rows = early.map((u) => {
+          params.push(
+            u.messageId,
+            u.status,
+            u.at,
+            u.errors?.length ? JSON.stringify(u.errors) : null,
+            u.conversation ? JSON.stringify(u.conversation) : null,
+            u.pricing ? JSON.stringify(u.pricing) : null,
+          );
+          const b = params.length - 6;
+          return `($${b + 1}, $${b + 2}, $${b + 3}::timestamptz, $${b + 4}::jsonb, $${b + 5}::jsonb, $${b + 6}::jsonb)`;
+        });
         await this.q.query(
-          `INSERT INTO early_statuses (message_id, status, at, errors, conversation, pricing)
-           SELECT message_id, status, at, errors::jsonb, conversation::jsonb, pricing::jsonb
-           FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::text[], $5::text[], $6::text[]) AS v(message_id, status, at, errors, conversation, pricing)
-           ON CONFLICT DO NOTHING`,
-          [
-            early.map((u) => u.messageId),
-            early.map((u) => u.status),
-            early.map((u) => u.at),
-            early.map((u) => (u.errors?.length ? JSON.stringify(u.errors) : null)),
-            early.map((u) => json(u.conversation)),
-            early.map((u) => json(u.pricing)),
-          ],
+          `INSERT INTO early_statuses (message_id, status, at, errors, conversation, pricing) VALUES ${rows.join(', ')} ON CONFLICT DO NOTHING`,
+          params,
         );
         const again = await advanceMany(this.q, early);
         const known = early.filter((u) => again.has(u.messageId));

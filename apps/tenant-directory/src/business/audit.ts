@@ -42,25 +42,27 @@ export class AuditLog {
   }
 
   private async write(entries: business.AuditEntry[]): Promise<void> {
-    // arrays, not a VALUES list of 11 parameters a row: one text whatever the batch's size (prepared once per connection)
+    const params: unknown[] = [];
+    const rows = entries.map((e) => {
+      params.push(
+        randomUUID(),
+        e.tenantId || null,
+        e.actorKind,
+        e.actor,
+        e.action,
+        e.method,
+        e.route,
+        e.targetId || null,
+        e.status,
+        e.code || null,
+        e.requestId,
+      );
+      const b = params.length - 11;
+      return `(${Array.from({ length: 11 }, (_, i) => `$${b + i + 1}`).join(', ')})`;
+    });
     await this.db.query(
-      `INSERT INTO audit_log (id, tenant_id, actor_kind, actor, action, method, route, target_id, status, code, request_id)
-       SELECT id, tenant_id, actor_kind, actor, action, method, route, target_id, status, code, request_id
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::int[], $10::text[], $11::text[])
-         AS v(id, tenant_id, actor_kind, actor, action, method, route, target_id, status, code, request_id)`,
-      [
-        entries.map(() => randomUUID()),
-        entries.map((e) => e.tenantId || null),
-        entries.map((e) => e.actorKind),
-        entries.map((e) => e.actor),
-        entries.map((e) => e.action),
-        entries.map((e) => e.method),
-        entries.map((e) => e.route),
-        entries.map((e) => e.targetId || null),
-        entries.map((e) => e.status),
-        entries.map((e) => e.code || null),
-        entries.map((e) => e.requestId),
-      ],
+      `INSERT INTO audit_log (id, tenant_id, actor_kind, actor, action, method, route, target_id, status, code, request_id) VALUES ${rows.join(', ')}`,
+      params,
     );
   }
 
