@@ -16,7 +16,7 @@ describe('which statements are prepared', () => {
     expect(names.nameOf('SELECT n FROM items WHERE id = $1 AND n > $2', ['a', 1])).toBeUndefined();
   });
 
-  it('never names a text without parameters, with a * other than count(*), or when switched off', () => {
+  it('never names a text without parameters, with a * other than count(*), of over 4,096 characters, or when switched off', () => {
     const on = new PreparedNames(true);
     const off = new PreparedNames(false);
     for (let i = 0; i < 5; i++) {
@@ -25,6 +25,8 @@ describe('which statements are prepared', () => {
       expect(on.nameOf('UPDATE items SET n = $2 WHERE id = $1 RETURNING *', ['a', 1])).toBeUndefined();
       expect(off.nameOf('SELECT n FROM items WHERE id = $1', ['a'])).toBeUndefined();
     }
+    const long = `SELECT n FROM items WHERE id IN (${Array.from({ length: 700 }, (_, i) => `$${i + 1}`).join(', ')})`;
+    for (let i = 0; i < 5; i++) expect(on.nameOf(long, ['a'])).toBeUndefined();
     expect(preparable('SELECT count(*)::int AS n FROM items WHERE n > $1')).toBe(true);
     expect(preparable('SELECT i.* FROM items i WHERE id = $1')).toBe(false);
   });

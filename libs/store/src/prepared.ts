@@ -6,6 +6,11 @@ const SEEN_BEFORE_NAMED = 3;
 const MAX_NAMED = 256;
 /** Texts counted before they are named, at most this many (a process running ever new texts forgets them). */
 const MAX_COUNTED = 4096;
+/**
+ * Longer texts stay unnamed: a group commit's VALUES list of many rows is a large parse tree for every connection
+ * to keep, and its parse is a small part of a statement of many rows anyway.
+ */
+const MAX_TEXT_LENGTH = 4096;
 
 /**
  * Which statement texts run as named prepared statements (`pg`'s `{ name, text, values }`): parsed once per
@@ -14,7 +19,7 @@ const MAX_COUNTED = 4096;
  * server's CPU per statement 122–184 µs unnamed, 72 µs named (planned for each call's values, as unnamed ones
  * are: `plan_cache_mode = force_custom_plan` on the connections, so no query's plan changes).
  *
- * Named: texts with parameters, run at least `SEEN_BEFORE_NAMED` times, up to `MAX_NAMED` of them; never a text
+ * Named: texts with parameters of at most 4,096 characters, run at least `SEEN_BEFORE_NAMED` times, up to `MAX_NAMED` of them; never a text
  * with a `*` other than `count(*)`: a prepared `SELECT *` (or `RETURNING *`) fails with "cached plan must not
  * change result type" once another replica's migration adds a column to its table, where a list of columns
  * does not change. A text that fails so anyway is never named again in this process.
@@ -28,7 +33,7 @@ export class PreparedNames {
 
   /** The name to run `text` under, or undefined to run it unnamed. */
   nameOf(text: string, params: readonly unknown[] | undefined): string | undefined {
-    if (!this.enabled || !params?.length) return undefined;
+    if (!this.enabled || !params?.length || text.length > MAX_TEXT_LENGTH) return undefined;
     const name = this.named.get(text);
     if (name !== undefined || this.named.size >= MAX_NAMED || this.refused.has(text)) return name;
     const n = (this.seen.get(text) ?? 0) + 1;

@@ -203,7 +203,7 @@ const INSERT_ROWS = 1000;
  * Stores sends the provider accepted (status `accepted`) in one statement; an id stored before changes nothing.
  * With `contacts` (message id → its contact, `SqlConversations.contactsForSends`) each send is stored with its
  * contact and its text at once, one write of its row (linking it after the insert wrote every row twice: an
- * UPDATE of `contact_id` moves the row in each of the table's ten indexes); an id stored before without a contact
+ * UPDATE of `contact_id` moves the row in each of the table's indexes); an id stored before without a contact
  * gets it, as `linkSends` would give it.
  */
 export async function insertAccepted(q: Queryable, batch: NewMessage[], contacts?: Map<string, string>): Promise<void> {
