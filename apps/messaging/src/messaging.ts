@@ -54,8 +54,14 @@ export class Messaging {
   /**
    * Told of each of the tenant's own sends as it leaves: campaigns on the number yield it a slot
    * (campaigns/priority.ts), and a template counts in the portfolio's messaging-limit window (campaigns/messaging-limit.ts).
+   * What it answers is told when the provider answered the send (or the call failed).
    */
-  onSingleSend?: (send: { phoneNumberId: string; client: td.Client; user: string | undefined; template: boolean }) => void;
+  onSingleSend?: (send: {
+    phoneNumberId: string;
+    client: td.Client;
+    user: string | undefined;
+    template: boolean;
+  }) => ((answeredAt: number) => void) | undefined;
 
   constructor(
     directory: ServiceClient<typeof td.TenantDirectoryService>,
@@ -102,14 +108,19 @@ export class Messaging {
       const api = sendApi(client, category);
       const policy = (body as { product_policy?: string }).product_policy;
       return async (): Promise<Executed<SendResponse>> => {
-        this.onSingleSend?.({ phoneNumberId: credentials.phoneNumberId, client, user: body.to ?? body.recipient, template: !!template });
-        const { messageId } =
-          api === 'marketing_messages'
-            ? await this.provider.sendMarketingMessage(credentials.accessToken, credentials.phoneNumberId, {
-                ...payload,
-                ...(policy ? { product_policy: policy } : {}),
-              })
-            : await this.provider.sendMessage(credentials.accessToken, credentials.phoneNumberId, payload);
+        const answered = this.onSingleSend?.({ phoneNumberId: credentials.phoneNumberId, client, user: body.to ?? body.recipient, template: !!template });
+        let messageId: string;
+        try {
+          ({ messageId } =
+            api === 'marketing_messages'
+              ? await this.provider.sendMarketingMessage(credentials.accessToken, credentials.phoneNumberId, {
+                  ...payload,
+                  ...(policy ? { product_policy: policy } : {}),
+                })
+              : await this.provider.sendMessage(credentials.accessToken, credentials.phoneNumberId, payload));
+        } finally {
+          answered?.(Date.now());
+        }
         return {
           response: { result: { messageId, replayed: false }, headers },
           message: {

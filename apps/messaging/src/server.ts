@@ -141,8 +141,9 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
   const campaigns = new Campaigns(db, templateRepo, svc, campaignEvents);
   const numberShare = new NumberShare(db, logger);
   svc.onSingleSend = (s) => {
-    numberShare.singleSend(s.phoneNumberId);
+    const departure = numberShare.singleSend(s.phoneNumberId);
     if (s.template && s.user) portfolioWindows.noteSend(s.client, s.user, logger);
+    return departure;
   };
   const campaignRunner = new CampaignRunner(db, svc, logger, metrics, campaignEvents, numberShare);
   const retention = new MessageRetention(conversations, clock, config.messageRetentionDays, logger);

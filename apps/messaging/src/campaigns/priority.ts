@@ -1,12 +1,15 @@
 import type { Logger } from '@gateway/logger';
 import type { Db } from '@gateway/store';
+import type { Departure } from './departure-window';
 
 /**
  * The tenant's own sends keep priority over campaign sends on a number's rate (issue 26). A send of the tenant's
  * (`send-*`) on a number a campaign is sending on is never held back; instead it takes a slot from the campaign:
  *
  * - in this process, it counts in the campaign's window of calls (the runner's `DepartureWindow` of the number), so
- *   the campaign's next call waits while the window is full;
+ *   the campaign's next call waits while the window is full; its answer bounds the call `limit` places later as a
+ *   campaign call's does (a send delayed on its way longer than the window's margin, on a starved machine, arrived
+ *   later than its start says: seen in CI as a 21st arrival in one second, refused with 130429);
  * - across replicas, it moves the number's next free slot (`number_pace.next_at`) one slot of the number's rate
  *   later (pushed no further than two seconds ahead of now), so every replica's next batch starts that much later.
  *
@@ -20,7 +23,7 @@ export class NumberShare {
   /** Slots to take per number, not yet written (pushes are coalesced: one statement at a time per number). */
   private readonly pending = new Map<string, number>();
   private readonly writing = new Set<string>();
-  private windows: Map<string, { record(now: number): void }> | undefined;
+  private windows: Map<string, { record(now: number, follow?: boolean): Departure }> | undefined;
 
   constructor(
     private readonly db: Db,
@@ -28,7 +31,7 @@ export class NumberShare {
   ) {}
 
   /** The runner's per-number windows of calls (the tenant's sends are counted in them). */
-  attach(windows: Map<string, { record(now: number): void }>): void {
+  attach(windows: Map<string, { record(now: number, follow?: boolean): Departure }>): void {
     this.windows = windows;
   }
 
@@ -47,13 +50,17 @@ export class NumberShare {
     };
   }
 
-  /** A send of the tenant's leaves now on the number: it is not held; a campaign on the number yields it a slot. */
-  singleSend(phoneNumberId: string): void {
+  /**
+   * A send of the tenant's leaves now on the number: it is not held; a campaign on the number yields it a slot. The
+   * answer, when there is one, is to be told when the provider answered (or the call failed).
+   */
+  singleSend(phoneNumberId: string): Departure | undefined {
     const b = this.busy.get(phoneNumberId);
-    if (!b) return;
-    this.windows?.get(phoneNumberId)?.record(Date.now());
+    if (!b) return undefined;
+    const departure = this.windows?.get(phoneNumberId)?.record(Date.now(), true);
     this.pending.set(phoneNumberId, (this.pending.get(phoneNumberId) ?? 0) + 1);
     void this.flush(phoneNumberId, b.slotMs);
+    return departure;
   }
 
   private async flush(phoneNumberId: string, slotMs: number): Promise<void> {
