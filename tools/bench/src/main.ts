@@ -757,7 +757,7 @@ function cpuReport(results: Partial<Record<ConfigName, ConfigResult>>): string {
         .sort((a, b) => b[1] - a[1])
         .map(([n, t]) => `${n} ${fmt((1000 * t) / use.ops, 3)}`);
       const ceiling = what.endsWith(' ceiling') ? undefined : r.cpu.get(`${what.split(',')[0]} ceiling`);
-      const multiple = ceiling?.ops ? `${fmt(perOp(use) / perOp(ceiling), 1)} ×` : '';
+      const multiple = ceiling?.ops ? `${fmt(total / use.ops / perOp(ceiling), 1)} ×` : '';
       rows.push([`${c}: ${what}`, fmt(use.ops), `**${fmt((1000 * total) / use.ops, 3)}**`, multiple, parts.join(', ')]);
     }
   }

@@ -1,6 +1,6 @@
 import type { Logger } from '@gateway/logger';
 import type { Db } from '@gateway/store';
-import type { Departure } from './departure-window';
+import type { Departure, DepartureWindow } from './departure-window';
 
 /**
  * The tenant's own sends keep priority over campaign sends on a number's rate (issue 26). A send of the tenant's
@@ -8,8 +8,8 @@ import type { Departure } from './departure-window';
  *
  * - in this process, it counts in the campaign's window of calls (the runner's `DepartureWindow` of the number), so
  *   the campaign's next call waits while the window is full; its answer bounds the call `limit` places later as a
- *   campaign call's does (a send delayed on its way longer than the window's margin, on a starved machine, arrived
- *   later than its start says: seen in CI as a 21st arrival in one second, refused with 130429);
+ *   campaign call's does (a send delayed on its way longer than the window's margin, on a starved machine, arrives
+ *   later than its start says, and could put a 21st arrival into one second);
  * - across replicas, it moves the number's next free slot (`number_pace.next_at`) one slot of the number's rate
  *   later (pushed no further than two seconds ahead of now), so every replica's next batch starts that much later.
  *
@@ -23,7 +23,7 @@ export class NumberShare {
   /** Slots to take per number, not yet written (pushes are coalesced: one statement at a time per number). */
   private readonly pending = new Map<string, number>();
   private readonly writing = new Set<string>();
-  private windows: Map<string, { record(now: number, follow?: boolean): Departure }> | undefined;
+  private windows: Map<string, Pick<DepartureWindow, 'record'>> | undefined;
 
   constructor(
     private readonly db: Db,
@@ -31,7 +31,7 @@ export class NumberShare {
   ) {}
 
   /** The runner's per-number windows of calls (the tenant's sends are counted in them). */
-  attach(windows: Map<string, { record(now: number, follow?: boolean): Departure }>): void {
+  attach(windows: Map<string, Pick<DepartureWindow, 'record'>>): void {
     this.windows = windows;
   }
 
