@@ -86,7 +86,9 @@ export async function connectBus(opts: ConnectBusOptions): Promise<Bus> {
       { max_payload: serverMax, needed: MAX_MESSAGE_BYTES },
       "nats-server's max_payload is below the gateway's largest message: set it (deploy/nats/gateway.conf) or large provider webhooks are refused",
     );
-  const jsm = await nc.jetstreamManager();
+  // the manager's first request (account info) times out while a cluster elects its meta leader, e.g. a node
+  // just restarted: a process starting then waits the election out rather than failing its start
+  const jsm = await whileJetStreamSettles(() => nc.jetstreamManager());
   const replicas = opts.replicas ?? 1;
   for (const s of opts.streams ?? []) await ensureStream(jsm, { ...s, num_replicas: replicas });
   const js = nc.jetstream();
