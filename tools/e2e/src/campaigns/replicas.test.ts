@@ -81,9 +81,11 @@ describe('campaigns across two messaging replicas', () => {
         template_name: 'shipping_notice',
         lang: 'en_US',
         recipients: list,
-        // 80 % of the number's 20/s: two replicas' sends bunch at the provider by one under CI load (a send
-        // delayed in one process lands beside the other's next one; docs/campaigns.md), never by more
-        rate_per_second: 16,
+        // 60 % of the number's 20/s: this test pins what a SIGKILL loses (nothing) and sends twice (nothing); the
+        // shared rate at 80 % is the test above's. At 80 % a stall of the simulator's event loop of about 300 ms
+        // on a starved machine stamps two replicas' queued calls into one second (21 arrivals, seen once in a
+        // loaded full run; docs/campaigns.md, the cross-replica gap); 60 % leaves room for a 700 ms stall
+        rate_per_second: 12,
       })
     ).json as any;
     expect((await api.post(`/api/campaigns/${c.id}/start`, {})).status).toBe(200);
@@ -104,8 +106,8 @@ describe('campaigns across two messaging replicas', () => {
       else expect([r.status, arrived]).toEqual([expect.stringMatching(/^(delivered|read)$/), 1]);
     }
     // what the killed replica held unsent was sent by the survivor: only what it was sending is unknown, at most
-    // two batches (runner.ts MAX_BATCHES_SENDING; a batch is a quarter second of sends: 4 at 16 per second)
-    expect(done.counts.unknown).toBeLessThanOrEqual(2 * Math.floor(16 / 4));
+    // two batches (runner.ts MAX_BATCHES_SENDING; a batch is a quarter second of sends: 3 at 12 per second)
+    expect(done.counts.unknown).toBeLessThanOrEqual(2 * Math.floor(12 / 4));
     expect(maxPerSecond(arrivals.map((a) => a.at))).toBeLessThanOrEqual(20);
   }, 200_000);
 });
