@@ -14,6 +14,7 @@ import {
 import { currentRequestId, type Logger } from '@gateway/logger';
 import { inSpan, injectTraceContext, SpanKind } from '@gateway/telemetry';
 import { MAX_MESSAGE_BYTES } from './streams';
+import { quietAnsweredRequests } from './answered-requests';
 
 export const HEADER_REQUEST_ID = 'X-Request-Id';
 /** On PROVIDER_INBOUND: hex sha256 of the raw provider body (also its Nats-Msg-Id). */
@@ -69,6 +70,7 @@ export async function connectBus(opts: ConnectBusOptions): Promise<Bus> {
     noAsyncTraces: true,
   });
   if (!coalesceWrites(nc)) opts.logger.warn('the nats client has changed inside: its writes are not coalesced (coalesceWrites)');
+  if (!quietAnsweredRequests()) opts.logger.warn('the nats client has changed inside: answered requests still make an error each (quietAnsweredRequests)');
   let connected = true;
   void (async () => {
     for await (const s of nc.status()) {
