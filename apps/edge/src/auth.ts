@@ -1,6 +1,6 @@
 import type { Context, Next } from 'koa';
 import { AppError } from '@gateway/errors';
-import { constantTimeEqual, sha256Hex } from '@gateway/crypto';
+import { secretMatcher, sha256Hex } from '@gateway/crypto';
 import { LookupCache } from '@gateway/runtime';
 import type { Services } from './services';
 
@@ -75,6 +75,7 @@ export class ApiKeyCache {
  * to the same tenant and key; see dashboard/session-auth.ts). A bearer header wins over a cookie.
  */
 export function tenantAuth(cache: ApiKeyCache, adminToken: string, session?: (ctx: Context) => Promise<KeyPrincipal | undefined>) {
+  const isAdminToken = secretMatcher(adminToken);
   return async (ctx: Context, next: Next) => {
     let principal: KeyPrincipal | undefined;
     if (!ctx.get('authorization') && session) principal = await session(ctx);
@@ -82,7 +83,7 @@ export function tenantAuth(cache: ApiKeyCache, adminToken: string, session?: (ct
     if (!principal) {
       const token = bearerToken(ctx);
       // the admin token is not a tenant credential
-      if (constantTimeEqual(token, adminToken)) throw unauthorized();
+      if (isAdminToken(token)) throw unauthorized();
       principal = await cache.principalFor(token);
     }
     ctx.state.tenantId = principal.tenantId;
@@ -92,8 +93,9 @@ export function tenantAuth(cache: ApiKeyCache, adminToken: string, session?: (ct
 }
 
 export function adminAuth(adminToken: string) {
+  const isAdminToken = secretMatcher(adminToken);
   return async (ctx: Context, next: Next) => {
-    if (!constantTimeEqual(bearerToken(ctx), adminToken)) throw unauthorized();
+    if (!isAdminToken(bearerToken(ctx))) throw unauthorized();
     await next();
   };
 }

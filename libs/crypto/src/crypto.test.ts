@@ -1,5 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { constantTimeEqual, openCursor, SecretBox, sealCursor, signatureHeader, verifySignatureHeader } from './index';
+import { constantTimeEqual, openCursor, secretMatcher, SecretBox, sealCursor, signatureHeader, verifySignatureHeader } from './index';
 
 describe('SecretBox', () => {
   const box = new SecretBox(randomBytes(32));
@@ -45,5 +45,12 @@ describe('constantTimeEqual', () => {
     expect(constantTimeEqual('admin-token-1', 'admin-token-1')).toBe(true);
     for (const other of ['admin-token-2', 'admin-token-10', '', 'a', 'admin-token-1 ']) expect(constantTimeEqual('admin-token-1', other)).toBe(false);
     expect(constantTimeEqual('', '')).toBe(true);
+  });
+  it('secretMatcher answers as constantTimeEqual against its one secret', () => {
+    const isAdmin = secretMatcher('admin-token-1');
+    for (const candidate of ['admin-token-1', 'admin-token-2', 'admin-token-10', '', 'a', 'admin-token-1 '])
+      expect([candidate, isAdmin(candidate)]).toEqual([candidate, constantTimeEqual('admin-token-1', candidate)]);
+    expect(isAdmin('admin-token-1')).toBe(true);
+    expect(secretMatcher('')('')).toBe(true);
   });
 });
