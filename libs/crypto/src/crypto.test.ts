@@ -46,11 +46,10 @@ describe('constantTimeEqual', () => {
     for (const other of ['admin-token-2', 'admin-token-10', '', 'a', 'admin-token-1 ']) expect(constantTimeEqual('admin-token-1', other)).toBe(false);
     expect(constantTimeEqual('', '')).toBe(true);
   });
-  it('secretMatcher answers as constantTimeEqual against its one secret', () => {
+  it('secretMatcher is equality with its one secret, whatever the lengths (constantTimeEqual is made of it)', () => {
     const isAdmin = secretMatcher('admin-token-1');
-    for (const candidate of ['admin-token-1', 'admin-token-2', 'admin-token-10', '', 'a', 'admin-token-1 '])
-      expect([candidate, isAdmin(candidate)]).toEqual([candidate, constantTimeEqual('admin-token-1', candidate)]);
     expect(isAdmin('admin-token-1')).toBe(true);
+    for (const other of ['admin-token-2', 'admin-token-10', '', 'a', 'admin-token-1 ']) expect([other, isAdmin(other)]).toEqual([other, false]);
     expect(secretMatcher('')('')).toBe(true);
   });
 });
