@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { Context, Next } from 'koa';
 import { AppError } from '@gateway/errors';
 import { jsonShapeExceeds, mayHoldUnstorableText, MAX_JSON_DEPTH, MAX_OBJECT_MEMBERS, unstorableTextIssues } from '../storable-text';
@@ -17,20 +18,7 @@ declare module 'koa' {
 export async function readRaw(ctx: Context, limit: number, timeoutMs = 60_000): Promise<Buffer> {
   const declared = Number(ctx.get('content-length') || 0);
   if (declared > limit) throw tooLarge(limit);
-  const reading = (async () => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of ctx.req) {
-      size += (chunk as Buffer).length;
-      if (size > limit) {
-        ctx.req.unpipe();
-        ctx.req.resume();
-        throw tooLarge(limit);
-      }
-      chunks.push(chunk as Buffer);
-    }
-    return Buffer.concat(chunks);
-  })();
+  const reading = collect(ctx.req, limit);
   let expired: { until: number; expire(): void } | undefined;
   const late = new Promise<never>((_, reject) => {
     expired = {
@@ -49,6 +37,36 @@ export async function readRaw(ctx: Context, limit: number, timeoutMs = 60_000): 
   } finally {
     bodyDeadlines.done(expired!);
   }
+}
+
+/**
+ * The body's chunks, up to `limit` bytes; past it the rest is drained unread and the read fails with a 413. Read
+ * through the stream's events rather than `for await`: the async iterator made an iterator, an end-of-stream
+ * watcher and a promise per chunk, about 2 % of the edge's busy time in the ingest profiles.
+ */
+function collect(req: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = (fail?: unknown) => {
+      req.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
+      if (fail) reject(fail);
+      else resolve(Buffer.concat(chunks, size)); // a copy: a chunk is a view of the socket's whole read
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) return void chunks.push(chunk);
+      done(tooLarge(limit));
+      req.unpipe();
+      req.resume();
+    };
+    const onEnd = () => done();
+    const onError = (e: unknown) => done(e);
+    // the client went away before the end of its body
+    const onClose = () => done(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
+    if (req.readableEnded) return resolve(Buffer.alloc(0));
+    req.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
+  });
 }
 
 /**
