@@ -19,10 +19,20 @@ rm -rf .test-results
 mkdir -p .test-results
 log "buf lint (contracts)"
 npx buf lint
-log "format (prettier --check; npm run format writes it), typecheck and lint of the whole tree"
-npx nx run-many -t format-check typecheck lint --parallel=2 --outputStyle=stream
-log "tests"
+# The whole-stack tests (the e2e project, about two thirds of the suite's time) start first and run beside
+# everything else: the format, type and lint checks and the other projects' tests leave most of two cores idle
+# (waiting on processes, PostgreSQL and NATS), and the e2e project keeps them busy. Run one after the other, the
+# suite took about 13 minutes on 2 cores; side by side, under 10.
+log "tests of the whole stack (e2e), beside the checks and the other tests"
+npx nx run e2e:test --outputStyle=stream &
+e2e=$!
+# stopped with the script (an interrupted run leaves no stack behind)
+trap 'kill "$e2e" 2>/dev/null || true' EXIT
 status=0
-npx nx run-many -t test --parallel=1 --outputStyle=stream || status=$?
+log "format (prettier --check; npm run format writes it), typecheck and lint of the whole tree"
+npx nx run-many -t format-check typecheck lint --parallel=2 --outputStyle=stream || status=$?
+log "tests of every other project"
+npx nx run-many -t test --exclude=e2e --parallel=1 --outputStyle=stream || status=$?
+wait "$e2e" || status=$?
 node scripts/test-summary.mjs .test-results || status=1
 exit $status
