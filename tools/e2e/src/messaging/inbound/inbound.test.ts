@@ -223,6 +223,8 @@ describe('inbound provider updates become events: simulator → edge → JetStre
       external_id: 'shop-1',
       payload: { message_id: wamid, from: '16505551234', token: 'booking-42', response: { date: '2026-12-01', guests: 2 } },
     });
+    // the two events are delivered apart (either may arrive first): the chat event is waited for too
+    await waitFor(() => chatsOf(wamid).length > 0, { what: 'the chat event of the nfm_reply' });
     expect(chatsOf(wamid)).toHaveLength(1);
   });
 
