@@ -22,7 +22,7 @@ npx buf lint
 # The whole-stack tests (the e2e project, about two thirds of the suite's time) start first and run beside
 # everything else: the format, type and lint checks and the other projects' tests leave most of two cores idle
 # (waiting on processes, PostgreSQL and NATS), and the e2e project keeps them busy. Run one after the other, the
-# suite took about 13 minutes on 2 cores; side by side, under 10.
+# suite took about 13 minutes on 2 cores; side by side, about 10 (README, "Tests").
 log "tests of the whole stack (e2e), beside the checks and the other tests"
 npx nx run e2e:test --outputStyle=stream &
 e2e=$!
