@@ -91,6 +91,15 @@ describe('WebhookSender', () => {
     expect(await sender.send(url, '{}', {})).toMatchObject({ ok: true, responseCode: 200 });
   });
 
+  it('keeps the status of an answer whose body is cut short (the receiver has answered)', async () => {
+    const url = await start((_r, _b, res) => {
+      res.writeHead(200, { 'content-length': '1000' });
+      res.write('partial');
+      setImmediate(() => res.destroy());
+    });
+    expect(await sender.send(url, '{}', {})).toMatchObject({ ok: true, responseCode: 200, error: null });
+  });
+
   it('gives up on a receiver that does not answer within the timeout', async () => {
     const url = await start(() => undefined); // reads the request, never answers
     const result = await sender.send(url, '{}', {});
