@@ -24,6 +24,41 @@ describe('bus on a private nats-server', () => {
     expect(b.seq).toBe(a.seq);
   });
 
+  it("publish answers the stream's ack, and refuses what no stream takes and what the stream refuses, each with its code", async () => {
+    const ack = await bus.publish('events.ack.t1.c1', '{"n":1}', { msgId: 'ack-1' });
+    expect(ack).toEqual({ stream: STREAMS.events.name, seq: expect.any(Number), duplicate: false });
+    const stored = await bus.jsm.streams.getMessage(STREAMS.events.name, { seq: ack.seq });
+    expect([stored.subject, stored.string(), stored.header.get('Nats-Msg-Id')]).toEqual(['events.ack.t1.c1', '{"n":1}', 'ack-1']);
+    // no stream takes the subject: the server's no-responders status
+    await expect(bus.publish('nobody.listens.here', '{}')).rejects.toMatchObject({ name: 'JetStreamPublishError', code: '503' });
+    // the stream refuses: an expectation it does not meet (JetStream API error 10060)
+    await expect(bus.publish('events.ack.t1.c1', '{}', { headers: { 'Nats-Expected-Stream': 'ANOTHER' } })).rejects.toMatchObject({
+      name: 'JetStreamPublishError',
+      code: '10060',
+    });
+  });
+
+  it('publish fails a message nothing acks once its time is up, and every waiting one when the connection closes', async () => {
+    // a plain subscriber takes the subject and never answers: no ack, no no-responders status
+    const silent = bus.nc.subscribe('silent.subject');
+    try {
+      const started = performance.now();
+      await expect(bus.publish('silent.subject', 'x', { timeoutMs: 300 })).rejects.toMatchObject({ code: 'TIMEOUT' });
+      expect(performance.now() - started).toBeGreaterThanOrEqual(300);
+      const other = await connectBus({ url: nats.url, name: 'bus-test-closing', logger });
+      const waiting = other.publish('silent.subject', 'x', { timeoutMs: 60_000 });
+      const outcome = waiting.then(
+        () => 'acked',
+        (e: { code?: string }) => e.code,
+      );
+      await other.close();
+      expect(await outcome).toBe('CONNECTION_CLOSED');
+      await expect(other.publish('events.ack.t1.c1', 'x')).rejects.toMatchObject({ code: 'CONNECTION_CLOSED' });
+    } finally {
+      silent.unsubscribe();
+    }
+  });
+
   it('publishLater stores without waiting, drops a repeat by its id, and reports what no stream took', async () => {
     const failures: string[] = [];
     const failed = (reason: string) => failures.push(reason);

@@ -1,4 +1,4 @@
-export { connectBus, ensureStream, headerValue, HEADER_BODY_SHA256, HEADER_REQUEST_ID } from './bus';
+export { connectBus, ensureStream, headerValue, HEADER_BODY_SHA256, HEADER_REQUEST_ID, JetStreamPublishError } from './bus';
 export type { Bus, ConnectBusOptions } from './bus';
 export { runConsumer, ensureConsumer, ACK, TERM, nakAfter, deadLetterNow, DEFAULT_MAX_DELIVER } from './consumer';
 export { deadLetter, listDeadLetters, pageDeadLetters, replayDeadLetters, DEAD_LETTER_HEADERS } from './dead-letter';
