@@ -62,20 +62,18 @@ export async function spawnServiceProcess(name: string, env: Env, opts: { grpcPo
   child.stdout!.on('data', collect);
   child.stderr!.on('data', collect);
   const exit = new Promise<void>((r) => child.once('exit', () => r()));
-
+  // a process that dies before it serves fails the start at once, with its last lines ('close' follows the output),
+  // where polling its health would wait the whole timeout out
+  let closed = false;
+  child.once('close', () => (closed = true));
   const probe = createServiceClient(health.Health, `127.0.0.1:${grpcPort}`, { defaultDeadlineMs: 1000 });
   const serving =
     name === EDGE.name
       ? async () => (await fetch(`http://127.0.0.1:${env.PORT}/healthz`, { signal: AbortSignal.timeout(1000) }).catch(() => undefined))?.status === 200
       : async () => (await probe.check({ service: '' })).status === health.HealthCheckResponse_ServingStatus.SERVING;
   try {
-    await waitFor(
-      async () => {
-        if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}: ${output.slice(-5).join('\n')}`);
-        return serving();
-      },
-      { timeoutMs: 30_000, what: `${name} process serving` },
-    );
+    await waitFor(async () => closed || serving(), { timeoutMs: 30_000, what: `${name} process serving` });
+    if (closed) throw new Error(`${name} exited with ${child.exitCode ?? child.signalCode}: ${output.slice(-5).join('\n')}`);
   } finally {
     probe.close();
   }
