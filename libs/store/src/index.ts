@@ -7,3 +7,4 @@ export { DbError } from './db-error';
 export { POSITION_AT, encodePosition, decodePosition, pageSize, takePage } from './list-position';
 export type { ListPosition } from './list-position';
 export { eraseRowsMentioning } from './erase';
+export { ensurePgliteTemplate, PGLITE_TEMPLATE } from './pglite-template';

@@ -1,8 +1,8 @@
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { guarded } from './db-error';
+import { initPgliteDataDir } from './pglite-template';
 import type { Db, Queryable, Row } from './types';
 
 /**
@@ -11,23 +11,11 @@ import type { Db, Queryable, Row } from './types';
  */
 const POSTGRESQL_CONF = ['shared_buffers=16MB', 'wal_buffers=1MB', 'work_mem=2MB', 'maintenance_work_mem=8MB', 'temp_buffers=2MB'];
 
-/**
- * Creating a data directory runs initdb, a second WASM PostgreSQL that peaks near 800 MB and whose memory a
- * process never gives back. It runs once per directory, in a short-lived child process, so the service
- * itself only ever holds the running instance.
- */
-function initDataDir(dir: string): void {
-  if (existsSync(join(dir, 'PG_VERSION'))) return;
-  const script = `require(${JSON.stringify(require.resolve('@electric-sql/pglite'))}).PGlite.create(process.argv[1]).then((pg) => pg.close()).catch((e) => { console.error(e); process.exit(1); })`;
-  const r = spawnSync(process.execPath, ['-e', script, dir], { stdio: ['ignore', 'ignore', 'pipe'], timeout: 120_000 });
-  if (r.status !== 0) throw new Error(`could not create the embedded database in ${dir}: ${r.stderr?.toString().slice(0, 500) || r.error?.message}`);
-}
-
 /** Embedded PostgreSQL (WASM) under DATA_DIR/<schema>: the zero-install default. */
 export async function openPglite(dataDir: string, schema: string): Promise<Db> {
   const dir = resolve(join(dataDir, schema));
   mkdirSync(dir, { recursive: true });
-  initDataDir(dir);
+  initPgliteDataDir(dir);
   const pg = await PGlite.create(dir, { postgresqlconf: POSTGRESQL_CONF });
   await pg.exec(`CREATE SCHEMA IF NOT EXISTS "${schema}"; SET search_path TO "${schema}";`);
   let closed = false;

@@ -1,5 +1,7 @@
 import { createTestDatabase, postgresServerUrl, tempDir, type TestDatabase } from '@gateway/testing';
-import { isUniqueViolation, openDb, type Db, type Migration } from './index';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { ensurePgliteTemplate, isUniqueViolation, openDb, PGLITE_TEMPLATE, type Db, type Migration } from './index';
 
 const migrations: Migration[] = [
   { version: 1, name: 'items', sql: 'CREATE TABLE items (id text PRIMARY KEY, n integer NOT NULL, data jsonb, at timestamptz NOT NULL DEFAULT now())' },
@@ -104,6 +106,49 @@ describe('embedded storage', () => {
       dir.remove();
     }
   });
+});
+
+describe('embedded storage of several services on one DATA_DIR', () => {
+  it('copies every service its cluster from one template made by initdb once, each cluster its own', async () => {
+    const dir = tempDir('gw-store-template-');
+    try {
+      const a = await openDb({ dataDir: dir.path, schema: 'service_a', migrations });
+      const template = join(dir.path, PGLITE_TEMPLATE);
+      expect(existsSync(join(template, 'PG_VERSION'))).toBe(true);
+      // the second service copies the same template (not made again), and nothing made aside is left beside it
+      const made = statSync(join(template, 'PG_VERSION')).mtimeMs;
+      const b = await openDb({ dataDir: dir.path, schema: 'service_b', migrations: [] });
+      expect(statSync(join(template, 'PG_VERSION')).mtimeMs).toBe(made);
+      expect(readdirSync(dir.path).sort()).toEqual([PGLITE_TEMPLATE, 'service_a', 'service_b']);
+      // two clusters: a table of one is not in the other, and each keeps its rows across a reopen
+      await a.query("INSERT INTO items (id, n) VALUES ('x', 1)");
+      expect(await b.query("SELECT to_regclass('service_a.items') AS t")).toEqual([{ t: null }]);
+      await a.close();
+      await b.close();
+      const again = await openDb({ dataDir: dir.path, schema: 'service_a', migrations });
+      expect(await again.query('SELECT id, n FROM items')).toEqual([{ id: 'x', n: 1 }]);
+      await again.close();
+    } finally {
+      dir.remove();
+    }
+  });
+
+  it('keeps a template that is there, and makes one where there is none', () => {
+    const dir = tempDir('gw-store-template-made-');
+    try {
+      const template = join(dir.path, 'nested', 'template');
+      ensurePgliteTemplate(template);
+      const version = readFileSync(join(template, 'PG_VERSION'), 'utf8');
+      expect(version).toMatch(/^\d+\n$/);
+      const made = statSync(join(template, 'PG_VERSION')).mtimeMs;
+      ensurePgliteTemplate(template);
+      expect(statSync(join(template, 'PG_VERSION')).mtimeMs).toBe(made);
+      // nothing made aside is left behind
+      expect(readdirSync(join(dir.path, 'nested'))).toEqual(['template']);
+    } finally {
+      dir.remove();
+    }
+  }, 60_000);
 });
 
 describe('replicas starting together on one PostgreSQL database', () => {

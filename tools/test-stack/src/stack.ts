@@ -5,6 +5,7 @@ import { closedAddress, dbTarget, freePort, SimControl, startNatsServer, tempDir
 import { SERVICES, startOrder, type Env, type StartedService } from './services';
 import { ApiClient } from './api-client';
 import { spawnServiceProcess, type ServiceProcess } from './process-service';
+import { seedPgliteTemplate } from './pglite-seed';
 
 export interface StackOptions {
   /** Services to start (default: every registered service), in this process unless named in `processes`. */
@@ -66,6 +67,7 @@ export class Stack {
     const logger = createLogger({ name: 'stack', level: opts.logLevel ?? process.env.STACK_LOG_LEVEL ?? 'silent' });
     const nats = opts.reuse?.nats ?? (await startNatsServer());
     const db = opts.reuse?.db ?? (await dbTarget(opts.storage));
+    if (!opts.reuse && !db.databaseUrl) seedPgliteTemplate(db.dataDir);
     const dataDir = opts.reuse?.dataDir ?? tempDir('gw-stack-').path;
     const stack = new Stack(nats, db, dataDir, randomBytes(24).toString('base64url'), logger);
     if (opts.reuse) stack.ownsStorage = false;
