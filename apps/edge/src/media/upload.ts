@@ -54,7 +54,11 @@ export async function receiveUpload(ctx: Context, check: (fields: UploadFields) 
     throw new AppError('unsupported_media', 'unsupported_media_type', 'Request body must be multipart/form-data (fields client_id and type, then file)');
   }
   const declared = ctx.get('content-length') === '' ? null : Number(ctx.get('content-length'));
-  if (declared !== null && declared > MAX_UPLOAD_BODY_BYTES) throw tooLargeBody();
+  if (declared !== null && declared > MAX_UPLOAD_BODY_BYTES) {
+    // refused unread: the answer closes the connection the client would hold open sending the rest (middleware/body.ts)
+    ctx.set('Connection', 'close');
+    throw tooLargeBody();
+  }
 
   let bb: busboy.Busboy;
   try {

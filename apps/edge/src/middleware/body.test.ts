@@ -95,6 +95,31 @@ describe('readRaw', () => {
     expect(await answer).toEqual({ status: 413, body: JSON.stringify({ code: 'body_too_large' }) });
   });
 
+  it('refuses a body declared over the limit before reading it, and closes the connection the client holds open', async () => {
+    const a = await start();
+    // a keep-alive client that declares 5,000 bytes and sends 100 of them: the rest would never come
+    const req = httpRequest({
+      host: '127.0.0.1',
+      port: a.port,
+      method: 'POST',
+      path: '/',
+      headers: { 'content-type': 'application/json', 'content-length': '5000', connection: 'keep-alive' },
+    });
+    const closed = new Promise<void>((r) => req.once('socket', (socket) => socket.once('close', () => r())));
+    const answer = new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
+      req.on('response', (res) => {
+        res.resume();
+        resolve({ status: res.statusCode!, connection: res.headers.connection });
+      });
+      req.on('error', reject);
+    });
+    req.write('x'.repeat(100));
+    expect(await a.next()).toEqual({ error: 'body_too_large' });
+    expect(await answer).toEqual({ status: 413, connection: 'close' });
+    // the server hangs up: nothing waits for the 4,900 bytes (a graceful shutdown waited 10 s for such a socket)
+    await closed;
+  });
+
   it('ends the read with an error when the client goes away before the end of its body', async () => {
     const a = await start();
     const { req, answer } = post(a.port, ['{"half":'], false);

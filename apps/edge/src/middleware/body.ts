@@ -11,13 +11,18 @@ declare module 'koa' {
 }
 
 /**
- * Reads the raw body up to `limit` bytes; larger is a 413 and the rest is not read. A body that has not arrived
- * within `timeoutMs` is a 408 and the connection is closed (the server's own request timeout is the media
- * upload's, docs/media.md: every other body keeps this shorter one).
+ * Reads the raw body up to `limit` bytes; larger is a 413 (declared larger: refused unread, and the connection
+ * closed). A body that has not arrived within `timeoutMs` is a 408 and the connection is closed (the server's own
+ * request timeout is the media upload's, docs/media.md: every other body keeps this shorter one).
  */
 export async function readRaw(ctx: Context, limit: number, timeoutMs = 60_000): Promise<Buffer> {
   const declared = Number(ctx.get('content-length') || 0);
-  if (declared > limit) throw tooLarge(limit);
+  if (declared > limit) {
+    // nothing of it is read: the answer closes the connection, which a client still sending the body held open
+    // (not idle: a graceful shutdown waited its 10 s out for it)
+    ctx.set('Connection', 'close');
+    throw tooLarge(limit);
+  }
   const reading = collect(ctx.req, limit);
   let expired: { until: number; expire(): void } | undefined;
   const late = new Promise<never>((_, reject) => {

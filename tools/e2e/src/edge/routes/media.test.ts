@@ -345,6 +345,7 @@ describe('media: upload, send by id, download what customers send, delete (issue
     // the edge answers at once and closes: the client may see the answer or the closed connection
     if ('statusCode' in res) {
       expect(res.statusCode).toBe(413);
+      expect(res.headers.connection).toBe('close');
       expect(await res.body.json()).toEqual({ detail: expect.stringContaining('exceeds'), code: 'body_too_large' });
     }
     // every other route keeps the 1 MiB limit
