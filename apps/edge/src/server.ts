@@ -11,6 +11,7 @@ import type { EdgeConfig } from './config';
 import { publicRoutes } from './routes/public';
 import { LiveStreams } from './routes/stream';
 import { closeServices, connectServices } from './services';
+import { gracefulClose } from './graceful-close';
 
 export interface RunningEdge extends RunningProcess {
   port: number;
@@ -84,6 +85,7 @@ export async function startEdge(config: EdgeConfig, logger: Logger): Promise<Run
   });
   const server: Server = createServer(app.callback());
   server.on('clientError', answerClientError);
+  const close = gracefulClose(server);
   server.keepAliveTimeout = 65_000;
   // the whole request may take as long as a media upload (MEDIA_UPLOAD_TIMEOUT_MS); every other body has its own
   // BODY_TIMEOUT_MS (middleware/body.ts), and headers must arrive within 60 s whatever the route
@@ -101,13 +103,9 @@ export async function startEdge(config: EdgeConfig, logger: Logger): Promise<Run
     metricsPort: metricsServer.port,
     routes: routesOf(app),
     async stop() {
-      // stop accepting, end the live streams, let in-flight requests finish, then close idle keep-alive sockets
+      // stop accepting, end the live streams, let in-flight requests finish (10 s at most), then close every socket
       streams.closeAll();
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-        setTimeout(() => server.closeAllConnections(), 10_000).unref();
-      });
+      await close(10_000);
       await metricsServer.close();
       await changes.stop();
       await bus.close();
