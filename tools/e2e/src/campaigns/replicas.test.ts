@@ -43,7 +43,7 @@ describe('campaigns across two messaging replicas', () => {
   });
 
   it('share one campaign: the combined rate never exceeds the limit, no recipient twice', async () => {
-    const list = recipients(200, 60_000);
+    const list = recipients(160, 60_000);
     const c = (
       await api.post('/api/campaigns', {
         client_id: clientId,
@@ -51,25 +51,27 @@ describe('campaigns across two messaging replicas', () => {
         template_name: 'shipping_notice',
         lang: 'en_US',
         recipients: list,
-        // 80 % of the number's 20/s: two replicas' sends bunch at the provider by one under CI load (a send
-        // delayed in one process lands beside the other's next one; docs/campaigns.md), never by more
-        rate_per_second: 16,
+        // 60 % of the number's 20/s: two replicas' sends bunch at the provider on a starved machine (a send delayed
+        // on its way lands beside the other's next ones; the simulator, stalled, stamps queued calls together:
+        // docs/campaigns.md), and at 80 % a fully loaded run once had 21 in one second. Two replicas that did not
+        // share the number's pace would send 24 a second, over the limit checked below
+        rate_per_second: 12,
       })
     ).json as any;
     expect((await api.post(`/api/campaigns/${c.id}/start`, {})).status).toBe(200);
     const done = await campaignUntil(api, c.id, (x) => x.status === 'completed', 'the campaign completed', 120_000);
-    expect(done.counts.delivered + done.counts.read).toBe(200);
+    expect(done.counts.delivered + done.counts.read).toBe(160);
     const arrivals = await arrivalsTo(list);
     expect(maxPerSecond(arrivals.map((a) => a.at))).toBeLessThanOrEqual(20);
     expect(arrivals.filter((a) => !a.accepted)).toEqual([]);
-    expect(arrivals).toHaveLength(200);
-    expect(new Set(arrivals.map((a) => a.to)).size).toBe(200);
+    expect(arrivals).toHaveLength(160);
+    expect(new Set(arrivals.map((a) => a.to)).size).toBe(160);
     // both replicas sent
     const first = stack.processes.get('messaging')!;
     const [a, b] = [await sentBy(first.metricsPort), await sentBy(second.metricsPort)];
     expect(a).toBeGreaterThan(0);
     expect(b).toBeGreaterThan(0);
-    expect(a + b).toBe(200);
+    expect(a + b).toBe(160);
   }, 150_000);
 
   it('a replica SIGKILLed mid-campaign: every recipient is sent exactly once or marked unknown, none lost', async () => {
