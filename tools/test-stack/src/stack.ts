@@ -67,8 +67,9 @@ export class Stack {
     const logger = createLogger({ name: 'stack', level: opts.logLevel ?? process.env.STACK_LOG_LEVEL ?? 'silent' });
     const nats = opts.reuse?.nats ?? (await startNatsServer());
     const db = opts.reuse?.db ?? (await dbTarget(opts.storage));
-    if (!opts.reuse && !db.databaseUrl) seedPgliteTemplate(db.dataDir);
     const dataDir = opts.reuse?.dataDir ?? tempDir('gw-stack-').path;
+    // the services' DATA_DIR (below), not the storage target's directory
+    if (!opts.reuse && !db.databaseUrl) seedPgliteTemplate(dataDir);
     const stack = new Stack(nats, db, dataDir, randomBytes(24).toString('base64url'), logger);
     if (opts.reuse) stack.ownsStorage = false;
     try {
