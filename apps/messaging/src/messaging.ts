@@ -54,14 +54,15 @@ export class Messaging {
   /**
    * Told of each of the tenant's own sends as it leaves: campaigns on the number yield it a slot
    * (campaigns/priority.ts), and a template counts in the portfolio's messaging-limit window (campaigns/messaging-limit.ts).
-   * What it answers is told when the provider answered the send (or the call failed).
+   * What it answers is told when the provider answered the send (or the call failed); a promise of it holds the
+   * send until a campaign on the number has yielded it a place.
    */
   onSingleSend?: (send: {
     phoneNumberId: string;
     client: td.Client;
     user: string | undefined;
     template: boolean;
-  }) => ((answeredAt: number) => void) | undefined;
+  }) => ((answeredAt: number) => void) | Promise<(answeredAt: number) => void> | undefined;
 
   constructor(
     directory: ServiceClient<typeof td.TenantDirectoryService>,
@@ -108,7 +109,7 @@ export class Messaging {
       const api = sendApi(client, category);
       const policy = (body as { product_policy?: string }).product_policy;
       return async (): Promise<Executed<SendResponse>> => {
-        const answered = this.onSingleSend?.({ phoneNumberId: credentials.phoneNumberId, client, user: body.to ?? body.recipient, template: !!template });
+        const answered = await this.onSingleSend?.({ phoneNumberId: credentials.phoneNumberId, client, user: body.to ?? body.recipient, template: !!template });
         let messageId: string;
         try {
           ({ messageId } =

@@ -102,4 +102,52 @@ describe('a number’s window of provider calls in one process', () => {
     late(now + 5_000);
     expect(w.waitMs(now + pacingWindowMs(1))).toBe(0);
   });
+
+  describe("a tenant's own send (`takeFirst`)", () => {
+    beforeEach(() => jest.useFakeTimers({ now: 100_000 }));
+    afterEach(() => jest.useRealTimers());
+
+    it('takes a free place at once, with no promise', () => {
+      const w = new DepartureWindow(4);
+      const d = w.takeFirst();
+      expect(typeof d).toBe('function');
+    });
+
+    it('waits for a place of a full window, ahead of the campaign call waiting for it, and is followed by its answer', async () => {
+      const w = new DepartureWindow(4);
+      const t0 = Date.now();
+      // the campaign filled the window: four calls 10 ms apart, a second ago
+      calls(w, t0 - 1000, 4, 2);
+      const order: string[] = [];
+      const campaign = w.take(() => false).then((d) => (order.push('campaign'), d));
+      const single = Promise.resolve(w.takeFirst()).then((d) => (order.push('single'), d));
+      // the window's oldest start (t0 - 1000) leaves it after pacingWindowMs: not before
+      await jest.advanceTimersByTimeAsync(pacingWindowMs(4) - 1001);
+      expect(order).toEqual([]);
+      await jest.advanceTimersByTimeAsync(1);
+      // the single send took that place; the campaign waits for the next (10 ms later)
+      expect(order).toEqual(['single']);
+      const leftAt = Date.now();
+      (await single)(leftAt + 2);
+      await jest.advanceTimersByTimeAsync(10);
+      expect(order).toEqual(['single', 'campaign']);
+      // every place taken again, the single send's the oldest: the next call waits for the window past its start
+      w.record(Date.now(), true)(Date.now() + 2);
+      w.record(Date.now(), true)(Date.now() + 2);
+      (await campaign)!(Date.now() + 2);
+      expect(w.waitMs(Date.now())).toBe(leftAt + pacingWindowMs(4) - Date.now());
+    });
+
+    it('goes after at most its longest wait (tenant sends beyond the number’s rate on their own are not queued)', async () => {
+      const w = new DepartureWindow(2);
+      const t0 = Date.now();
+      calls(w, t0, 2, 2);
+      let left = false;
+      void Promise.resolve(w.takeFirst(200)).then(() => (left = true));
+      await jest.advanceTimersByTimeAsync(199);
+      expect(left).toBe(false);
+      await jest.advanceTimersByTimeAsync(1);
+      expect(left).toBe(true);
+    });
+  });
 });

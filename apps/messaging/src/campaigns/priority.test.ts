@@ -8,7 +8,7 @@ const db = { query: async () => [] } as unknown as Db;
 const logger = { warn: () => undefined } as unknown as Logger;
 
 describe("the tenant's own sends on a number a campaign is sending on", () => {
-  it('take a place in the campaign’s window, and their answer bounds the call `limit` places later as a campaign call’s does', () => {
+  it('take a place in the campaign’s window, and their answer bounds the call `limit` places later as a campaign call’s does', async () => {
     const limit = 100;
     const w = new DepartureWindow(limit);
     const share = new NumberShare(db, logger);
@@ -21,7 +21,7 @@ describe("the tenant's own sends on a number a campaign is sending on", () => {
     // start (delayed on its way by up to that much: beyond the window's 40 ms margin)
     const t0 = Date.now();
     w.record(t0 - 20, true)(t0 - 18);
-    const answered = share.singleSend('p1');
+    const answered = await share.singleSend('p1');
     expect(answered).toBeDefined();
     const start = Date.now();
     answered!(start + 600);
