@@ -178,8 +178,14 @@ try {
     // the simulator's media URLs are on http://localhost:<port>, like the provider's own media host apart from its Graph API
     env.PROVIDER_MEDIA_HOSTS ??= `http://localhost:${simPort}`;
   }
-  for (const { name, addrVar } of services) {
-    run(name, 'node', [app(name)], { GRPC_PORT: String(env[addrVar]?.split(':').pop()), METRICS_PORT: String(env[metricsVar(name)]) });
+  // the first start on embedded PGlite: one service makes DATA_DIR's database template (initdb: about 4 s and
+  // 800 MB at its peak, libs/store/src/pglite-template.ts) and serves once it has; the others start then and copy
+  // it. Started together, each ran an initdb of its own (five at once: 4 GB)
+  const templated = env.DATABASE_URL || existsSync(join(dataDir, '.pglite-template', 'PG_VERSION'));
+  for (const [i, { name, addrVar }] of services.entries()) {
+    const port = String(env[addrVar]?.split(':').pop());
+    run(name, 'node', [app(name)], { GRPC_PORT: port, METRICS_PORT: String(env[metricsVar(name)]) });
+    if (i === 0 && !templated) await waitPort(port, `${name} (making the embedded database's template)`, 180_000);
   }
   run('edge', 'node', [app('edge')], { METRICS_PORT: String(env[metricsVar(EDGE.name)]) });
   await waitPort(env.PORT, 'edge');
