@@ -15,12 +15,11 @@ async function server(): Promise<{ server: Server; port: number; close: (cutOffM
   });
   // as the edge's: an idle keep-alive socket is not closed by the server's own timeout during a test
   s.keepAliveTimeout = 65_000;
-  const close = gracefulClose(s);
   await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
   return {
     server: s,
     port: (s.address() as AddressInfo).port,
-    close,
+    close: (cutOffMs) => gracefulClose(s, cutOffMs),
     arrived: () => (waiting.length ? Promise.resolve(waiting.shift()!) : new Promise((r) => arrivals.push(r))),
   };
 }

@@ -85,7 +85,6 @@ export async function startEdge(config: EdgeConfig, logger: Logger): Promise<Run
   });
   const server: Server = createServer(app.callback());
   server.on('clientError', answerClientError);
-  const close = gracefulClose(server);
   server.keepAliveTimeout = 65_000;
   // the whole request may take as long as a media upload (MEDIA_UPLOAD_TIMEOUT_MS); every other body has its own
   // BODY_TIMEOUT_MS (middleware/body.ts), and headers must arrive within 60 s whatever the route
@@ -105,7 +104,7 @@ export async function startEdge(config: EdgeConfig, logger: Logger): Promise<Run
     async stop() {
       // stop accepting, end the live streams, let in-flight requests finish (10 s at most), then close every socket
       streams.closeAll();
-      await close(10_000);
+      await gracefulClose(server, 10_000);
       await metricsServer.close();
       await changes.stop();
       await bus.close();
