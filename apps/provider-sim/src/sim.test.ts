@@ -50,6 +50,13 @@ describe('provider simulator', () => {
     await new Promise((r) => receiver.close(r));
   });
 
+  it('leaves closing an idle keep-alive socket to the client: no idle timeout announced (or enforced)', async () => {
+    // a server closing an idle socket races a client reusing it (ECONNRESET); Node announces its 5 s default
+    const res = await fetch(`${sim.url}/_sim/phone-numbers`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    await res.arrayBuffer();
+    expect([res.headers.get('connection'), res.headers.get('keep-alive')]).toEqual(['keep-alive', null]);
+  });
+
   it('accepts a valid reply-buttons message with the documented success shape', async () => {
     const res = await send({
       type: 'interactive',

@@ -115,6 +115,8 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     });
   });
   const port = await freePort();
+  // the exporters close their idle sockets: a receiver closing one itself races an export reusing it (lost spans)
+  server.keepAliveTimeout = 0;
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   return Object.assign(receiver, {
     endpoint: `http://127.0.0.1:${port}`,

@@ -51,6 +51,8 @@ export async function startWebhookReceiver(opts: { replies?: ReceiverReply[]; fa
       res.end('{}');
     });
   });
+  // the dispatcher closes its idle sockets: a receiver closing one itself races a delivery reusing it (a reset attempt)
+  server.keepAliveTimeout = 0;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as { port: number }).port;
   return Object.assign(receiver, {
