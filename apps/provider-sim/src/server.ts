@@ -171,6 +171,11 @@ export async function startProviderSim(opts: ProviderSimOptions): Promise<Runnin
   registerMedia(graph, control, { state, mediaBaseUrl: () => state.mediaBaseUrlOverride ?? mediaBaseUrl });
 
   const app = new Koa();
+  // a caller that breaks off its request (a tenant's aborted upload the edge stops relaying) fails the request after
+  // the answer: logged here, where Koa's default would print a stack trace to the console
+  app.on('error', (err: { code?: string; message?: string }, ctx?: Context) => {
+    opts.logger?.debug({ code: err?.code, error: err?.message, method: ctx?.method, path: ctx?.path }, 'request broken off');
+  });
   app.use(async (ctx: Context, next: Next) => {
     try {
       ctx.request.body = await parseBody(ctx, await readBody(ctx));
