@@ -327,7 +327,7 @@ describe('media: upload, send by id, download what customers send, delete (issue
       async () =>
         /provider_calls_total\{[^}]*operation="POST \/\{id\}\/media"[^}]*error_code="upload_aborted"[^}]*\} 1/.test(await (await fetch(metrics)).text()),
       {
-        timeoutMs: 5000,
+        timeoutMs: 30_000,
         what: 'the aborted provider upload in the metrics',
       },
     );
