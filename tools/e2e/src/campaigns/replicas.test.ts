@@ -60,6 +60,10 @@ describe('campaigns across two messaging replicas', () => {
     ).json as any;
     expect((await api.post(`/api/campaigns/${c.id}/start`, {})).status).toBe(200);
     const done = await campaignUntil(api, c.id, (x) => x.status === 'completed', 'the campaign completed', 120_000);
+    // a failure names the recipients that were not delivered (status, reason, error code) and the replicas' warnings
+    const notDelivered = (await allRecipients(api, c.id)).filter((r) => r.status !== 'delivered' && r.status !== 'read');
+    const warnings = notDelivered.length ? [...stack.processes.get('messaging')!.output, ...second.output].filter((l) => l.includes('campaign')) : [];
+    expect([done.counts, notDelivered, warnings]).toEqual([expect.objectContaining({ failed: 0, unknown: 0, skipped: 0, deferred: 0, queued: 0 }), [], []]);
     expect(done.counts.delivered + done.counts.read).toBe(160);
     const arrivals = await arrivalsTo(list);
     expect(maxPerSecond(arrivals.map((a) => a.at))).toBeLessThanOrEqual(20);
