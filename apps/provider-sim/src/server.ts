@@ -259,7 +259,7 @@ export async function startProviderSim(opts: ProviderSimOptions): Promise<Runnin
   const server: Server = createServer(app.callback());
   // Idle keep-alive sockets are closed by the clients, never by the simulator: a server that closes an idle socket
   // (Node's default, after 5 s) races a client reusing it at that moment, whose request then fails with ECONNRESET
-  // (nodejs/undici#3141); a test's client in the same busy process hits that window. `stop` closes them all.
+  // (nodejs/undici#3141); a test's client in the same busy process can hit that window. `stop` closes them all.
   server.keepAliveTimeout = 0;
   await listen(server, opts.port ?? 0, opts.host ?? '127.0.0.1');
   const port = (server.address() as AddressInfo).port;
