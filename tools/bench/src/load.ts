@@ -23,6 +23,11 @@ export interface LoadOptions {
   connections: number;
   durationSec: number;
   warmupSec?: number;
+  /**
+   * Called between the warm-up and the measured run (its requests are no longer in flight): where a caller starts
+   * counting CPU, so that only the measured run's requests and CPU make its CPU per operation.
+   */
+  afterWarmup?: () => void | Promise<void>;
 }
 
 function run(opts: LoadOptions, durationSec: number): Promise<LoadResult> {
@@ -61,5 +66,6 @@ function run(opts: LoadOptions, durationSec: number): Promise<LoadResult> {
 /** autocannon with a warm-up run whose numbers are thrown away. */
 export async function load(opts: LoadOptions): Promise<LoadResult> {
   const warmup = opts.warmupSec ? await run(opts, opts.warmupSec) : undefined;
+  await opts.afterWarmup?.();
   return { ...(await run(opts, opts.durationSec)), warmup };
 }

@@ -33,7 +33,15 @@ import { acksBench, acksReport, type AckResult } from './acks';
 const N_EVENTS = Number(process.env.BENCH_EVENTS ?? 30_000);
 const SEND_SECONDS = Number(process.env.BENCH_SEND_SECONDS ?? 15);
 const INGEST_SECONDS = Number(process.env.BENCH_INGEST_SECONDS ?? 10);
-const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 4);
+/**
+ * Every row's CPU per operation is counted after a warm-up, the ceilings' alike: what a service does once it has
+ * run a while. On a stack just started, V8 compiles the hot paths for many seconds (perf on 2026-11-30: TurboFan
+ * was 17-24 % of each service's CPU in the first 13 s of the send row, 2 % after 45 s), while a ceiling's few
+ * functions compile at once: a short cold run charged that to the gateway alone.
+ */
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 15);
+/** Events the dispatcher (and the dispatch ceiling) deliver before the counted backlog, as a warm-up. */
+const DISPATCH_WARMUP_EVENTS = Number(process.env.BENCH_DISPATCH_WARMUP_EVENTS ?? 10_000);
 const CONNECTIONS = 50;
 const SEND_RECIPIENTS = Math.max(1, Number(process.env.BENCH_SEND_RECIPIENTS ?? 10_000));
 const APP_SECRET = 'sim-app-secret';
@@ -58,6 +66,8 @@ interface IngestResult {
   non2xx: number;
   stored: number;
   accepted: number;
+  /** Accepted after the warm-up: the operations its CPU is divided by. */
+  counted: number;
 }
 /**
  * Each configuration's ceilings are measured right after its own pipeline, with its stack idle: the machine is
@@ -189,27 +199,34 @@ function eventBodies(tenantId: string, clientId: string, n: number) {
 
 /** Dispatch ceiling: undici POSTs of event envelopes to the same receiver, 64 in flight. */
 async function dispatchCeiling(receiver: Proc, receiverUrl: string, tenantId: string, clientId: string): Promise<{ rate: number; cpu: CpuUse }> {
-  const bodies = eventBodies(tenantId, clientId, N_EVENTS).map((e) => e.body);
   await fetch(`${receiverUrl}/stats`, { method: 'DELETE' });
   const agent = new Agent({ connections: 64, pipelining: 1 });
   const procs = (): [string, Proc][] => [['receiver', receiver]];
+  let sent = 0;
+  const post = async (bodies: string[]) => {
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 64 }, async () => {
+        while (next < bodies.length) {
+          const i = next++;
+          const r = await request(`${receiverUrl}/hooks`, {
+            method: 'POST',
+            dispatcher: agent,
+            body: bodies[i],
+            headers: { 'content-type': 'application/json', 'x-event-id': `c${sent + i}` },
+          });
+          await r.body.dump();
+        }
+      }),
+    );
+    sent += bodies.length;
+  };
+  // the same warm-up as the dispatcher's, then the counted backlog
+  await post(eventBodies(tenantId, clientId, DISPATCH_WARMUP_EVENTS).map((e) => e.body));
+  const bodies = eventBodies(tenantId, clientId, N_EVENTS).map((e) => e.body);
   const cpu0 = cpuSnapshot(procs());
   const t0 = performance.now();
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 64 }, async () => {
-      while (next < bodies.length) {
-        const i = next++;
-        const r = await request(`${receiverUrl}/hooks`, {
-          method: 'POST',
-          dispatcher: agent,
-          body: bodies[i],
-          headers: { 'content-type': 'application/json', 'x-event-id': `c${i}` },
-        });
-        await r.body.dump();
-      }
-    }),
-  );
+  await post(bodies);
   const rate = bodies.length / ((performance.now() - t0) / 1000);
   const cpu = { ops: bodies.length, byProcess: cpuUsed(cpu0, cpuSnapshot(procs())) };
   await agent.close();
@@ -225,7 +242,7 @@ async function sendCeiling(clientId: string): Promise<{ result: LoadResult; cpu:
       ['ceiling: Koa', koa.proc],
       ['ceiling: gRPC server', grpc.proc],
     ];
-    const cpu0 = cpuSnapshot(procs());
+    let cpu0 = cpuSnapshot(procs());
     const result = await load({
       url: `http://127.0.0.1:${koa.port}/`,
       headers: { 'content-type': 'application/json' },
@@ -233,8 +250,9 @@ async function sendCeiling(clientId: string): Promise<{ result: LoadResult; cpu:
       connections: CONNECTIONS,
       durationSec: SEND_SECONDS,
       warmupSec: WARMUP_SECONDS,
+      afterWarmup: () => void (cpu0 = cpuSnapshot(procs())),
     });
-    return { result, cpu: { ops: result.total + (result.warmup?.total ?? 0), byProcess: cpuUsed(cpu0, cpuSnapshot(procs())) } };
+    return { result, cpu: { ops: result.total, byProcess: cpuUsed(cpu0, cpuSnapshot(procs())) } };
   } finally {
     await koa.proc.stop();
     await grpc.proc.stop();
@@ -246,15 +264,16 @@ async function ingestCeiling(nextRequest: ReturnType<typeof signedStatuses>): Pr
   const noop = await startHelper(helpersBundle, 'koa-noop');
   try {
     const procs = (): [string, Proc][] => [['ceiling: Koa', noop.proc]];
-    const cpu0 = cpuSnapshot(procs());
+    let cpu0 = cpuSnapshot(procs());
     const r = await load({
       url: `http://127.0.0.1:${noop.port}/`,
       setupRequest: nextRequest,
       connections: CONNECTIONS,
       durationSec: INGEST_SECONDS,
-      warmupSec: 2,
+      warmupSec: WARMUP_SECONDS,
+      afterWarmup: () => void (cpu0 = cpuSnapshot(procs())),
     });
-    return { rate: r.requestsPerSec, cpu: { ops: r.total + (r.warmup?.total ?? 0), byProcess: cpuUsed(cpu0, cpuSnapshot(procs())) } };
+    return { rate: r.requestsPerSec, cpu: { ops: r.total, byProcess: cpuUsed(cpu0, cpuSnapshot(procs())) } };
   } finally {
     await noop.proc.stop();
   }
@@ -325,11 +344,11 @@ async function runConfig(config: ConfigName, natsBin: string, receiver: Proc, re
         tenant.id,
         client.id,
         ['dispatcher'],
-        () => countSucceeded((recorded += N_EVENTS)),
+        () => countSucceeded((recorded += DISPATCH_WARMUP_EVENTS + N_EVENTS)),
         recorded,
         {
           start: () => cpuSnapshot(procsNow(), dbName),
-          stop: (before) => result.cpu.set('dispatch', { ops: N_EVENTS, byProcess: cpuUsed(before, cpuSnapshot(procsNow(), dbName)) }),
+          stop: (before, ops) => result.cpu.set('dispatch', { ops, byProcess: cpuUsed(before, cpuSnapshot(procsNow(), dbName)) }),
         },
       );
       checkDispatch(result.dispatch, fail, 'dispatch');
@@ -341,7 +360,7 @@ async function runConfig(config: ConfigName, natsBin: string, receiver: Proc, re
 
     // 2. send path: send-buttons through edge → messaging → simulator
     if (ONLY.has('send')) {
-      const cpu0 = cpuSnapshot(procsNow(), dbName);
+      let cpu0 = cpuSnapshot(procsNow(), dbName);
       result.send = await load({
         url: `${stack.baseUrl}/api/messaging/send-buttons`,
         headers: auth,
@@ -349,8 +368,9 @@ async function runConfig(config: ConfigName, natsBin: string, receiver: Proc, re
         connections: CONNECTIONS,
         durationSec: SEND_SECONDS,
         warmupSec: WARMUP_SECONDS,
+        afterWarmup: () => void (cpu0 = cpuSnapshot(procsNow(), dbName)),
       });
-      result.cpu.set('send', { ops: result.send.total + (result.send.warmup?.total ?? 0), byProcess: cpuUsed(cpu0, cpuSnapshot(procsNow(), dbName)) });
+      result.cpu.set('send', { ops: result.send.total, byProcess: cpuUsed(cpu0, cpuSnapshot(procsNow(), dbName)) });
       const sc = await sendCeiling(client.id);
       result.ceilings.send = sc.result;
       result.cpu.set('send ceiling', sc.cpu);
@@ -390,13 +410,17 @@ async function runConfig(config: ConfigName, natsBin: string, receiver: Proc, re
     const jsm = await nc.jetstreamManager();
     const nextRequest = signedStatuses(phone.waba_id, phone.phone_number_id);
     if (ONLY.has('ingest')) {
-      const cpu0 = cpuSnapshot(procsNow(), dbName);
-      result.ingest = await ingestRun(jsm, [stack.baseUrl], nextRequest);
+      let cpu0 = cpuSnapshot(procsNow(), dbName);
+      // the warm-up's backlog is drained before counting starts
+      result.ingest = await ingestRun(jsm, [stack.baseUrl], nextRequest, async () => {
+        await quiesce(jsm);
+        cpu0 = cpuSnapshot(procsNow(), dbName);
+      });
       checkIngest(result.ingest, fail, 'ingest');
       // the CPU of a webhook is all of it: routed, recorded, its event delivered; the backlog the load left is
       // drained before the snapshot (and before the ceiling, which would otherwise share the cores with it)
       await quiesce(jsm);
-      result.cpu.set('ingest', { ops: result.ingest.accepted, byProcess: cpuUsed(cpu0, cpuSnapshot(procsNow(), dbName)) });
+      result.cpu.set('ingest', { ops: result.ingest.counted, byProcess: cpuUsed(cpu0, cpuSnapshot(procsNow(), dbName)) });
       const ic = await ingestCeiling(nextRequest);
       result.ceilings.ingest = ic.rate;
       result.cpu.set('ingest ceiling', ic.cpu);
@@ -419,7 +443,7 @@ async function runConfig(config: ConfigName, natsBin: string, receiver: Proc, re
         tenant.id,
         client.id,
         ['dispatcher', 'dispatcher-2'],
-        () => countSucceeded((recorded += N_EVENTS)),
+        () => countSucceeded((recorded += DISPATCH_WARMUP_EVENTS + N_EVENTS)),
         recorded,
       );
       checkDispatch(result.scaling.dispatch2, fail, 'dispatch, two dispatchers');
@@ -439,7 +463,8 @@ async function runConfig(config: ConfigName, natsBin: string, receiver: Proc, re
           await stack.procs.get(name)?.stop();
           await stack.startService(name, otel);
         }
-        const cpu0 = cpuSnapshot([...procsNow(), ['otlp-sink', sink.proc]], dbName);
+        const tracedProcs = (): [string, Proc][] => [...procsNow(), ['otlp-sink', sink.proc]];
+        let cpu0 = cpuSnapshot(tracedProcs(), dbName);
         result.sendTraced = await load({
           url: `${stack.baseUrl}/api/messaging/send-buttons`,
           headers: auth,
@@ -447,11 +472,12 @@ async function runConfig(config: ConfigName, natsBin: string, receiver: Proc, re
           connections: CONNECTIONS,
           durationSec: SEND_SECONDS,
           warmupSec: WARMUP_SECONDS,
+          afterWarmup: () => void (cpu0 = cpuSnapshot(tracedProcs(), dbName)),
         });
         await new Promise((r) => setTimeout(r, 1500)); // the last batch of spans
         result.cpu.set('send, tracing on', {
-          ops: result.sendTraced.total + (result.sendTraced.warmup?.total ?? 0),
-          byProcess: cpuUsed(cpu0, cpuSnapshot([...procsNow(), ['otlp-sink', sink.proc]], dbName)),
+          ops: result.sendTraced.total,
+          byProcess: cpuUsed(cpu0, cpuSnapshot(tracedProcs(), dbName)),
         });
         result.traceExports = await json(await fetch(`http://127.0.0.1:${sink.port}/stats`));
         log(
@@ -497,12 +523,14 @@ async function dispatchRun(
   processes: string[],
   countSucceeded: () => Promise<number>,
   recordedBefore: number,
-  meter?: { start(): CpuSnapshot; stop(before: CpuSnapshot): void },
+  meter?: { start(): CpuSnapshot; stop(before: CpuSnapshot, ops: number): void },
 ): Promise<DispatchResult> {
   for (const p of processes) await stack.procs.get(p)?.stop();
   const js = nc.jetstream();
   let inFlight: Promise<unknown>[] = [];
-  for (const e of eventBodies(tenantId, clientId, N_EVENTS)) {
+  // the warm-up's events first: the counted backlog is drained by a dispatcher that has run a while
+  const all = DISPATCH_WARMUP_EVENTS + N_EVENTS;
+  for (const e of eventBodies(tenantId, clientId, all)) {
     const h = natsHeaders();
     for (const [k, v] of Object.entries(e.headers)) h.set(k, v);
     inFlight.push(js.publish(e.subject, e.body, { msgID: e.id, headers: h }));
@@ -515,18 +543,31 @@ async function dispatchRun(
   await fetch(`${receiverUrl}/stats`, { method: 'DELETE' });
   const t0 = performance.now();
   await Promise.all(processes.map((p) => (p.endsWith('-2') ? stack.startReplica(p.slice(0, -2)) : stack.startService(p))));
-  const cpu0 = meter?.start();
   let stats = { received: 0, distinct: 0, firstAt: 0, lastAt: 0 };
   const deadline = Date.now() + 180_000;
-  while (stats.distinct < N_EVENTS && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 100));
-    stats = await json(await fetch(`${receiverUrl}/stats`));
-  }
+  const until = async (distinct: number) => {
+    while (stats.distinct < distinct && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      stats = await json(await fetch(`${receiverUrl}/stats`));
+    }
+  };
+  await until(DISPATCH_WARMUP_EVENTS);
+  // counted from here: the deliveries past this point and the CPU they took (the poll's 100 ms of slack is in both)
+  const cpu0 = meter?.start();
+  const from = { distinct: stats.distinct, at: Date.now() };
+  await until(all);
   const total = (performance.now() - t0) / 1000;
-  if (cpu0) meter!.stop(cpu0);
-  const drainSeconds = Math.max((stats.lastAt - stats.firstAt) / 1000, 0.001);
-  const succeeded = (await countSucceeded()) - recordedBefore;
-  return { rate: stats.distinct / drainSeconds, drainSeconds, startupSeconds: total - drainSeconds, distinct: stats.distinct, succeeded };
+  const counted = stats.distinct - from.distinct;
+  if (cpu0) meter!.stop(cpu0, counted);
+  const drainSeconds = Math.max((stats.lastAt - from.at) / 1000, 0.001);
+  const succeeded = (await countSucceeded()) - recordedBefore - DISPATCH_WARMUP_EVENTS;
+  return {
+    rate: counted / drainSeconds,
+    drainSeconds,
+    startupSeconds: total - Math.max((stats.lastAt - stats.firstAt) / 1000, 0.001),
+    distinct: stats.distinct - DISPATCH_WARMUP_EVENTS,
+    succeeded,
+  };
 }
 
 /**
@@ -551,11 +592,24 @@ async function quiesce(jsm: JetStreamManager, timeoutMs = 180_000): Promise<void
 }
 
 /** Signed webhooks for INGEST_SECONDS spread over the given edges (CONNECTIONS in all); counts what the stream gained. */
-async function ingestRun(jsm: JetStreamManager, edges: string[], nextRequest: ReturnType<typeof signedStatuses>): Promise<IngestResult> {
+async function ingestRun(
+  jsm: JetStreamManager,
+  edges: string[],
+  nextRequest: ReturnType<typeof signedStatuses>,
+  afterWarmup?: () => Promise<void>,
+): Promise<IngestResult> {
   const before = (await jsm.streams.info('PROVIDER_INBOUND')).state.messages;
+  // with several edges, their loads' warm-ups end apart: the hook is for one edge's run
   const runs = await Promise.all(
     edges.map((base) =>
-      load({ url: `${base}/webhooks/provider`, setupRequest: nextRequest, connections: CONNECTIONS / edges.length, durationSec: INGEST_SECONDS, warmupSec: 2 }),
+      load({
+        url: `${base}/webhooks/provider`,
+        setupRequest: nextRequest,
+        connections: CONNECTIONS / edges.length,
+        durationSec: INGEST_SECONDS,
+        warmupSec: WARMUP_SECONDS,
+        afterWarmup: edges.length === 1 ? afterWarmup : undefined,
+      }),
     ),
   );
   const after = (await jsm.streams.info('PROVIDER_INBOUND')).state.messages;
@@ -564,6 +618,7 @@ async function ingestRun(jsm: JetStreamManager, edges: string[], nextRequest: Re
     non2xx: runs.reduce((n, r) => n + r.non2xx, 0),
     stored: after - before,
     accepted: runs.reduce((n, r) => n + r.ok2xx + (r.warmup?.ok2xx ?? 0), 0),
+    counted: runs.reduce((n, r) => n + r.ok2xx, 0),
   };
 }
 
@@ -619,7 +674,7 @@ function report(results: Partial<Record<ConfigName, ConfigResult>>): string {
       `Dispatch: ${fmt(N_EVENTS)} events, signed + recorded deliveries/s (one dispatcher)`,
       ...cells((r) =>
         r.dispatch
-          ? `**${fmt(r.dispatch.rate)}** = **${ratio(r.dispatch.rate, r.ceilings.dispatch)}** of ${fmt(r.ceilings.dispatch ?? 0)} (undici, 64 in flight); ${fmt(r.dispatch.distinct)} received, ${fmt(r.dispatch.succeeded)} recorded; drained in ${fmt(r.dispatch.drainSeconds, 1)} s after a ${fmt(r.dispatch.startupSeconds, 1)} s start`
+          ? `**${fmt(r.dispatch.rate)}** = **${ratio(r.dispatch.rate, r.ceilings.dispatch)}** of ${fmt(r.ceilings.dispatch ?? 0)} (undici, 64 in flight); ${fmt(r.dispatch.distinct)} received, ${fmt(r.dispatch.succeeded)} recorded; drained in ${fmt(r.dispatch.drainSeconds, 1)} s after a ${fmt(r.dispatch.startupSeconds, 1)} s start and ${fmt(DISPATCH_WARMUP_EVENTS)} warm-up events`
           : '',
       ),
       '≥ 50 % of ceiling; N received, N recorded',
