@@ -179,10 +179,12 @@ describe.each(['dev', 'prod'] as const)('kubectl kustomize deploy/overlays/%s', 
 
   it.each(APPS)('%s: runs with its V8 flags (NODE_OPTIONS of the service catalogue), its memory limit above their old-space cap', (app) => {
     expect([app, envs.get(app)!.env.get('NODE_OPTIONS')?.value]).toEqual([app, nodeOptionsOf(app)]);
-    // the old space is capped; the rest of the process (young generation, code, buffers, native memory) needs ~60 MB more
+    // the old space is capped; the young generation is two semi-spaces; the rest of the process (code, buffers,
+    // native memory) needs ~30 MB more
     const oldSpaceMb = Number(/--max-old-space-size=(\d+)/.exec(nodeOptionsOf(app))?.[1] ?? 0);
+    const semiSpaceMb = Number(/--max-semi-space-size=(\d+)/.exec(nodeOptionsOf(app))?.[1] ?? 16);
     expect(oldSpaceMb).toBeGreaterThan(0);
-    expect(quantity(containerOf(app).resources.limits.memory)).toBeGreaterThanOrEqual((oldSpaceMb + 60) * 1024 * 1024);
+    expect(quantity(containerOf(app).resources.limits.memory)).toBeGreaterThanOrEqual((oldSpaceMb + 2 * semiSpaceMb + 30) * 1024 * 1024);
   });
 
   it.each(APPS)('%s: a PodDisruptionBudget, and Prometheus scrapes its metrics port', (app) => {
