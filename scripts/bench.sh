@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `npm run bench`: builds the apps and the bench, then runs tools/bench/src/main.ts (see there): the embedded and the
-# production configuration in one run, under 10 minutes on 2 cores. The production one runs on the PostgreSQL server of
+# production configuration in one run, about 12 minutes on 2 cores. The production one runs on the PostgreSQL server of
 # BENCH_DATABASE_URL or DATABASE_URL (a fresh database per run, dropped after); when neither is set, the local server,
 # installed and started when missing and root (as for the tests).
 set -euo pipefail
