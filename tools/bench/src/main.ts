@@ -129,6 +129,17 @@ interface CpuUse {
   byProcess: Map<string, number>;
 }
 
+/**
+ * `load`, its CPU counted after the warm-up: the counted run's requests, and the CPU `snapshot`'s processes took
+ * meanwhile (`settle`: what the run leaves to finish before the last snapshot, such as a batch of spans).
+ */
+async function countedLoad(opts: LoadOptions, snapshot: () => CpuSnapshot, settle?: () => Promise<void>): Promise<{ result: LoadResult; cpu: CpuUse }> {
+  let cpu0: CpuSnapshot | undefined;
+  const result = await load({ ...opts, afterWarmup: () => void (cpu0 = snapshot()) });
+  await settle?.();
+  return { result, cpu: { ops: result.total, byProcess: cpuUsed(cpu0!, snapshot()) } };
+}
+
 // request bodies, shared by the gateway runs and their ceilings
 const sendBodyFor = (clientId: string, to = '+15551230000') =>
   JSON.stringify({
@@ -242,17 +253,17 @@ async function sendCeiling(clientId: string): Promise<{ result: LoadResult; cpu:
       ['ceiling: Koa', koa.proc],
       ['ceiling: gRPC server', grpc.proc],
     ];
-    let cpu0 = cpuSnapshot(procs());
-    const result = await load({
-      url: `http://127.0.0.1:${koa.port}/`,
-      headers: { 'content-type': 'application/json' },
-      setupRequest: sendRequestsFor(clientId),
-      connections: CONNECTIONS,
-      durationSec: SEND_SECONDS,
-      warmupSec: WARMUP_SECONDS,
-      afterWarmup: () => void (cpu0 = cpuSnapshot(procs())),
-    });
-    return { result, cpu: { ops: result.total, byProcess: cpuUsed(cpu0, cpuSnapshot(procs())) } };
+    return await countedLoad(
+      {
+        url: `http://127.0.0.1:${koa.port}/`,
+        headers: { 'content-type': 'application/json' },
+        setupRequest: sendRequestsFor(clientId),
+        connections: CONNECTIONS,
+        durationSec: SEND_SECONDS,
+        warmupSec: WARMUP_SECONDS,
+      },
+      () => cpuSnapshot(procs()),
+    );
   } finally {
     await koa.proc.stop();
     await grpc.proc.stop();
@@ -264,16 +275,11 @@ async function ingestCeiling(nextRequest: ReturnType<typeof signedStatuses>): Pr
   const noop = await startHelper(helpersBundle, 'koa-noop');
   try {
     const procs = (): [string, Proc][] => [['ceiling: Koa', noop.proc]];
-    let cpu0 = cpuSnapshot(procs());
-    const r = await load({
-      url: `http://127.0.0.1:${noop.port}/`,
-      setupRequest: nextRequest,
-      connections: CONNECTIONS,
-      durationSec: INGEST_SECONDS,
-      warmupSec: WARMUP_SECONDS,
-      afterWarmup: () => void (cpu0 = cpuSnapshot(procs())),
-    });
-    return { rate: r.requestsPerSec, cpu: { ops: r.total, byProcess: cpuUsed(cpu0, cpuSnapshot(procs())) } };
+    const { result, cpu } = await countedLoad(
+      { url: `http://127.0.0.1:${noop.port}/`, setupRequest: nextRequest, connections: CONNECTIONS, durationSec: INGEST_SECONDS, warmupSec: WARMUP_SECONDS },
+      () => cpuSnapshot(procs()),
+    );
+    return { rate: result.requestsPerSec, cpu };
   } finally {
     await noop.proc.stop();
   }
@@ -360,17 +366,19 @@ async function runConfig(config: ConfigName, natsBin: string, receiver: Proc, re
 
     // 2. send path: send-buttons through edge → messaging → simulator
     if (ONLY.has('send')) {
-      let cpu0 = cpuSnapshot(procsNow(), dbName);
-      result.send = await load({
-        url: `${stack.baseUrl}/api/messaging/send-buttons`,
-        headers: auth,
-        setupRequest: sendRequestsFor(client.id),
-        connections: CONNECTIONS,
-        durationSec: SEND_SECONDS,
-        warmupSec: WARMUP_SECONDS,
-        afterWarmup: () => void (cpu0 = cpuSnapshot(procsNow(), dbName)),
-      });
-      result.cpu.set('send', { ops: result.send.total, byProcess: cpuUsed(cpu0, cpuSnapshot(procsNow(), dbName)) });
+      const send = await countedLoad(
+        {
+          url: `${stack.baseUrl}/api/messaging/send-buttons`,
+          headers: auth,
+          setupRequest: sendRequestsFor(client.id),
+          connections: CONNECTIONS,
+          durationSec: SEND_SECONDS,
+          warmupSec: WARMUP_SECONDS,
+        },
+        () => cpuSnapshot(procsNow(), dbName),
+      );
+      result.send = send.result;
+      result.cpu.set('send', send.cpu);
       const sc = await sendCeiling(client.id);
       result.ceilings.send = sc.result;
       result.cpu.set('send ceiling', sc.cpu);
@@ -410,7 +418,7 @@ async function runConfig(config: ConfigName, natsBin: string, receiver: Proc, re
     const jsm = await nc.jetstreamManager();
     const nextRequest = signedStatuses(phone.waba_id, phone.phone_number_id);
     if (ONLY.has('ingest')) {
-      let cpu0 = cpuSnapshot(procsNow(), dbName);
+      let cpu0: CpuSnapshot | undefined;
       // the warm-up's backlog is drained before counting starts
       result.ingest = await ingestRun(jsm, [stack.baseUrl], nextRequest, async () => {
         await quiesce(jsm);
@@ -420,7 +428,7 @@ async function runConfig(config: ConfigName, natsBin: string, receiver: Proc, re
       // the CPU of a webhook is all of it: routed, recorded, its event delivered; the backlog the load left is
       // drained before the snapshot (and before the ceiling, which would otherwise share the cores with it)
       await quiesce(jsm);
-      result.cpu.set('ingest', { ops: result.ingest.counted, byProcess: cpuUsed(cpu0, cpuSnapshot(procsNow(), dbName)) });
+      result.cpu.set('ingest', { ops: result.ingest.counted, byProcess: cpuUsed(cpu0!, cpuSnapshot(procsNow(), dbName)) });
       const ic = await ingestCeiling(nextRequest);
       result.ceilings.ingest = ic.rate;
       result.cpu.set('ingest ceiling', ic.cpu);
@@ -463,22 +471,20 @@ async function runConfig(config: ConfigName, natsBin: string, receiver: Proc, re
           await stack.procs.get(name)?.stop();
           await stack.startService(name, otel);
         }
-        const tracedProcs = (): [string, Proc][] => [...procsNow(), ['otlp-sink', sink.proc]];
-        let cpu0 = cpuSnapshot(tracedProcs(), dbName);
-        result.sendTraced = await load({
-          url: `${stack.baseUrl}/api/messaging/send-buttons`,
-          headers: auth,
-          setupRequest: sendRequestsFor(client.id),
-          connections: CONNECTIONS,
-          durationSec: SEND_SECONDS,
-          warmupSec: WARMUP_SECONDS,
-          afterWarmup: () => void (cpu0 = cpuSnapshot(tracedProcs(), dbName)),
-        });
-        await new Promise((r) => setTimeout(r, 1500)); // the last batch of spans
-        result.cpu.set('send, tracing on', {
-          ops: result.sendTraced.total,
-          byProcess: cpuUsed(cpu0, cpuSnapshot(tracedProcs(), dbName)),
-        });
+        const traced = await countedLoad(
+          {
+            url: `${stack.baseUrl}/api/messaging/send-buttons`,
+            headers: auth,
+            setupRequest: sendRequestsFor(client.id),
+            connections: CONNECTIONS,
+            durationSec: SEND_SECONDS,
+            warmupSec: WARMUP_SECONDS,
+          },
+          () => cpuSnapshot([...procsNow(), ['otlp-sink', sink.proc]], dbName),
+          () => new Promise((r) => setTimeout(r, 1500)), // the last batch of spans
+        );
+        result.sendTraced = traced.result;
+        result.cpu.set('send, tracing on', traced.cpu);
         result.traceExports = await json(await fetch(`http://127.0.0.1:${sink.port}/stats`));
         log(
           `${config}: send with tracing ${fmt(result.sendTraced.requestsPerSec)}/s p99 ${result.sendTraced.p99Ms} ms; ${result.traceExports!.exports} OTLP exports`,
