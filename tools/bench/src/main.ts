@@ -338,6 +338,15 @@ async function runConfig(config: ConfigName, natsBin: string, receiver: Proc, re
         }),
       }),
     );
+    // the send row's load, and the same again with tracing on (each its own run through the users)
+    const sendLoad = (): LoadOptions => ({
+      url: `${stack.baseUrl}/api/messaging/send-buttons`,
+      headers: auth,
+      setupRequest: sendRequestsFor(client.id),
+      connections: CONNECTIONS,
+      durationSec: SEND_SECONDS,
+      warmupSec: WARMUP_SECONDS,
+    });
     const countSucceeded = (expected: number) => countDeliveries(stack.baseUrl, auth, client.id, expected, db?.url);
     let recorded = 0;
 
@@ -366,17 +375,7 @@ async function runConfig(config: ConfigName, natsBin: string, receiver: Proc, re
 
     // 2. send path: send-buttons through edge → messaging → simulator
     if (ONLY.has('send')) {
-      const send = await countedLoad(
-        {
-          url: `${stack.baseUrl}/api/messaging/send-buttons`,
-          headers: auth,
-          setupRequest: sendRequestsFor(client.id),
-          connections: CONNECTIONS,
-          durationSec: SEND_SECONDS,
-          warmupSec: WARMUP_SECONDS,
-        },
-        () => cpuSnapshot(procsNow(), dbName),
-      );
+      const send = await countedLoad(sendLoad(), () => cpuSnapshot(procsNow(), dbName));
       result.send = send.result;
       result.cpu.set('send', send.cpu);
       const sc = await sendCeiling(client.id);
@@ -472,14 +471,7 @@ async function runConfig(config: ConfigName, natsBin: string, receiver: Proc, re
           await stack.startService(name, otel);
         }
         const traced = await countedLoad(
-          {
-            url: `${stack.baseUrl}/api/messaging/send-buttons`,
-            headers: auth,
-            setupRequest: sendRequestsFor(client.id),
-            connections: CONNECTIONS,
-            durationSec: SEND_SECONDS,
-            warmupSec: WARMUP_SECONDS,
-          },
+          sendLoad(),
           () => cpuSnapshot([...procsNow(), ['otlp-sink', sink.proc]], dbName),
           () => new Promise((r) => setTimeout(r, 1500)), // the last batch of spans
         );
