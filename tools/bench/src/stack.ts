@@ -55,107 +55,119 @@ export async function bootStack(natsBin: string, opts: StackOptions): Promise<Be
   };
   const procs = new Map<string, Proc>();
   const retired: [string, number][] = [];
-  const natsPort = await freshPort();
-  mkdirSync(join(dataDir, 'nats'), { recursive: true });
-  const natsConf = writeNatsServerConf(join(dataDir, 'nats'));
-  procs.set(
-    'nats-server',
-    start('nats-server', natsBin, [...natsConf, '-a', '127.0.0.1', '-p', String(natsPort), '-js', '-sd', join(dataDir, 'nats')], process.env),
-  );
-  await waitPort(natsPort, 'nats-server');
-  const edgePort = await freshPort();
-  const simPort = await freshPort();
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? '',
-    NODE_ENV: 'production',
-    LOG_LEVEL: 'warn',
-    DATA_DIR: dataDir,
-    NATS_URL: `nats://127.0.0.1:${natsPort}`,
-    GATEWAY_ADMIN_TOKEN: randomBytes(24).toString('base64url'),
-    SECRETS_KEY: randomBytes(32).toString('base64'),
-    PROVIDER_BASE_URL: `http://127.0.0.1:${simPort}`,
-    PUBLIC_BASE_URL: `http://127.0.0.1:${edgePort}`,
-    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-    // the bench measures throughput, not the plans' rate limits (docs/business.md): every plan unlimited
-    PLANS: TEST_PLANS,
-    GRPC_HOST: '127.0.0.1',
-    HOST: '127.0.0.1',
-    METRICS_PORT: '0',
-    ...(opts.databaseUrl ? { DATABASE_URL: opts.databaseUrl } : {}),
-    // production: the V8 flags of the deployments, per service below (BENCH_NODE_OPTIONS overrides, to try
-    // others; the simulator gets the image's default); embedded: none, as `npm start` runs it
-    NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS ?? (opts.databaseUrl ? SERVICE_NODE_OPTIONS : ''),
-    ...opts.extraEnv,
+  const stopAll = async () => {
+    const order = ['edge', ...GRPC_SERVICES.map((s) => s.name).reverse()];
+    for (const name of [...order.map((n) => `${n}-2`), ...order, 'provider-sim', 'nats-server']) await procs.get(name)?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
   };
-  // BENCH_PROFILE=provider-sim (and the apps below) writes V8 CPU profiles to .bench/profiles/<label>
-  const profileArgs = (app: string, procName: string) =>
-    (process.env.BENCH_PROFILE ?? '').split(',').includes(app)
-      ? ['--cpu-prof', `--cpu-prof-dir=${join(ROOT, '.bench', 'profiles', opts.label)}`, `--cpu-prof-name=${procName}-${Date.now()}.cpuprofile`]
-      : [];
-  procs.set(
-    'provider-sim',
-    start('provider-sim', process.execPath, [...profileArgs('provider-sim', 'provider-sim'), dist('provider-sim')], {
-      ...env,
-      DATABASE_URL: undefined,
-      PORT: String(simPort),
-      SIM_AUTO_STATUSES: 'false',
-      SIM_RATE_LIMITS: 'false',
-      SIM_WINDOW: 'off',
-      SIM_WEBHOOK_URL: `http://127.0.0.1:${edgePort}/webhooks/provider`,
-    }),
-  );
-  await waitPort(simPort, 'provider-sim');
-  for (const { addrVar } of GRPC_SERVICES) env[addrVar] = `127.0.0.1:${await freshPort()}`;
+  // a process that does not start (a bad V8 flag, a port taken) fails the boot: what did start is stopped, not
+  // left running beside the next run
+  try {
+    return await boot();
+  } catch (e) {
+    await stopAll();
+    throw e;
+  }
 
-  const spawnApp = async (
-    procName: string,
-    app: string,
-    port: number,
-    listenEnv: Record<string, string>,
-    extraEnv: Record<string, string> = {},
-  ): Promise<Proc> => {
-    // BENCH_PROFILE=dispatcher,edge writes V8 CPU profiles of those processes to .bench/profiles/<label> (open in Chrome DevTools)
-    const args = [...profileArgs(app, procName), dist(app)];
-    const previous = procs.get(procName);
-    if (previous) retired.push([app, previous.peakRssMb]);
-    const nodeOptions = process.env.BENCH_NODE_OPTIONS ?? (opts.databaseUrl ? nodeOptionsOf(app) : '');
-    const p = start(procName, process.execPath, args, { ...env, NODE_OPTIONS: nodeOptions, ...extraEnv, ...listenEnv });
-    procs.set(procName, p);
-    await waitPort(port, procName);
-    return p;
-  };
-  const startService = async (name: string, extraEnv?: Record<string, string>): Promise<Proc> => {
-    const addrVar = GRPC_SERVICES.find((s) => s.name === name)?.addrVar;
-    const port = addrVar ? Number(env[addrVar].split(':')[1]) : edgePort;
-    return spawnApp(name, name, port, { GRPC_PORT: String(port), PORT: String(edgePort) }, extraEnv);
-  };
-  const startReplica = async (name: string) => {
-    const port = await freshPort();
-    const proc = await spawnApp(`${name}-2`, name, port, { GRPC_PORT: String(port), PORT: String(port) });
-    return { proc, url: `http://127.0.0.1:${port}` };
-  };
-  for (const { name } of GRPC_SERVICES) await startService(name);
-  await startService('edge');
-  return {
-    procs,
-    env,
-    baseUrl: `http://127.0.0.1:${edgePort}`,
-    simUrl: `http://127.0.0.1:${simPort}`,
-    natsUrl: env.NATS_URL,
-    dataDir,
-    startService,
-    startReplica,
-    peakRss() {
-      const peak = new Map<string, number>();
-      const add = (name: string, mb: number) => peak.set(name, Math.max(peak.get(name) ?? 0, mb));
-      for (const [name, p] of procs) add(name.replace(/-2$/, ''), p.peakRssMb);
-      for (const [name, mb] of retired) add(name, mb);
-      return peak;
-    },
-    async stop() {
-      const order = ['edge', ...GRPC_SERVICES.map((s) => s.name).reverse()];
-      for (const name of [...order.map((n) => `${n}-2`), ...order, 'provider-sim', 'nats-server']) await procs.get(name)?.stop();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
+  async function boot(): Promise<BenchStack> {
+    const natsPort = await freshPort();
+    mkdirSync(join(dataDir, 'nats'), { recursive: true });
+    const natsConf = writeNatsServerConf(join(dataDir, 'nats'));
+    procs.set(
+      'nats-server',
+      start('nats-server', natsBin, [...natsConf, '-a', '127.0.0.1', '-p', String(natsPort), '-js', '-sd', join(dataDir, 'nats')], process.env),
+    );
+    await waitPort(natsPort, 'nats-server');
+    const edgePort = await freshPort();
+    const simPort = await freshPort();
+    const env: Record<string, string> = {
+      PATH: process.env.PATH ?? '',
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'warn',
+      DATA_DIR: dataDir,
+      NATS_URL: `nats://127.0.0.1:${natsPort}`,
+      GATEWAY_ADMIN_TOKEN: randomBytes(24).toString('base64url'),
+      SECRETS_KEY: randomBytes(32).toString('base64'),
+      PROVIDER_BASE_URL: `http://127.0.0.1:${simPort}`,
+      PUBLIC_BASE_URL: `http://127.0.0.1:${edgePort}`,
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      // the bench measures throughput, not the plans' rate limits (docs/business.md): every plan unlimited
+      PLANS: TEST_PLANS,
+      GRPC_HOST: '127.0.0.1',
+      HOST: '127.0.0.1',
+      METRICS_PORT: '0',
+      ...(opts.databaseUrl ? { DATABASE_URL: opts.databaseUrl } : {}),
+      // production: the V8 flags of the deployments, per service below (BENCH_NODE_OPTIONS overrides, to try
+      // others; the simulator gets the image's default); embedded: none, as `npm start` runs it
+      NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS ?? (opts.databaseUrl ? SERVICE_NODE_OPTIONS : ''),
+      ...opts.extraEnv,
+    };
+    // BENCH_PROFILE=provider-sim (and the apps below) writes V8 CPU profiles to .bench/profiles/<label>
+    const profileArgs = (app: string, procName: string) =>
+      (process.env.BENCH_PROFILE ?? '').split(',').includes(app)
+        ? ['--cpu-prof', `--cpu-prof-dir=${join(ROOT, '.bench', 'profiles', opts.label)}`, `--cpu-prof-name=${procName}-${Date.now()}.cpuprofile`]
+        : [];
+    procs.set(
+      'provider-sim',
+      start('provider-sim', process.execPath, [...profileArgs('provider-sim', 'provider-sim'), dist('provider-sim')], {
+        ...env,
+        DATABASE_URL: undefined,
+        PORT: String(simPort),
+        SIM_AUTO_STATUSES: 'false',
+        SIM_RATE_LIMITS: 'false',
+        SIM_WINDOW: 'off',
+        SIM_WEBHOOK_URL: `http://127.0.0.1:${edgePort}/webhooks/provider`,
+      }),
+    );
+    await waitPort(simPort, 'provider-sim');
+    for (const { addrVar } of GRPC_SERVICES) env[addrVar] = `127.0.0.1:${await freshPort()}`;
+
+    const spawnApp = async (
+      procName: string,
+      app: string,
+      port: number,
+      listenEnv: Record<string, string>,
+      extraEnv: Record<string, string> = {},
+    ): Promise<Proc> => {
+      // BENCH_PROFILE=dispatcher,edge writes V8 CPU profiles of those processes to .bench/profiles/<label> (open in Chrome DevTools)
+      const args = [...profileArgs(app, procName), dist(app)];
+      const previous = procs.get(procName);
+      if (previous) retired.push([app, previous.peakRssMb]);
+      const nodeOptions = process.env.BENCH_NODE_OPTIONS ?? (opts.databaseUrl ? nodeOptionsOf(app) : '');
+      const p = start(procName, process.execPath, args, { ...env, NODE_OPTIONS: nodeOptions, ...extraEnv, ...listenEnv });
+      procs.set(procName, p);
+      await waitPort(port, procName);
+      return p;
+    };
+    const startService = async (name: string, extraEnv?: Record<string, string>): Promise<Proc> => {
+      const addrVar = GRPC_SERVICES.find((s) => s.name === name)?.addrVar;
+      const port = addrVar ? Number(env[addrVar].split(':')[1]) : edgePort;
+      return spawnApp(name, name, port, { GRPC_PORT: String(port), PORT: String(edgePort) }, extraEnv);
+    };
+    const startReplica = async (name: string) => {
+      const port = await freshPort();
+      const proc = await spawnApp(`${name}-2`, name, port, { GRPC_PORT: String(port), PORT: String(port) });
+      return { proc, url: `http://127.0.0.1:${port}` };
+    };
+    for (const { name } of GRPC_SERVICES) await startService(name);
+    await startService('edge');
+    return {
+      procs,
+      env,
+      baseUrl: `http://127.0.0.1:${edgePort}`,
+      simUrl: `http://127.0.0.1:${simPort}`,
+      natsUrl: env.NATS_URL,
+      dataDir,
+      startService,
+      startReplica,
+      peakRss() {
+        const peak = new Map<string, number>();
+        const add = (name: string, mb: number) => peak.set(name, Math.max(peak.get(name) ?? 0, mb));
+        for (const [name, p] of procs) add(name.replace(/-2$/, ''), p.peakRssMb);
+        for (const [name, mb] of retired) add(name, mb);
+        return peak;
+      },
+      stop: stopAll,
+    };
+  }
 }
