@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AckPolicy, connect, type JsMsg, type NatsConnection } from 'nats';
 import { freePort, writeNatsServerConf } from '@gateway/testing';
-import { start, waitPort } from './processes';
+import { startListening } from './processes';
 import { fmt, table } from './report';
 
 const MESSAGES = Number(process.env.BENCH_ACK_MESSAGES ?? 20_000);
@@ -51,13 +51,13 @@ export async function acksBench(natsBin: string, log: (m: string) => void): Prom
   const dir = mkdtempSync(join(tmpdir(), 'gw-acks-'));
   mkdirSync(join(dir, 'nats'));
   const port = await freePort();
-  const server = start(
+  const server = await startListening(
     'nats-server',
     natsBin,
     [...writeNatsServerConf(join(dir, 'nats')), '-a', '127.0.0.1', '-p', String(port), '-js', '-sd', join(dir, 'nats')],
     process.env,
+    port,
   );
-  await waitPort(port, 'nats-server');
   const nc = await connect({ servers: `127.0.0.1:${port}`, noAsyncTraces: true });
   const best = new Map<string, AckResult>();
   try {

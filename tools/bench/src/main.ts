@@ -247,25 +247,29 @@ async function dispatchCeiling(receiver: Proc, receiverUrl: string, tenantId: st
 /** Send-path ceiling: a minimal Koa server making one unary gRPC call per request, the same body and load. */
 async function sendCeiling(clientId: string): Promise<{ result: LoadResult; cpu: CpuUse }> {
   const grpc = await startHelper(helpersBundle, 'grpc');
-  const koa = await startHelper(helpersBundle, 'koa-grpc', [`127.0.0.1:${grpc.port}`]);
   try {
-    const procs = (): [string, Proc][] => [
-      ['ceiling: Koa', koa.proc],
-      ['ceiling: gRPC server', grpc.proc],
-    ];
-    return await countedLoad(
-      {
-        url: `http://127.0.0.1:${koa.port}/`,
-        headers: { 'content-type': 'application/json' },
-        setupRequest: sendRequestsFor(clientId),
-        connections: CONNECTIONS,
-        durationSec: SEND_SECONDS,
-        warmupSec: WARMUP_SECONDS,
-      },
-      () => cpuSnapshot(procs()),
-    );
+    const koa = await startHelper(helpersBundle, 'koa-grpc', [`127.0.0.1:${grpc.port}`]);
+    try {
+      const procs = (): [string, Proc][] => [
+        ['ceiling: Koa', koa.proc],
+        ['ceiling: gRPC server', grpc.proc],
+      ];
+      return await countedLoad(
+        {
+          url: `http://127.0.0.1:${koa.port}/`,
+          headers: { 'content-type': 'application/json' },
+          setupRequest: sendRequestsFor(clientId),
+          connections: CONNECTIONS,
+          durationSec: SEND_SECONDS,
+          warmupSec: WARMUP_SECONDS,
+        },
+        () => cpuSnapshot(procs()),
+      );
+    } finally {
+      await koa.proc.stop();
+    }
   } finally {
-    await koa.proc.stop();
+    // also when the Koa helper does not start
     await grpc.proc.stop();
   }
 }

@@ -74,6 +74,18 @@ export function start(
   return proc;
 }
 
+/** `start`, then `waitPort`: a process that does not listen in time is stopped, not left running beside the next run. */
+export async function startListening(name: string, cmd: string, args: string[], env: Record<string, string | undefined>, port: number): Promise<Proc> {
+  const proc = start(name, cmd, args, env);
+  try {
+    await waitPort(port, name);
+  } catch (e) {
+    await proc.stop();
+    throw e;
+  }
+  return proc;
+}
+
 export async function waitPort(port: number, what: string, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {

@@ -60,15 +60,6 @@ export async function bootStack(natsBin: string, opts: StackOptions): Promise<Be
     for (const name of [...order.map((n) => `${n}-2`), ...order, 'provider-sim', 'nats-server']) await procs.get(name)?.stop();
     rmSync(dataDir, { recursive: true, force: true });
   };
-  // a process that does not start (a bad V8 flag, a port taken) fails the boot: what did start is stopped, not
-  // left running beside the next run
-  try {
-    return await boot();
-  } catch (e) {
-    await stopAll();
-    throw e;
-  }
-
   async function boot(): Promise<BenchStack> {
     const natsPort = await freshPort();
     mkdirSync(join(dataDir, 'nats'), { recursive: true });
@@ -169,5 +160,14 @@ export async function bootStack(natsBin: string, opts: StackOptions): Promise<Be
       },
       stop: stopAll,
     };
+  }
+
+  // a process that does not start (a bad V8 flag, a port taken) fails the boot: what did start is stopped, not
+  // left running beside the next run
+  try {
+    return await boot();
+  } catch (e) {
+    await stopAll();
+    throw e;
   }
 }
