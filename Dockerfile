@@ -37,9 +37,9 @@ ARG APP
 LABEL org.opencontainers.image.title="messaging-gateway-${APP}" \
       org.opencontainers.image.description="Multi-tenant business messaging gateway: ${APP}"
 # V8 heap, the default of a process the deployment does not tune: a small young generation (2 MB semi-spaces) and a
-# 160 MB old-space cap. Each service's own setting (16 MB semi-spaces for the edge, messaging, the tenant directory
+# 160 MB old-space cap. Each service's own setting (32 MB semi-spaces for the edge, 16 for messaging, the tenant directory
 # and the dispatcher: less CPU in GC for ~30 MB more) is NODE_OPTIONS of libs/config/src/services.json, which
-# docker-compose.yml and deploy/ set per service (README, "V8 settings per service")
+# docker-compose.yml and deploy/ set per service with its V8_HEAP_GROWING_PERCENT (README, "V8 settings per service")
 ENV NODE_ENV=production \
     APP=${APP} \
     DATA_DIR=/tmp/gateway-data \

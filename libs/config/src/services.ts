@@ -15,6 +15,8 @@ export interface GrpcServiceEntry {
   addrVar: string;
   /** Its V8 flags in production (NODE_OPTIONS of every deployment: see `nodeOptionsOf`). */
   nodeOptions: string;
+  /** V8's heap growing percentage in production, 0 for V8's own (V8_HEAP_GROWING_PERCENT: see `v8EnvOf`). */
+  heapGrowingPercent: number;
 }
 
 export interface HttpEntry {
@@ -24,7 +26,7 @@ export interface HttpEntry {
   portVar: string;
 }
 
-export const EDGE: HttpEntry & { metricsPort: number; nodeOptions: string } = catalogue.edge;
+export const EDGE: HttpEntry & { metricsPort: number; nodeOptions: string; heapGrowingPercent: number } = catalogue.edge;
 /** The gRPC services in start order: a service may only call the ones before it. */
 export const GRPC_SERVICES: readonly GrpcServiceEntry[] = catalogue.grpc;
 export const PROVIDER_SIM: HttpEntry = catalogue.providerSim;
@@ -53,9 +55,24 @@ export function grpcService(name: string): GrpcServiceEntry {
  * configuration runs each service with its own.
  */
 export function nodeOptionsOf(app: string): string {
+  return appEntry(app).nodeOptions;
+}
+
+/**
+ * The V8 settings an app runs with in production: NODE_OPTIONS and what NODE_OPTIONS refuses, which the app applies
+ * itself at start (V8_HEAP_GROWING_PERCENT, read by runMain of @gateway/runtime). docker-compose.yml and the
+ * Kubernetes manifests set exactly these per service (the deployment checks compare them); the bench's production
+ * configuration runs each service with its own.
+ */
+export function v8EnvOf(app: string): { NODE_OPTIONS: string; V8_HEAP_GROWING_PERCENT: string } {
+  const entry = appEntry(app);
+  return { NODE_OPTIONS: entry.nodeOptions, V8_HEAP_GROWING_PERCENT: String(entry.heapGrowingPercent) };
+}
+
+function appEntry(app: string): { nodeOptions: string; heapGrowingPercent: number } {
   const entry = app === EDGE.name ? EDGE : GRPC_SERVICES.find((s) => s.name === app);
   if (!entry) throw new Error(`no app "${app}" in libs/config/src/services.json`);
-  return entry.nodeOptions;
+  return entry;
 }
 
 /** Every app a deployment runs: the edge and the gRPC services. */

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { GRPC_SERVICES, nodeOptionsOf } from '@gateway/config';
+import { GRPC_SERVICES, v8EnvOf } from '@gateway/config';
 import { freePort, writeNatsServerConf } from '@gateway/testing';
 import { start, waitPort, type Proc } from './processes';
 
@@ -13,7 +13,7 @@ const TEST_PLANS = JSON.stringify(Object.fromEntries(['free', 'standard', 'pro',
 export const ROOT = resolve(__dirname, '..', '..');
 const dist = (app: string) => join(ROOT, 'dist', 'apps', app, 'main.js');
 
-/** The image's default V8 flags (the Dockerfile's `NODE_OPTIONS="..."`): the simulator's; each service runs with its own (`nodeOptionsOf`). */
+/** The image's default V8 flags (the Dockerfile's `NODE_OPTIONS="..."`): the simulator's; each service runs with its own (`v8EnvOf`: its NODE_OPTIONS and V8_HEAP_GROWING_PERCENT). */
 export const SERVICE_NODE_OPTIONS = /NODE_OPTIONS="([^"]*)"/.exec(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'))?.[1] ?? '';
 
 export interface BenchStack {
@@ -124,8 +124,13 @@ export async function bootStack(natsBin: string, opts: StackOptions): Promise<Be
       const args = [...profileArgs(app, procName), dist(app)];
       const previous = procs.get(procName);
       if (previous) retired.push([app, previous.peakRssMb]);
-      const nodeOptions = process.env.BENCH_NODE_OPTIONS ?? (opts.databaseUrl ? nodeOptionsOf(app) : '');
-      const p = start(procName, process.execPath, args, { ...env, NODE_OPTIONS: nodeOptions, ...extraEnv, ...listenEnv });
+      // BENCH_V8_HEAP_GROWING_PERCENT overrides the catalogue's heap growing percentage the same way
+      const v8Env = opts.databaseUrl ? v8EnvOf(app) : { NODE_OPTIONS: '', V8_HEAP_GROWING_PERCENT: '0' };
+      const v8 = {
+        NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS ?? v8Env.NODE_OPTIONS,
+        V8_HEAP_GROWING_PERCENT: process.env.BENCH_V8_HEAP_GROWING_PERCENT ?? v8Env.V8_HEAP_GROWING_PERCENT,
+      };
+      const p = start(procName, process.execPath, args, { ...env, ...v8, ...extraEnv, ...listenEnv });
       procs.set(procName, p);
       await waitPort(port, procName);
       return p;

@@ -13,7 +13,7 @@ import {
   type ReadConfig,
 } from './app-configs';
 import { environmentOf, interpolate, loadCompose, parseEnvFile, scanInterpolation, type ComposeFile } from './compose';
-import { nodeOptionsOf } from '@gateway/config';
+import { v8EnvOf } from '@gateway/config';
 
 const ROOT = resolve(__dirname, '../../..');
 
@@ -91,8 +91,9 @@ describe('docker-compose.yml', () => {
     expect(s.cap_drop).toContain('ALL');
   });
 
-  it.each(APPS)('%s: runs with its V8 flags (NODE_OPTIONS of the service catalogue)', (app) => {
-    expect([app, envOf(app).NODE_OPTIONS]).toEqual([app, nodeOptionsOf(app)]);
+  it.each(APPS)('%s: runs with its V8 settings (NODE_OPTIONS and V8_HEAP_GROWING_PERCENT of the service catalogue)', (app) => {
+    const { NODE_OPTIONS, V8_HEAP_GROWING_PERCENT } = envOf(app);
+    expect([app, { NODE_OPTIONS, V8_HEAP_GROWING_PERCENT }]).toEqual([app, v8EnvOf(app)]);
   });
 
   it.each(APPS)('%s: every variable its configuration reads is set, secrets only through .env, and the configuration parses', (app) => {

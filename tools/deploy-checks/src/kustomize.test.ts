@@ -13,7 +13,7 @@ import {
   type AppName,
   type ReadConfig,
 } from './app-configs';
-import { nodeOptionsOf } from '@gateway/config';
+import { nodeOptionsOf, v8EnvOf } from '@gateway/config';
 import { parseEnvFile } from './compose';
 import { containerEnv, find, kustomize, portNumber, quantity, type K8sObject, type ResolvedVar } from './kustomize';
 
@@ -177,15 +177,20 @@ describe.each(['dev', 'prod'] as const)('kubectl kustomize deploy/overlays/%s', 
       expect(writable.some((w: string) => dataDir === w || dataDir?.startsWith(`${w}/`))).toBe(true);
   });
 
-  it.each(APPS)('%s: runs with its V8 flags (NODE_OPTIONS of the service catalogue), its memory limit above their old-space cap', (app) => {
-    expect([app, envs.get(app)!.env.get('NODE_OPTIONS')?.value]).toEqual([app, nodeOptionsOf(app)]);
-    // the old space is capped; the young generation is two semi-spaces; the rest of the process (code, buffers,
-    // native memory) needs ~30 MB more
-    const oldSpaceMb = Number(/--max-old-space-size=(\d+)/.exec(nodeOptionsOf(app))?.[1] ?? 0);
-    const semiSpaceMb = Number(/--max-semi-space-size=(\d+)/.exec(nodeOptionsOf(app))?.[1] ?? 16);
-    expect(oldSpaceMb).toBeGreaterThan(0);
-    expect(quantity(containerOf(app).resources.limits.memory)).toBeGreaterThanOrEqual((oldSpaceMb + 2 * semiSpaceMb + 30) * 1024 * 1024);
-  });
+  it.each(APPS)(
+    '%s: runs with its V8 settings (NODE_OPTIONS and V8_HEAP_GROWING_PERCENT of the service catalogue), its memory limit above their old-space cap',
+    (app) => {
+      const env = envs.get(app)!.env;
+      const set = { NODE_OPTIONS: env.get('NODE_OPTIONS')?.value, V8_HEAP_GROWING_PERCENT: env.get('V8_HEAP_GROWING_PERCENT')?.value };
+      expect([app, set]).toEqual([app, v8EnvOf(app)]);
+      // the old space is capped; the young generation is two semi-spaces; the rest of the process (code, buffers,
+      // native memory) needs ~30 MB more
+      const oldSpaceMb = Number(/--max-old-space-size=(\d+)/.exec(nodeOptionsOf(app))?.[1] ?? 0);
+      const semiSpaceMb = Number(/--max-semi-space-size=(\d+)/.exec(nodeOptionsOf(app))?.[1] ?? 16);
+      expect(oldSpaceMb).toBeGreaterThan(0);
+      expect(quantity(containerOf(app).resources.limits.memory)).toBeGreaterThanOrEqual((oldSpaceMb + 2 * semiSpaceMb + 30) * 1024 * 1024);
+    },
+  );
 
   it.each(APPS)('%s: a PodDisruptionBudget, and Prometheus scrapes its metrics port', (app) => {
     const d = deployment(app)!;
