@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import Koa, { type Context, type Next } from 'koa';
 import Router from '@koa/router';
 import { PROVIDER_API_VERSIONS, providerApiVersionInfo } from '@gateway/config';
@@ -224,7 +225,13 @@ export async function startProviderSim(opts: ProviderSimOptions): Promise<Runnin
     );
     if (fault) {
       fault.remaining -= 1;
-      if (fault.delay_ms) await new Promise((r) => setTimeout(r, fault.delay_ms));
+      // a request the client gave up on during the delay still goes on, as at the provider (its outcome is then
+      // unknown to the client); the simulator's stop ends the delay, so no timer outlives it
+      if (fault.delay_ms && !(await sleep(fault.delay_ms, true, { signal: webhooks.stopped }).catch(() => false))) {
+        ctx.req.socket.destroy();
+        ctx.respond = false;
+        return;
+      }
       if (fault.drop) {
         ctx.req.socket.destroy();
         ctx.respond = false;
@@ -273,6 +280,7 @@ export async function startProviderSim(opts: ProviderSimOptions): Promise<Runnin
     stop: () =>
       new Promise<void>((resolve) => {
         templates.stop();
+        webhooks.stop();
         server.close(() => resolve());
         server.closeAllConnections();
       }),

@@ -1,12 +1,19 @@
 import { createHmac } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '@gateway/logger';
 import type { PhoneNumber, SentMessage, SimState } from './state';
 import { contactOf } from './users';
 
 type Json = Record<string, unknown>;
 
-/** Builds provider webhook bodies (§7) and POSTs them signed with the app secret (§7.2). */
+/**
+ * Builds provider webhook bodies (§7) and POSTs them signed with the app secret (§7.2). `stop` ends what is still
+ * going: the statuses a send schedules and the retries of a delivery no longer wait or post (the gateway is usually
+ * gone by then), so a stopped simulator leaves no timer or request behind.
+ */
 export class WebhookSender {
+  private readonly stopping = new AbortController();
+
   constructor(
     private readonly state: SimState,
     private readonly appSecret: string,
@@ -70,13 +77,14 @@ export class WebhookSender {
     if (!url) return { status: null, body: raw };
     const signature = `sha256=${createHmac('sha256', this.appSecret).update(raw).digest('hex')}`;
     let status: number | null = null;
-    for (let attempt = 0; attempt < 4; attempt++) {
+    for (let attempt = 0; attempt < 4 && !this.stopping.signal.aborted; attempt++) {
+      if (attempt > 0 && !(await this.after(100 * 2 ** (attempt - 1)))) break;
       try {
         const res = await fetch(url, {
           method: 'POST',
           headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature },
           body: raw,
-          signal: AbortSignal.timeout(5000),
+          signal: AbortSignal.any([AbortSignal.timeout(5000), this.stopping.signal]),
         });
         status = res.status;
         await res.arrayBuffer();
@@ -84,8 +92,27 @@ export class WebhookSender {
       } catch (e) {
         this.logger?.debug({ err: e }, 'webhook delivery failed');
       }
-      await new Promise((r) => setTimeout(r, 100 * 2 ** attempt));
     }
     return { status, body: raw };
+  }
+
+  /** Waits `ms`: true then, false at once when the simulator stops (the caller then sends nothing more). */
+  async after(ms: number): Promise<boolean> {
+    try {
+      await sleep(ms, undefined, { signal: this.stopping.signal });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Ends every wait and delivery in progress; later sends post nothing. */
+  stop(): void {
+    this.stopping.abort();
+  }
+
+  /** The signal of the simulator's stop, for other waits of its own (a fault's delay). */
+  get stopped(): AbortSignal {
+    return this.stopping.signal;
   }
 }

@@ -178,8 +178,7 @@ async function sendMessage(ctx: Context, d: MessagesDeps, phone: PhoneNumber, b:
     if (failure) {
       // accepted, then reported failed (reference §1.2): the failure arrives only as a status webhook
       void (async () => {
-        await new Promise((r) => setTimeout(r, 100));
-        await d.webhooks.send(d.webhooks.statusBody(phone, id, to, 'failed', failure, 'both', d.state.sent.get(id)));
+        if (await d.webhooks.after(100)) await d.webhooks.send(d.webhooks.statusBody(phone, id, to, 'failed', failure, 'both', d.state.sent.get(id)));
       })();
       return;
     }
@@ -187,7 +186,7 @@ async function sendMessage(ctx: Context, d: MessagesDeps, phone: PhoneNumber, b:
       const statuses = autoStatuses(d.state, { type, to, voice: d.state.sent.get(id)!.voice });
       void (async () => {
         for (const [i, s] of statuses.entries()) {
-          await new Promise((r) => setTimeout(r, 150 * (i + 1)));
+          if (!(await d.webhooks.after(150 * (i + 1)))) return;
           await d.webhooks.send(d.webhooks.statusBody(phone, id, to, s, undefined, 'both', d.state.sent.get(id)));
         }
       })();
