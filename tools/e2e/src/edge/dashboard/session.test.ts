@@ -193,7 +193,9 @@ describe('the session cookie behind an https public URL', () => {
       const res = await fetch(`http://127.0.0.1:${(server.address() as { port: number }).port}/`);
       expect(res.headers.get('set-cookie')).toMatch(/^__Host-gw_session=gws_token; Path=\/; Max-Age=(3599|3600); HttpOnly; SameSite=Strict; Secure$/);
     } finally {
-      server.close();
+      // the fetch's keep-alive socket would hold the server open past the suite
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
     }
   });
 });
