@@ -1,28 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { waitFor } from '@gateway/testing';
+import { refusingReceiver } from './fixtures/refusing-receiver';
 import { SimState } from './state';
 import { WebhookSender } from './webhooks';
-
-/** A webhook receiver that refuses every delivery (500), counting them. */
-async function refusingReceiver(): Promise<{ server: Server; url: string; deliveries: () => number }> {
-  let deliveries = 0;
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      deliveries++;
-      res.statusCode = 500;
-      res.end();
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, deliveries: () => deliveries };
-}
 
 describe('a stopped simulator leaves nothing going', () => {
   let receiver: Awaited<ReturnType<typeof refusingReceiver>>;
