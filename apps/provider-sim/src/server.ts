@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import Koa, { type Context, type Next } from 'koa';
 import Router from '@koa/router';
 import { PROVIDER_API_VERSIONS, providerApiVersionInfo } from '@gateway/config';
@@ -227,7 +226,7 @@ export async function startProviderSim(opts: ProviderSimOptions): Promise<Runnin
       fault.remaining -= 1;
       // a request the client gave up on during the delay still goes on, as at the provider (its outcome is then
       // unknown to the client); the simulator's stop ends the delay, so no timer outlives it
-      if (fault.delay_ms && !(await sleep(fault.delay_ms, true, { signal: webhooks.stopped }).catch(() => false))) {
+      if (fault.delay_ms && !(await webhooks.after(fault.delay_ms))) {
         ctx.req.socket.destroy();
         ctx.respond = false;
         return;

@@ -8,8 +8,9 @@ type Json = Record<string, unknown>;
 
 /**
  * Builds provider webhook bodies (§7) and POSTs them signed with the app secret (§7.2). `stop` ends what is still
- * going: the statuses a send schedules and the retries of a delivery no longer wait or post (the gateway is usually
- * gone by then), so a stopped simulator leaves no timer or request behind.
+ * going: the statuses a send schedules, the retries of a delivery and a fault's delay (every wait through `after`)
+ * no longer wait or post (the gateway is usually gone by then), so a stopped simulator leaves no timer or request
+ * behind.
  */
 export class WebhookSender {
   private readonly stopping = new AbortController();
@@ -96,7 +97,7 @@ export class WebhookSender {
     return { status, body: raw };
   }
 
-  /** Waits `ms`: true then, false at once when the simulator stops (the caller then sends nothing more). */
+  /** Waits `ms`: true then, false at once when the simulator stops (the caller then goes no further). */
   async after(ms: number): Promise<boolean> {
     try {
       await sleep(ms, undefined, { signal: this.stopping.signal });
@@ -109,10 +110,5 @@ export class WebhookSender {
   /** Ends every wait and delivery in progress; later sends post nothing. */
   stop(): void {
     this.stopping.abort();
-  }
-
-  /** The signal of the simulator's stop, for other waits of its own (a fault's delay). */
-  get stopped(): AbortSignal {
-    return this.stopping.signal;
   }
 }

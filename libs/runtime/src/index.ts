@@ -6,5 +6,3 @@ export { LookupCache } from './lookup-cache';
 export type { LookupCacheOptions } from './lookup-cache';
 export { deadline } from './deadline';
 export { listen } from './listen';
-export { V8_SETTINGS, applyV8Settings, readV8Settings } from './v8-settings';
-export type { V8Settings } from './v8-settings';

@@ -11,7 +11,7 @@ import { int, loadConfig, type Env } from '@gateway/config';
  * mark-compact every second (README, "V8 settings per service"). Near the cap V8 goes back to its cautious factor
  * on its own, so the cap still holds.
  */
-export const V8_SETTINGS = {
+const V8_SETTINGS = {
   heapGrowingPercent: int('V8_HEAP_GROWING_PERCENT', 0, { min: 0, max: 400 }),
 };
 
