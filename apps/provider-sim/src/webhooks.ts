@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '@gateway/logger';
 import type { PhoneNumber, SentMessage, SimState } from './state';
@@ -19,7 +20,10 @@ export class WebhookSender {
     private readonly state: SimState,
     private readonly appSecret: string,
     private readonly logger?: Logger,
-  ) {}
+  ) {
+    // every status a send scheduled and every delivery in flight listens for the stop at once: not a leak
+    setMaxListeners(0, this.stopping.signal);
+  }
 
   envelope(wabaId: string, field: string, value: Json, time?: number): Json {
     return { object: 'whatsapp_business_account', entry: [{ id: wabaId, ...(time ? { time } : {}), changes: [{ field, value }] }] };
