@@ -5,13 +5,31 @@ import { currentRequestId, REQUEST_ID_HEADER } from '@gateway/logger';
 import { toGrpcServiceDefinition } from './service-definition';
 import { grpcToAppError } from './status';
 
+/** A call's metadata: the request id of the request it is made for, when there is one. */
+function metadataOfCall(): grpc.Metadata {
+  const metadata = new grpc.Metadata();
+  const requestId = currentRequestId();
+  if (requestId) metadata.set(REQUEST_ID_HEADER, requestId);
+  return metadata;
+}
+
 export interface CallOptions {
   deadlineMs?: number;
 }
 
-/** Promise-returning client: each method throws an AppError carrying the server's kind and code. */
+/**
+ * Promise-returning client: each method throws an AppError carrying the server's kind and code. A
+ * server-streaming method hands each answer to `onAnswer` as it arrives and settles when the stream ends (its
+ * rejection is the status the stream ended with, after the answers that came before it).
+ */
 export type ServiceClient<S extends DescService> = {
-  [K in keyof S['method']]: (request: MessageInitShape<S['method'][K]['input']>, options?: CallOptions) => Promise<MessageShape<S['method'][K]['output']>>;
+  [K in keyof S['method']]: S['method'][K] extends { methodKind: 'server_streaming' }
+    ? (
+        request: MessageInitShape<S['method'][K]['input']>,
+        onAnswer: (answer: MessageShape<S['method'][K]['output']>) => void,
+        options?: CallOptions,
+      ) => Promise<void>
+    : (request: MessageInitShape<S['method'][K]['input']>, options?: CallOptions) => Promise<MessageShape<S['method'][K]['output']>>;
 } & { close(): void; waitForReady(timeoutMs: number): Promise<void> };
 
 export interface ClientOptions {
@@ -37,17 +55,29 @@ export function createServiceClient<S extends DescService>(desc: S, address: str
   for (const m of desc.methods) {
     const md = def[m.localName];
     const name = `${desc.name}/${m.name}`;
+    if (m.methodKind === 'server_streaming') {
+      client[m.localName] = (request: unknown, onAnswer: (answer: unknown) => void, options: CallOptions = {}) =>
+        new Promise<void>((resolve, reject) => {
+          const stream = raw.makeServerStreamRequest(md.path, md.requestSerialize, md.responseDeserialize, request, metadataOfCall(), {
+            deadline: Date.now() + (options.deadlineMs ?? defaultDeadlineMs),
+          });
+          stream.on('data', onAnswer);
+          // grpc-js emits 'error' for a status other than OK, 'status' for every status (after the last answer)
+          stream.on('error', (err: grpc.ServiceError) => reject(grpcToAppError(err, name)));
+          stream.on('status', (s: grpc.StatusObject) => {
+            if (s.code === grpc.status.OK) resolve();
+          });
+        });
+      continue;
+    }
     const once = (request: unknown, deadline: number) =>
       new Promise((resolve, reject) => {
-        const metadata = new grpc.Metadata();
-        const requestId = currentRequestId();
-        if (requestId) metadata.set(REQUEST_ID_HEADER, requestId);
         raw.makeUnaryRequest(
           md.path,
           md.requestSerialize,
           md.responseDeserialize,
           request,
-          metadata,
+          metadataOfCall(),
           { deadline },
           (err: grpc.ServiceError | null, res?: unknown) => (err ? reject(grpcToAppError(err, name)) : resolve(res)),
         );

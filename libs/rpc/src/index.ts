@@ -7,3 +7,5 @@ export { HealthReporter } from './health';
 export { appErrorToGrpc, grpcToAppError } from './status';
 export { defineTenantDataService } from './tenant-data';
 export { defineUsageService } from './usage';
+export { toCallError, fromCallError } from './call-error';
+export type { CallErrorValue } from './call-error';

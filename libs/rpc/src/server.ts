@@ -13,14 +13,22 @@ export interface CallContext {
   deadline: Date | undefined;
 }
 
-/** One async function per unary method; it may return a plain init object (serializers create() it). */
+/**
+ * One async function per method. A unary method answers a plain init object (serializers create() it); a
+ * server-streaming one writes each answer through `write` and settles when the stream is complete (a rejection
+ * ends it with that error's status).
+ */
 export type ServiceImpl<S extends DescService> = {
-  [K in keyof S['method']]: (request: MessageShape<S['method'][K]['input']>, ctx: CallContext) => Promise<MessageInitShape<S['method'][K]['output']>>;
+  [K in keyof S['method']]: S['method'][K] extends { methodKind: 'server_streaming' }
+    ? (request: MessageShape<S['method'][K]['input']>, ctx: CallContext, write: (answer: MessageInitShape<S['method'][K]['output']>) => void) => Promise<void>
+    : (request: MessageShape<S['method'][K]['input']>, ctx: CallContext) => Promise<MessageInitShape<S['method'][K]['output']>>;
 };
+
+type Handler = (req: never, ctx: CallContext, write: (answer: unknown) => void) => Promise<unknown>;
 
 export interface RegisteredService {
   desc: DescService;
-  impl: Record<string, (req: never, ctx: CallContext) => Promise<unknown>>;
+  impl: Record<string, Handler>;
 }
 
 export function defineService<S extends DescService>(desc: S, impl: ServiceImpl<S>): RegisteredService {
@@ -61,7 +69,10 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningG
     for (const m of svc.desc.methods) {
       const fn = svc.impl[m.localName];
       if (!fn) throw new Error(`${svc.desc.typeName}: no implementation for ${m.name}`);
-      handlers[m.localName] = wrapUnary(`${svc.desc.name}/${m.name}`, fn, opts);
+      const method = `${svc.desc.name}/${m.name}`;
+      if (m.methodKind === 'server_streaming') handlers[m.localName] = wrapServerStream(method, fn, opts);
+      else if (m.methodKind === 'unary') handlers[m.localName] = wrapUnary(method, fn, opts);
+      else throw new Error(`${svc.desc.typeName}: ${m.name} is ${m.methodKind}; only unary and server-streaming methods are served`);
     }
     server.addService(def, handlers);
     health.set(svc.desc.typeName, true);
@@ -90,31 +101,67 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningG
   };
 }
 
-function wrapUnary(method: string, fn: (req: never, ctx: CallContext) => Promise<unknown>, opts: GrpcServerOptions): grpc.handleUnaryCall<unknown, unknown> {
+/** The status a handler's rejection ends its call with, logged (an internal error) and observed. */
+function failedCall(method: string, e: unknown, started: number, opts: GrpcServerOptions): grpc.ServiceError {
+  const err = toAppError(e);
+  if (err.kind === 'internal') opts.logger.error({ err: e, method }, 'rpc handler failed');
+  else opts.logger.debug({ method, code: err.code, kind: err.kind }, 'rpc returned an error');
+  const grpcErr = appErrorToGrpc(err);
+  opts.observer?.(method, grpcErr.code ?? grpc.status.UNKNOWN, performance.now() - started);
+  return grpcErr as grpc.ServiceError;
+}
+
+function callContext(method: string, call: grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerWritableStream<unknown, unknown>): CallContext {
+  const requestId = normalizeRequestId(call.metadata.get(REQUEST_ID_HEADER)[0]);
+  return { requestId, method, metadata: call.metadata, deadline: deadlineOf(call) };
+}
+
+const noWrite = () => {
+  throw new Error('a unary handler has no stream to write to');
+};
+
+function wrapUnary(method: string, fn: Handler, opts: GrpcServerOptions): grpc.handleUnaryCall<unknown, unknown> {
   return (call, callback) => {
     const started = performance.now();
-    const requestId = normalizeRequestId(call.metadata.get(REQUEST_ID_HEADER)[0]);
-    const ctx: CallContext = { requestId, method, metadata: call.metadata, deadline: deadlineOf(call) };
-    runWithContext({ requestId }, () => {
-      fn(call.request as never, ctx).then(
+    const ctx = callContext(method, call);
+    runWithContext({ requestId: ctx.requestId }, () => {
+      fn(call.request as never, ctx, noWrite).then(
         (res) => {
           opts.observer?.(method, grpc.status.OK, performance.now() - started);
           callback(null, res);
         },
+        (e: unknown) => callback(failedCall(method, e, started, opts)),
+      );
+    });
+  };
+}
+
+/** A server-streaming method: each answer written as the handler gives it, the status when it settles. */
+function wrapServerStream(method: string, fn: Handler, opts: GrpcServerOptions): grpc.handleServerStreamingCall<unknown, unknown> {
+  return (call) => {
+    const started = performance.now();
+    const ctx = callContext(method, call);
+    // after a cancellation (the caller's deadline, or it went away) nothing more can reach it
+    const write = (answer: unknown) => {
+      if (!call.cancelled && !call.writableEnded) call.write(answer);
+    };
+    runWithContext({ requestId: ctx.requestId }, () => {
+      fn(call.request as never, ctx, write).then(
+        () => {
+          opts.observer?.(method, grpc.status.OK, performance.now() - started);
+          if (!call.writableEnded) call.end();
+        },
         (e: unknown) => {
-          const err = toAppError(e);
-          if (err.kind === 'internal') opts.logger.error({ err: e, method }, 'rpc handler failed');
-          else opts.logger.debug({ method, code: err.code, kind: err.kind }, 'rpc returned an error');
-          const grpcErr = appErrorToGrpc(err);
-          opts.observer?.(method, grpcErr.code ?? grpc.status.UNKNOWN, performance.now() - started);
-          callback(grpcErr as grpc.ServiceError);
+          const status = failedCall(method, e, started, opts);
+          // grpc-js ends a server stream with the status of the error it is given
+          if (!call.writableEnded) call.emit('error', status);
         },
       );
     });
   };
 }
 
-function deadlineOf(call: grpc.ServerUnaryCall<unknown, unknown>): Date | undefined {
+function deadlineOf(call: grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerWritableStream<unknown, unknown>): Date | undefined {
   const d = call.getDeadline();
   if (d instanceof Date) return d;
   return Number.isFinite(d) ? new Date(d) : undefined;

@@ -36,7 +36,7 @@ const MD_DETAILS_Z = 'x-error-details-z-bin';
 const DETAILS_BUDGET_BYTES = 32 * 1024;
 
 /** A copy with every string cut to `max` characters (deep, for validation issues and provider errors). */
-function boundStrings(v: unknown, max: number, depth = 0): unknown {
+export function boundStrings(v: unknown, max: number, depth = 0): unknown {
   if (typeof v === 'string') return v.length > max ? `${v.slice(0, max)}…` : v;
   if (!v || typeof v !== 'object') return v;
   if (depth > 16) return null;

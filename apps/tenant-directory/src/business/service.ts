@@ -2,7 +2,7 @@ import type { MessageInitShape } from '@bufbuild/protobuf';
 import { business } from '@gateway/contracts';
 import { toAppError } from '@gateway/errors';
 import type { Logger } from '@gateway/logger';
-import { defineService } from '@gateway/rpc';
+import { defineService, toCallError } from '@gateway/rpc';
 import type { Clients } from '../clients';
 import type { AuditLog } from './audit';
 import type { Quotas } from './quotas';
@@ -17,18 +17,7 @@ type AdmissionInit = MessageInitShape<typeof business.AdmissionSchema>;
 function callError(e: unknown, logger: Logger): AdmissionInit {
   const err = toAppError(e);
   if (err.kind === 'internal') logger.error({ err: e, method: 'BusinessService/AdmitAndAudit' }, 'admission failed');
-  return {
-    outcome: {
-      case: 'error',
-      value: {
-        kind: err.kind,
-        code: err.code,
-        message: err.kind === 'internal' ? 'internal error' : err.message.slice(0, 1000),
-        detailsJson: JSON.stringify(err.details),
-        retryAfterSeconds: err.retryAfterSeconds === undefined ? undefined : BigInt(err.retryAfterSeconds),
-      },
-    },
-  };
+  return { outcome: { case: 'error', value: toCallError(err) } };
 }
 
 /** The BusinessService of business.proto, served by the tenant-directory process. */
