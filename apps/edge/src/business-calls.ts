@@ -1,42 +1,18 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
-import { status } from '@grpc/grpc-js';
 import type { business } from '@gateway/contracts';
-import { AppError, type ErrorKind } from '@gateway/errors';
-import { runWithContext, type Logger } from '@gateway/logger';
-import { extractTraceContext, withContext } from '@gateway/telemetry';
+import { AppError } from '@gateway/errors';
+import type { Logger } from '@gateway/logger';
+import { fromCallError } from '@gateway/rpc';
 import type { Services } from './services';
+import { isUnimplemented, TurnBatch, type Waiting } from './turn-batch';
 
 type AdmitInit = MessageInitShape<typeof business.AdmitRequestSchema>;
 type EntryInit = MessageInitShape<typeof business.AuditEntrySchema>;
 
-interface Waiting<I, O> {
-  input: I;
-  resolve(o: O): void;
-  reject(e: unknown): void;
-}
+type Item = { admit: Waiting<AdmitInit, business.AdmitResponse> } | { entry: Waiting<EntryInit, void> };
 
 /** The most admissions and entries one call carries (the rest go in the next call, at once). */
 const MAX_BATCH = 256;
-
-/** The error an admission answered in its place, as the edge's AppError (what a failed `Admit` call threw). */
-function appErrorOf(e: business.CallError): AppError {
-  let details: Record<string, unknown> = {};
-  try {
-    details = e.detailsJson ? (JSON.parse(e.detailsJson) as Record<string, unknown>) : {};
-  } catch {
-    // unreadable details: the kind and code still say what happened
-  }
-  return new AppError(e.kind as ErrorKind, e.code, e.message, {
-    details,
-    retryAfterSeconds: e.retryAfterSeconds === undefined ? undefined : Number(e.retryAfterSeconds),
-  });
-}
-
-/** The context of no trace (the root one), made once: a batch is no one request's. */
-let detached: ReturnType<typeof extractTraceContext> | undefined;
-
-/** A tenant directory that does not serve `AdmitAndAudit` yet (a rolling deploy that reached the edge first). */
-const isUnimplemented = (e: unknown) => (e as { cause?: { code?: number } })?.cause?.code === status.UNIMPLEMENTED;
 
 /**
  * The edge's calls to the business service on every request it admits and audits (issue 29): the admissions
@@ -48,9 +24,7 @@ const isUnimplemented = (e: unknown) => (e as { cause?: { code?: number } })?.ca
  * its metadata, no parent span).
  */
 export class BusinessCalls {
-  private admits: Array<Waiting<AdmitInit, business.AdmitResponse>> = [];
-  private entries: Array<Waiting<EntryInit, void>> = [];
-  private scheduled = false;
+  private readonly batch = new TurnBatch<Item>(MAX_BATCH, (items) => this.send(items));
   /** The tenant directory answered UNIMPLEMENTED: it predates `AdmitAndAudit`, so each call goes alone. */
   private single = false;
 
@@ -61,46 +35,20 @@ export class BusinessCalls {
 
   admit(input: AdmitInit): Promise<business.AdmitResponse> {
     if (this.single) return this.business.admit(input);
-    return new Promise((resolve, reject) => {
-      this.admits.push({ input, resolve, reject });
-      this.schedule();
-    });
+    return new Promise((resolve, reject) => this.batch.push({ admit: { input, resolve, reject } }));
   }
 
   recordAudit(entry: EntryInit): Promise<void> {
     if (this.single) return this.business.recordAudit({ entry }).then(() => undefined);
-    return new Promise((resolve, reject) => {
-      this.entries.push({ input: entry, resolve, reject });
-      this.schedule();
-    });
+    return new Promise((resolve, reject) => this.batch.push({ entry: { input: entry, resolve, reject } }));
   }
 
-  private schedule(): void {
-    if (this.admits.length + this.entries.length >= MAX_BATCH) return this.send();
-    if (this.scheduled) return;
-    this.scheduled = true;
-    // one turn of the event loop: what the requests read in the same turn asked for joins the call
-    setImmediate(this.sendLater);
-  }
-
-  private readonly sendLater = () => {
-    this.scheduled = false;
-    this.send();
-  };
-
-  private send(): void {
-    const admits = this.admits;
-    const entries = this.entries;
-    if (!admits.length && !entries.length) return;
-    this.admits = [];
-    this.entries = [];
-    runWithContext({ requestId: '' }, () =>
-      withContext((detached ??= extractTraceContext(() => undefined)), () => {
-        this.business.admitAndAudit({ admits: admits.map((a) => a.input), entries: entries.map((e) => e.input) }).then(
-          (res) => this.answer(admits, entries, res),
-          (e: unknown) => this.failed(admits, entries, e),
-        );
-      }),
+  private send(items: Item[]): void {
+    const admits = items.flatMap((i) => ('admit' in i ? [i.admit] : []));
+    const entries = items.flatMap((i) => ('entry' in i ? [i.entry] : []));
+    this.business.admitAndAudit({ admits: admits.map((a) => a.input), entries: entries.map((e) => e.input) }).then(
+      (res) => this.answer(admits, entries, res),
+      (e: unknown) => this.failed(admits, entries, e),
     );
   }
 
@@ -108,7 +56,7 @@ export class BusinessCalls {
     admits.forEach((a, i) => {
       const o = res.admissions[i]?.outcome;
       if (o?.case === 'admitted') a.resolve(o.value);
-      else if (o?.case === 'error') a.reject(appErrorOf(o.value));
+      else if (o?.case === 'error') a.reject(fromCallError(o.value));
       else a.reject(new AppError('internal', 'admission_missing', 'The tenant directory did not answer this admission'));
     });
     entries.forEach((e, i) => {

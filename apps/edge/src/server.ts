@@ -43,7 +43,7 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
 }
 
 export async function startEdge(config: EdgeConfig, logger: Logger): Promise<RunningEdge> {
-  const services = connectServices(config);
+  const services = connectServices(config, logger);
   const bus: Bus = await connectBus({
     url: config.natsUrl,
     name: 'edge',

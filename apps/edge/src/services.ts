@@ -1,11 +1,15 @@
 import { business, calls, campaigns, conversations, dispatcher, flows, messaging, signup, templates, tenantDirectory } from '@gateway/contracts';
 import { createServiceClient, type ServiceClient } from '@gateway/rpc';
+import type { Logger } from '@gateway/logger';
 import type { EdgeConfig } from './config';
+import { SendCalls } from './send-calls';
 
 /** gRPC clients of the backing services; each service owns its data, the edge only asks. */
 export interface Services {
   directory: ServiceClient<typeof tenantDirectory.TenantDirectoryService>;
   messaging: ServiceClient<typeof messaging.MessagingService>;
+  /** Sends through the messaging service, those of requests that arrive together in one call (send-calls.ts). */
+  sends: SendCalls;
   dispatcher: ServiceClient<typeof dispatcher.DispatcherService>;
   signup: ServiceClient<typeof signup.SignupService>;
   flows: ServiceClient<typeof flows.FlowsService>;
@@ -28,12 +32,14 @@ export interface Services {
   campaigns: ServiceClient<typeof campaigns.CampaignsService>;
 }
 
-export function connectServices(config: EdgeConfig): Services {
+export function connectServices(config: EdgeConfig, logger: Logger): Services {
+  const messagingClient = createServiceClient(messaging.MessagingService, config.messagingAddr, { defaultDeadlineMs: 60_000 });
   return {
     directory: createServiceClient(tenantDirectory.TenantDirectoryService, config.tenantDirectoryAddr, { defaultDeadlineMs: 10_000 }),
     // a send may wait for the provider (PROVIDER_TIMEOUT_MS, one safe retry): the messaging service answers
     // 504 itself long before this deadline
-    messaging: createServiceClient(messaging.MessagingService, config.messagingAddr, { defaultDeadlineMs: 60_000 }),
+    messaging: messagingClient,
+    sends: new SendCalls(messagingClient, logger),
     dispatcher: createServiceClient(dispatcher.DispatcherService, config.dispatcherAddr, { defaultDeadlineMs: 10_000 }),
     // completing a signup makes up to four provider calls (each PROVIDER_TIMEOUT_MS, safe ones retried once)
     signup: createServiceClient(signup.SignupService, config.signupAddr, { defaultDeadlineMs: 90_000 }),
@@ -66,6 +72,6 @@ export function connectServices(config: EdgeConfig): Services {
 }
 
 export function closeServices(s: Services): void {
-  const { tenantData, ...rest } = s;
+  const { tenantData, sends: _sends, ...rest } = s;
   for (const c of [...Object.values(rest), ...Object.values(tenantData)]) (c as { close(): void }).close();
 }

@@ -35,6 +35,7 @@ import { Clock } from './clock';
 import { LiveUpdates } from './live';
 import { MessageRetention } from './retention';
 import { defineConversationsService } from './conversations-service';
+import { sendBatch } from './send-batch';
 
 export interface RunningMessaging extends RunningProcess {
   grpcPort: number;
@@ -78,6 +79,7 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
 
   const service = defineService(m.MessagingService, {
     send: (r) => svc.send(r),
+    sendBatch: sendBatch(svc, logger),
     blockUsers: async (r) => {
       const res = await svc.blockUsers(r.caller, r.users, true);
       return { addedUsers: res.users, replayed: res.replayed };

@@ -22,9 +22,9 @@ export function offlineApp(): { app: Koa; close(): void } {
     PUBLIC_BASE_URL: GENERATED_SERVER_URL,
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false',
   });
-  const services = connectServices(config);
-  const media = connectProvider(config);
   const logger = createLogger({ name: 'openapi', level: 'silent' });
+  const services = connectServices(config, logger);
+  const media = connectProvider(config);
   const app = createEdgeApp({ config, services, logger, keys: new ApiKeyCache(services, config.authCacheTtlMs), publicRoutes, media });
   return {
     app,

@@ -51,7 +51,7 @@ function sendOperation<B extends SendBody>(kind: MessageKind<string, B>): Operat
           if (!isAppError(e) || (e.kind !== 'unavailable' && e.kind !== 'timeout')) throw e;
         });
       }
-      const r = await svc.messaging.send({ caller, ...sendRequest(kind, body) });
+      const r = await svc.sends.send({ caller, ...sendRequest(kind, body) });
       const headers: Record<string, string> = {};
       for (const { name } of kind.answerHeaders) if (r.headers[name] !== undefined) headers[name] = r.headers[name];
       return { messageId: r.result?.messageId, replayed: r.result?.replayed ?? false, headers };

@@ -293,6 +293,35 @@ describe('messaging operations end to end: edge → messaging → provider simul
     expect((await other.get(`/api/messages/wamid.x?client_id=${clientId}`)).status).toBe(404);
   });
 
+  it('answers each of the sends that arrive together with its own outcome when the edge sends them in one SendBatch call', async () => {
+    /** SendBatch calls the messaging service served (its metrics): the edge batches sends whose requests share a turn. */
+    const batchCalls = async () => {
+      const text = await (await fetch(`http://127.0.0.1:${stack.running.get('messaging')!.metricsPort}/metrics`)).text();
+      return text
+        .split('\n')
+        .filter((l) => l.startsWith('grpc_server_requests_total{') && l.includes('method="MessagingService/SendBatch"') && l.includes('code="0"'))
+        .reduce((n, l) => n + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+    };
+    const before = await batchCalls();
+    // rounds of concurrent requests until at least one round's sends shared a call (requests reach the edge
+    // together nearly always; a round whose requests each came alone proves nothing and is followed by another)
+    for (let round = 0; round < 10 && (await batchCalls()) === before; round++) {
+      const texts = Array.from({ length: 10 }, (_, i) => `together ${round}.${i}`);
+      const [sent, refused] = await Promise.all([
+        Promise.all(texts.map((text) => api.post('/api/messaging/send-text', { client_id: clientId, to, text }))),
+        Promise.all([1, 2].map(() => other.post('/api/messaging/send-text', { client_id: clientId, to, text: 'not yours' }))),
+      ]);
+      for (const r of refused) expect([r.status, r.json]).toEqual([404, { detail: 'Client not found', code: 'client_not_found' }]);
+      expect(sent.map((r) => r.status)).toEqual(texts.map(() => 200));
+      const ids = sent.map((r) => r.headers.get('x-message-id')!);
+      expect(new Set(ids).size).toBe(texts.length);
+      // each answer is its own request's: the message its id names holds the text that request sent
+      for (const [i, id] of ids.entries()) expect((await api.get(`/api/messages/${id}?client_id=${clientId}`)).json).toMatchObject({ text: texts[i] });
+      expect((await recorded('/messages')).filter((r) => texts.includes(r.body?.text?.body))).toHaveLength(texts.length);
+    }
+    expect(await batchCalls()).toBeGreaterThan(before);
+  });
+
   it('refuses a pending signup placeholder with 409 client_not_active', async () => {
     const pending = (await api.post('/api/clients/', { display_name: 'Not yet' })).json as { id: string };
     const res = await api.post('/api/messaging/send-buttons', { ...buttons(), client_id: pending.id });

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file messaging/v1/messaging.proto.
  */
 export const file_messaging_v1_messaging: GenFile = /*@__PURE__*/
-  fileDesc("ChxtZXNzYWdpbmcvdjEvbWVzc2FnaW5nLnByb3RvEgxtZXNzYWdpbmcudjEiZAoNQ2FsbGVyQ29udGV4dBIRCgl0ZW5hbnRfaWQYASABKAkSEQoJY2xpZW50X2lkGAIgASgJEhcKD2lkZW1wb3RlbmN5X2tleRgDIAEoCRIUCgxyZXF1ZXN0X2hhc2gYBCABKAkiMgoKU2VuZFJlc3VsdBISCgptZXNzYWdlX2lkGAEgASgJEhAKCHJlcGxheWVkGAIgASgIIlsKC1NlbmRSZXF1ZXN0EisKBmNhbGxlchgBIAEoCzIbLm1lc3NhZ2luZy52MS5DYWxsZXJDb250ZXh0EgwKBGtpbmQYAiABKAkSEQoJYm9keV9qc29uGAMgASgJIqIBCgxTZW5kUmVzcG9uc2USKAoGcmVzdWx0GAEgASgLMhgubWVzc2FnaW5nLnYxLlNlbmRSZXN1bHQSOAoHaGVhZGVycxgCIAMoCzInLm1lc3NhZ2luZy52MS5TZW5kUmVzcG9uc2UuSGVhZGVyc0VudHJ5Gi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIk8KEUJsb2NrVXNlcnNSZXF1ZXN0EisKBmNhbGxlchgBIAEoCzIbLm1lc3NhZ2luZy52MS5DYWxsZXJDb250ZXh0Eg0KBXVzZXJzGAIgAygJIjsKEkJsb2NrVXNlcnNSZXNwb25zZRITCgthZGRlZF91c2VycxgBIAMoCRIQCghyZXBsYXllZBgCIAEoCCJRChNVbmJsb2NrVXNlcnNSZXF1ZXN0EisKBmNhbGxlchgBIAEoCzIbLm1lc3NhZ2luZy52MS5DYWxsZXJDb250ZXh0Eg0KBXVzZXJzGAIgAygJIj8KFFVuYmxvY2tVc2Vyc1Jlc3BvbnNlEhUKDXJlbW92ZWRfdXNlcnMYASADKAkSEAoIcmVwbGF5ZWQYAiABKAgiWAoVSW5kaWNhdGVUeXBpbmdSZXF1ZXN0EisKBmNhbGxlchgBIAEoCzIbLm1lc3NhZ2luZy52MS5DYWxsZXJDb250ZXh0EhIKCm1lc3NhZ2VfaWQYAiABKAkiKgoWSW5kaWNhdGVUeXBpbmdSZXNwb25zZRIQCghyZXBsYXllZBgBIAEoCCJSCg9NYXJrUmVhZFJlcXVlc3QSKwoGY2FsbGVyGAEgASgLMhsubWVzc2FnaW5nLnYxLkNhbGxlckNvbnRleHQSEgoKbWVzc2FnZV9pZBgCIAEoCSIkChBNYXJrUmVhZFJlc3BvbnNlEhAKCHJlcGxheWVkGAEgASgIIl4KEUFjY2VwdENhbGxSZXF1ZXN0EisKBmNhbGxlchgBIAEoCzIbLm1lc3NhZ2luZy52MS5DYWxsZXJDb250ZXh0Eg8KB2NhbGxfaWQYAiABKAkSCwoDc2RwGAMgASgJIiYKEkFjY2VwdENhbGxSZXNwb25zZRIQCghyZXBsYXllZBgBIAEoCCJNChFHZXRNZXNzYWdlUmVxdWVzdBIRCgl0ZW5hbnRfaWQYASABKAkSEQoJY2xpZW50X2lkGAIgASgJEhIKCm1lc3NhZ2VfaWQYAyABKAkicAoMU3RhdHVzQ2hhbmdlEg4KBnN0YXR1cxgBIAEoCRIKCgJhdBgCIAEoCRITCgtlcnJvcnNfanNvbhgDIAEoCRIZChFjb252ZXJzYXRpb25fanNvbhgEIAEoCRIUCgxwcmljaW5nX2pzb24YBSABKAkiowQKDU1lc3NhZ2VSZWNvcmQSCgoCaWQYASABKAkSEQoJY2xpZW50X2lkGAIgASgJEhEKCXRlbmFudF9pZBgDIAEoCRIKCgJ0bxgEIAEoCRIMCgRraW5kGAUgASgJEg4KBnN0YXR1cxgGIAEoCRIyCg5zdGF0dXNfaGlzdG9yeRgHIAMoCzIaLm1lc3NhZ2luZy52MS5TdGF0dXNDaGFuZ2USEgoKY3JlYXRlZF9hdBgIIAEoCRISCgp1cGRhdGVkX2F0GAkgASgJEhMKC2Vycm9yc19qc29uGAogASgJEhkKEWNvbnZlcnNhdGlvbl9qc29uGAsgASgJEhQKDHByaWNpbmdfanNvbhgMIAEoCRIWCglyZWNpcGllbnQYMiABKAlIAIgBARILCgNhcGkYMyABKAkSEgoJZGlyZWN0aW9uGJYBIAEoCRIYCgpjb250YWN0X2lkGJcBIAEoCUgBiAEBEhIKBGZyb20YmAEgASgJSAKIAQESEgoEdGV4dBiZASABKAlIA4gBARIVCgxjb250ZW50X2pzb24YmgEgASgJEhgKCmNvbnRleHRfaWQYmwEgASgJSASIAQESKgoJcmVhY3Rpb25zGJwBIAMoCzIWLm1lc3NhZ2luZy52MS5SZWFjdGlvbkIMCgpfcmVjaXBpZW50Qg0KC19jb250YWN0X2lkQgcKBV9mcm9tQgcKBV90ZXh0Qg0KC19jb250ZXh0X2lkIkcKCFJlYWN0aW9uEg0KBWVtb2ppGAEgASgJEgwKBGZyb20YAiABKAkSEgoKbWVzc2FnZV9pZBgDIAEoCRIKCgJhdBgEIAEoCSJCChJHZXRNZXNzYWdlUmVzcG9uc2USLAoHbWVzc2FnZRgBIAEoCzIbLm1lc3NhZ2luZy52MS5NZXNzYWdlUmVjb3JkMsgEChBNZXNzYWdpbmdTZXJ2aWNlEj0KBFNlbmQSGS5tZXNzYWdpbmcudjEuU2VuZFJlcXVlc3QaGi5tZXNzYWdpbmcudjEuU2VuZFJlc3BvbnNlEk8KCkJsb2NrVXNlcnMSHy5tZXNzYWdpbmcudjEuQmxvY2tVc2Vyc1JlcXVlc3QaIC5tZXNzYWdpbmcudjEuQmxvY2tVc2Vyc1Jlc3BvbnNlElUKDFVuYmxvY2tVc2VycxIhLm1lc3NhZ2luZy52MS5VbmJsb2NrVXNlcnNSZXF1ZXN0GiIubWVzc2FnaW5nLnYxLlVuYmxvY2tVc2Vyc1Jlc3BvbnNlElsKDkluZGljYXRlVHlwaW5nEiMubWVzc2FnaW5nLnYxLkluZGljYXRlVHlwaW5nUmVxdWVzdBokLm1lc3NhZ2luZy52MS5JbmRpY2F0ZVR5cGluZ1Jlc3BvbnNlEkkKCE1hcmtSZWFkEh0ubWVzc2FnaW5nLnYxLk1hcmtSZWFkUmVxdWVzdBoeLm1lc3NhZ2luZy52MS5NYXJrUmVhZFJlc3BvbnNlEk8KCkFjY2VwdENhbGwSHy5tZXNzYWdpbmcudjEuQWNjZXB0Q2FsbFJlcXVlc3QaIC5tZXNzYWdpbmcudjEuQWNjZXB0Q2FsbFJlc3BvbnNlElQKCkdldE1lc3NhZ2USHy5tZXNzYWdpbmcudjEuR2V0TWVzc2FnZVJlcXVlc3QaIC5tZXNzYWdpbmcudjEuR2V0TWVzc2FnZVJlc3BvbnNlIgOQAgFiBnByb3RvMw");
+  fileDesc("ChxtZXNzYWdpbmcvdjEvbWVzc2FnaW5nLnByb3RvEgxtZXNzYWdpbmcudjEiZAoNQ2FsbGVyQ29udGV4dBIRCgl0ZW5hbnRfaWQYASABKAkSEQoJY2xpZW50X2lkGAIgASgJEhcKD2lkZW1wb3RlbmN5X2tleRgDIAEoCRIUCgxyZXF1ZXN0X2hhc2gYBCABKAkiMgoKU2VuZFJlc3VsdBISCgptZXNzYWdlX2lkGAEgASgJEhAKCHJlcGxheWVkGAIgASgIIlsKC1NlbmRSZXF1ZXN0EisKBmNhbGxlchgBIAEoCzIbLm1lc3NhZ2luZy52MS5DYWxsZXJDb250ZXh0EgwKBGtpbmQYAiABKAkSEQoJYm9keV9qc29uGAMgASgJIqIBCgxTZW5kUmVzcG9uc2USKAoGcmVzdWx0GAEgASgLMhgubWVzc2FnaW5nLnYxLlNlbmRSZXN1bHQSOAoHaGVhZGVycxgCIAMoCzInLm1lc3NhZ2luZy52MS5TZW5kUmVzcG9uc2UuSGVhZGVyc0VudHJ5Gi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIj4KEFNlbmRCYXRjaFJlcXVlc3QSKgoFaXRlbXMYASADKAsyGy5tZXNzYWdpbmcudjEuU2VuZEJhdGNoSXRlbSJMCg1TZW5kQmF0Y2hJdGVtEicKBHNlbmQYASABKAsyGS5tZXNzYWdpbmcudjEuU2VuZFJlcXVlc3QSEgoKcmVxdWVzdF9pZBgCIAEoCSKDAQoRU2VuZEJhdGNoUmVzcG9uc2USDQoFaW5kZXgYASABKA0SKgoEc2VudBgCIAEoCzIaLm1lc3NhZ2luZy52MS5TZW5kUmVzcG9uc2VIABIoCgVlcnJvchgDIAEoCzIXLm1lc3NhZ2luZy52MS5TZW5kRXJyb3JIAEIJCgdvdXRjb21lIogBCglTZW5kRXJyb3ISDAoEa2luZBgBIAEoCRIMCgRjb2RlGAIgASgJEg8KB21lc3NhZ2UYAyABKAkSFAoMZGV0YWlsc19qc29uGAQgASgJEiAKE3JldHJ5X2FmdGVyX3NlY29uZHMYBSABKANIAIgBAUIWChRfcmV0cnlfYWZ0ZXJfc2Vjb25kcyJPChFCbG9ja1VzZXJzUmVxdWVzdBIrCgZjYWxsZXIYASABKAsyGy5tZXNzYWdpbmcudjEuQ2FsbGVyQ29udGV4dBINCgV1c2VycxgCIAMoCSI7ChJCbG9ja1VzZXJzUmVzcG9uc2USEwoLYWRkZWRfdXNlcnMYASADKAkSEAoIcmVwbGF5ZWQYAiABKAgiUQoTVW5ibG9ja1VzZXJzUmVxdWVzdBIrCgZjYWxsZXIYASABKAsyGy5tZXNzYWdpbmcudjEuQ2FsbGVyQ29udGV4dBINCgV1c2VycxgCIAMoCSI/ChRVbmJsb2NrVXNlcnNSZXNwb25zZRIVCg1yZW1vdmVkX3VzZXJzGAEgAygJEhAKCHJlcGxheWVkGAIgASgIIlgKFUluZGljYXRlVHlwaW5nUmVxdWVzdBIrCgZjYWxsZXIYASABKAsyGy5tZXNzYWdpbmcudjEuQ2FsbGVyQ29udGV4dBISCgptZXNzYWdlX2lkGAIgASgJIioKFkluZGljYXRlVHlwaW5nUmVzcG9uc2USEAoIcmVwbGF5ZWQYASABKAgiUgoPTWFya1JlYWRSZXF1ZXN0EisKBmNhbGxlchgBIAEoCzIbLm1lc3NhZ2luZy52MS5DYWxsZXJDb250ZXh0EhIKCm1lc3NhZ2VfaWQYAiABKAkiJAoQTWFya1JlYWRSZXNwb25zZRIQCghyZXBsYXllZBgBIAEoCCJeChFBY2NlcHRDYWxsUmVxdWVzdBIrCgZjYWxsZXIYASABKAsyGy5tZXNzYWdpbmcudjEuQ2FsbGVyQ29udGV4dBIPCgdjYWxsX2lkGAIgASgJEgsKA3NkcBgDIAEoCSImChJBY2NlcHRDYWxsUmVzcG9uc2USEAoIcmVwbGF5ZWQYASABKAgiTQoRR2V0TWVzc2FnZVJlcXVlc3QSEQoJdGVuYW50X2lkGAEgASgJEhEKCWNsaWVudF9pZBgCIAEoCRISCgptZXNzYWdlX2lkGAMgASgJInAKDFN0YXR1c0NoYW5nZRIOCgZzdGF0dXMYASABKAkSCgoCYXQYAiABKAkSEwoLZXJyb3JzX2pzb24YAyABKAkSGQoRY29udmVyc2F0aW9uX2pzb24YBCABKAkSFAoMcHJpY2luZ19qc29uGAUgASgJIqMECg1NZXNzYWdlUmVjb3JkEgoKAmlkGAEgASgJEhEKCWNsaWVudF9pZBgCIAEoCRIRCgl0ZW5hbnRfaWQYAyABKAkSCgoCdG8YBCABKAkSDAoEa2luZBgFIAEoCRIOCgZzdGF0dXMYBiABKAkSMgoOc3RhdHVzX2hpc3RvcnkYByADKAsyGi5tZXNzYWdpbmcudjEuU3RhdHVzQ2hhbmdlEhIKCmNyZWF0ZWRfYXQYCCABKAkSEgoKdXBkYXRlZF9hdBgJIAEoCRITCgtlcnJvcnNfanNvbhgKIAEoCRIZChFjb252ZXJzYXRpb25fanNvbhgLIAEoCRIUCgxwcmljaW5nX2pzb24YDCABKAkSFgoJcmVjaXBpZW50GDIgASgJSACIAQESCwoDYXBpGDMgASgJEhIKCWRpcmVjdGlvbhiWASABKAkSGAoKY29udGFjdF9pZBiXASABKAlIAYgBARISCgRmcm9tGJgBIAEoCUgCiAEBEhIKBHRleHQYmQEgASgJSAOIAQESFQoMY29udGVudF9qc29uGJoBIAEoCRIYCgpjb250ZXh0X2lkGJsBIAEoCUgEiAEBEioKCXJlYWN0aW9ucxicASADKAsyFi5tZXNzYWdpbmcudjEuUmVhY3Rpb25CDAoKX3JlY2lwaWVudEINCgtfY29udGFjdF9pZEIHCgVfZnJvbUIHCgVfdGV4dEINCgtfY29udGV4dF9pZCJHCghSZWFjdGlvbhINCgVlbW9qaRgBIAEoCRIMCgRmcm9tGAIgASgJEhIKCm1lc3NhZ2VfaWQYAyABKAkSCgoCYXQYBCABKAkiQgoSR2V0TWVzc2FnZVJlc3BvbnNlEiwKB21lc3NhZ2UYASABKAsyGy5tZXNzYWdpbmcudjEuTWVzc2FnZVJlY29yZDKYBQoQTWVzc2FnaW5nU2VydmljZRI9CgRTZW5kEhkubWVzc2FnaW5nLnYxLlNlbmRSZXF1ZXN0GhoubWVzc2FnaW5nLnYxLlNlbmRSZXNwb25zZRJOCglTZW5kQmF0Y2gSHi5tZXNzYWdpbmcudjEuU2VuZEJhdGNoUmVxdWVzdBofLm1lc3NhZ2luZy52MS5TZW5kQmF0Y2hSZXNwb25zZTABEk8KCkJsb2NrVXNlcnMSHy5tZXNzYWdpbmcudjEuQmxvY2tVc2Vyc1JlcXVlc3QaIC5tZXNzYWdpbmcudjEuQmxvY2tVc2Vyc1Jlc3BvbnNlElUKDFVuYmxvY2tVc2VycxIhLm1lc3NhZ2luZy52MS5VbmJsb2NrVXNlcnNSZXF1ZXN0GiIubWVzc2FnaW5nLnYxLlVuYmxvY2tVc2Vyc1Jlc3BvbnNlElsKDkluZGljYXRlVHlwaW5nEiMubWVzc2FnaW5nLnYxLkluZGljYXRlVHlwaW5nUmVxdWVzdBokLm1lc3NhZ2luZy52MS5JbmRpY2F0ZVR5cGluZ1Jlc3BvbnNlEkkKCE1hcmtSZWFkEh0ubWVzc2FnaW5nLnYxLk1hcmtSZWFkUmVxdWVzdBoeLm1lc3NhZ2luZy52MS5NYXJrUmVhZFJlc3BvbnNlEk8KCkFjY2VwdENhbGwSHy5tZXNzYWdpbmcudjEuQWNjZXB0Q2FsbFJlcXVlc3QaIC5tZXNzYWdpbmcudjEuQWNjZXB0Q2FsbFJlc3BvbnNlElQKCkdldE1lc3NhZ2USHy5tZXNzYWdpbmcudjEuR2V0TWVzc2FnZVJlcXVlc3QaIC5tZXNzYWdpbmcudjEuR2V0TWVzc2FnZVJlc3BvbnNlIgOQAgFiBnByb3RvMw");
 
 /**
  * Who asks, for which client, and the idempotency key of the request if it has one.
@@ -132,6 +132,126 @@ export const SendResponseSchema: GenMessage<SendResponse> = /*@__PURE__*/
   messageDesc(file_messaging_v1_messaging, 3);
 
 /**
+ * @generated from message messaging.v1.SendBatchRequest
+ */
+export type SendBatchRequest = Message<"messaging.v1.SendBatchRequest"> & {
+  /**
+   * @generated from field: repeated messaging.v1.SendBatchItem items = 1;
+   */
+  items: SendBatchItem[];
+};
+
+/**
+ * Describes the message messaging.v1.SendBatchRequest.
+ * Use `create(SendBatchRequestSchema)` to create a new message.
+ */
+export const SendBatchRequestSchema: GenMessage<SendBatchRequest> = /*@__PURE__*/
+  messageDesc(file_messaging_v1_messaging, 4);
+
+/**
+ * @generated from message messaging.v1.SendBatchItem
+ */
+export type SendBatchItem = Message<"messaging.v1.SendBatchItem"> & {
+  /**
+   * @generated from field: messaging.v1.SendRequest send = 1;
+   */
+  send?: SendRequest | undefined;
+
+  /**
+   * The request id of the edge request the send is for (what a single Send carries in its metadata).
+   *
+   * @generated from field: string request_id = 2;
+   */
+  requestId: string;
+};
+
+/**
+ * Describes the message messaging.v1.SendBatchItem.
+ * Use `create(SendBatchItemSchema)` to create a new message.
+ */
+export const SendBatchItemSchema: GenMessage<SendBatchItem> = /*@__PURE__*/
+  messageDesc(file_messaging_v1_messaging, 5);
+
+/**
+ * One send's answer: what Send answers, or the error a Send call fails with, as a value.
+ *
+ * @generated from message messaging.v1.SendBatchResponse
+ */
+export type SendBatchResponse = Message<"messaging.v1.SendBatchResponse"> & {
+  /**
+   * The item's position in the request.
+   *
+   * @generated from field: uint32 index = 1;
+   */
+  index: number;
+
+  /**
+   * @generated from oneof messaging.v1.SendBatchResponse.outcome
+   */
+  outcome: {
+    /**
+     * @generated from field: messaging.v1.SendResponse sent = 2;
+     */
+    value: SendResponse;
+    case: "sent";
+  } | {
+    /**
+     * @generated from field: messaging.v1.SendError error = 3;
+     */
+    value: SendError;
+    case: "error";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message messaging.v1.SendBatchResponse.
+ * Use `create(SendBatchResponseSchema)` to create a new message.
+ */
+export const SendBatchResponseSchema: GenMessage<SendBatchResponse> = /*@__PURE__*/
+  messageDesc(file_messaging_v1_messaging, 6);
+
+/**
+ * An AppError as a value (what a failed call carries in its status and trailers).
+ *
+ * @generated from message messaging.v1.SendError
+ */
+export type SendError = Message<"messaging.v1.SendError"> & {
+  /**
+   * @generated from field: string kind = 1;
+   */
+  kind: string;
+
+  /**
+   * @generated from field: string code = 2;
+   */
+  code: string;
+
+  /**
+   * @generated from field: string message = 3;
+   */
+  message: string;
+
+  /**
+   * The details as JSON (an object).
+   *
+   * @generated from field: string details_json = 4;
+   */
+  detailsJson: string;
+
+  /**
+   * @generated from field: optional int64 retry_after_seconds = 5;
+   */
+  retryAfterSeconds?: bigint | undefined;
+};
+
+/**
+ * Describes the message messaging.v1.SendError.
+ * Use `create(SendErrorSchema)` to create a new message.
+ */
+export const SendErrorSchema: GenMessage<SendError> = /*@__PURE__*/
+  messageDesc(file_messaging_v1_messaging, 7);
+
+/**
  * @generated from message messaging.v1.BlockUsersRequest
  */
 export type BlockUsersRequest = Message<"messaging.v1.BlockUsersRequest"> & {
@@ -151,7 +271,7 @@ export type BlockUsersRequest = Message<"messaging.v1.BlockUsersRequest"> & {
  * Use `create(BlockUsersRequestSchema)` to create a new message.
  */
 export const BlockUsersRequestSchema: GenMessage<BlockUsersRequest> = /*@__PURE__*/
-  messageDesc(file_messaging_v1_messaging, 4);
+  messageDesc(file_messaging_v1_messaging, 8);
 
 /**
  * @generated from message messaging.v1.BlockUsersResponse
@@ -173,7 +293,7 @@ export type BlockUsersResponse = Message<"messaging.v1.BlockUsersResponse"> & {
  * Use `create(BlockUsersResponseSchema)` to create a new message.
  */
 export const BlockUsersResponseSchema: GenMessage<BlockUsersResponse> = /*@__PURE__*/
-  messageDesc(file_messaging_v1_messaging, 5);
+  messageDesc(file_messaging_v1_messaging, 9);
 
 /**
  * @generated from message messaging.v1.UnblockUsersRequest
@@ -195,7 +315,7 @@ export type UnblockUsersRequest = Message<"messaging.v1.UnblockUsersRequest"> & 
  * Use `create(UnblockUsersRequestSchema)` to create a new message.
  */
 export const UnblockUsersRequestSchema: GenMessage<UnblockUsersRequest> = /*@__PURE__*/
-  messageDesc(file_messaging_v1_messaging, 6);
+  messageDesc(file_messaging_v1_messaging, 10);
 
 /**
  * @generated from message messaging.v1.UnblockUsersResponse
@@ -217,7 +337,7 @@ export type UnblockUsersResponse = Message<"messaging.v1.UnblockUsersResponse"> 
  * Use `create(UnblockUsersResponseSchema)` to create a new message.
  */
 export const UnblockUsersResponseSchema: GenMessage<UnblockUsersResponse> = /*@__PURE__*/
-  messageDesc(file_messaging_v1_messaging, 7);
+  messageDesc(file_messaging_v1_messaging, 11);
 
 /**
  * @generated from message messaging.v1.IndicateTypingRequest
@@ -239,7 +359,7 @@ export type IndicateTypingRequest = Message<"messaging.v1.IndicateTypingRequest"
  * Use `create(IndicateTypingRequestSchema)` to create a new message.
  */
 export const IndicateTypingRequestSchema: GenMessage<IndicateTypingRequest> = /*@__PURE__*/
-  messageDesc(file_messaging_v1_messaging, 8);
+  messageDesc(file_messaging_v1_messaging, 12);
 
 /**
  * @generated from message messaging.v1.IndicateTypingResponse
@@ -256,7 +376,7 @@ export type IndicateTypingResponse = Message<"messaging.v1.IndicateTypingRespons
  * Use `create(IndicateTypingResponseSchema)` to create a new message.
  */
 export const IndicateTypingResponseSchema: GenMessage<IndicateTypingResponse> = /*@__PURE__*/
-  messageDesc(file_messaging_v1_messaging, 9);
+  messageDesc(file_messaging_v1_messaging, 13);
 
 /**
  * @generated from message messaging.v1.MarkReadRequest
@@ -278,7 +398,7 @@ export type MarkReadRequest = Message<"messaging.v1.MarkReadRequest"> & {
  * Use `create(MarkReadRequestSchema)` to create a new message.
  */
 export const MarkReadRequestSchema: GenMessage<MarkReadRequest> = /*@__PURE__*/
-  messageDesc(file_messaging_v1_messaging, 10);
+  messageDesc(file_messaging_v1_messaging, 14);
 
 /**
  * @generated from message messaging.v1.MarkReadResponse
@@ -295,7 +415,7 @@ export type MarkReadResponse = Message<"messaging.v1.MarkReadResponse"> & {
  * Use `create(MarkReadResponseSchema)` to create a new message.
  */
 export const MarkReadResponseSchema: GenMessage<MarkReadResponse> = /*@__PURE__*/
-  messageDesc(file_messaging_v1_messaging, 11);
+  messageDesc(file_messaging_v1_messaging, 15);
 
 /**
  * @generated from message messaging.v1.AcceptCallRequest
@@ -322,7 +442,7 @@ export type AcceptCallRequest = Message<"messaging.v1.AcceptCallRequest"> & {
  * Use `create(AcceptCallRequestSchema)` to create a new message.
  */
 export const AcceptCallRequestSchema: GenMessage<AcceptCallRequest> = /*@__PURE__*/
-  messageDesc(file_messaging_v1_messaging, 12);
+  messageDesc(file_messaging_v1_messaging, 16);
 
 /**
  * @generated from message messaging.v1.AcceptCallResponse
@@ -339,7 +459,7 @@ export type AcceptCallResponse = Message<"messaging.v1.AcceptCallResponse"> & {
  * Use `create(AcceptCallResponseSchema)` to create a new message.
  */
 export const AcceptCallResponseSchema: GenMessage<AcceptCallResponse> = /*@__PURE__*/
-  messageDesc(file_messaging_v1_messaging, 13);
+  messageDesc(file_messaging_v1_messaging, 17);
 
 /**
  * @generated from message messaging.v1.GetMessageRequest
@@ -366,7 +486,7 @@ export type GetMessageRequest = Message<"messaging.v1.GetMessageRequest"> & {
  * Use `create(GetMessageRequestSchema)` to create a new message.
  */
 export const GetMessageRequestSchema: GenMessage<GetMessageRequest> = /*@__PURE__*/
-  messageDesc(file_messaging_v1_messaging, 14);
+  messageDesc(file_messaging_v1_messaging, 18);
 
 /**
  * @generated from message messaging.v1.StatusChange
@@ -408,7 +528,7 @@ export type StatusChange = Message<"messaging.v1.StatusChange"> & {
  * Use `create(StatusChangeSchema)` to create a new message.
  */
 export const StatusChangeSchema: GenMessage<StatusChange> = /*@__PURE__*/
-  messageDesc(file_messaging_v1_messaging, 15);
+  messageDesc(file_messaging_v1_messaging, 19);
 
 /**
  * @generated from message messaging.v1.MessageRecord
@@ -538,7 +658,7 @@ export type MessageRecord = Message<"messaging.v1.MessageRecord"> & {
  * Use `create(MessageRecordSchema)` to create a new message.
  */
 export const MessageRecordSchema: GenMessage<MessageRecord> = /*@__PURE__*/
-  messageDesc(file_messaging_v1_messaging, 16);
+  messageDesc(file_messaging_v1_messaging, 20);
 
 /**
  * A user's reaction to a message (the latest of each user; a removed one is left out).
@@ -574,7 +694,7 @@ export type Reaction = Message<"messaging.v1.Reaction"> & {
  * Use `create(ReactionSchema)` to create a new message.
  */
 export const ReactionSchema: GenMessage<Reaction> = /*@__PURE__*/
-  messageDesc(file_messaging_v1_messaging, 17);
+  messageDesc(file_messaging_v1_messaging, 21);
 
 /**
  * @generated from message messaging.v1.GetMessageResponse
@@ -591,7 +711,7 @@ export type GetMessageResponse = Message<"messaging.v1.GetMessageResponse"> & {
  * Use `create(GetMessageResponseSchema)` to create a new message.
  */
 export const GetMessageResponseSchema: GenMessage<GetMessageResponse> = /*@__PURE__*/
-  messageDesc(file_messaging_v1_messaging, 18);
+  messageDesc(file_messaging_v1_messaging, 22);
 
 /**
  * Messaging sends on behalf of a tenant's client: every call names the tenant and the client, and a client of
@@ -613,6 +733,19 @@ export const MessagingService: GenService<{
     methodKind: "unary";
     input: typeof SendRequestSchema;
     output: typeof SendResponseSchema;
+  },
+  /**
+   * The sends of the requests that reached the edge together (one turn of its event loop), in one call: each
+   * is made exactly as Send makes it, in its own request's context (request id), and answered on the stream
+   * as soon as it is done, by its index, so a slow send holds no other. A send whose request is traced goes
+   * alone through Send instead (its spans are those of its own call).
+   *
+   * @generated from rpc messaging.v1.MessagingService.SendBatch
+   */
+  sendBatch: {
+    methodKind: "server_streaming";
+    input: typeof SendBatchRequestSchema;
+    output: typeof SendBatchResponseSchema;
   },
   /**
    * @generated from rpc messaging.v1.MessagingService.BlockUsers
