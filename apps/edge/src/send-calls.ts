@@ -50,9 +50,9 @@ export class SendCalls {
         else item.reject(new AppError('internal', 'send_missing', 'The messaging service answered this send with nothing'));
       })
       .then(
-        () => this.unanswered(items, answered, new AppError('internal', 'send_missing', 'The messaging service did not answer this send')),
+        () => this.unanswered(items, answered, () => new AppError('internal', 'send_missing', 'The messaging service did not answer this send')),
         (e: unknown) => {
-          if (!isUnimplemented(e)) return this.unanswered(items, answered, e);
+          if (!isUnimplemented(e)) return this.unanswered(items, answered, () => e);
           if (!this.single) this.logger.warn('the messaging service does not serve SendBatch: sends go one call each');
           this.single = true;
           // nothing was sent: the service refused the method before any send
@@ -66,9 +66,10 @@ export class SendCalls {
     runWithContext({ requestId: item.input.requestId }, () => this.messaging.send(item.input.send)).then(item.resolve, item.reject);
   }
 
-  private unanswered(items: Item[], answered: boolean[], e: unknown): void {
+  /** Fails the sends the stream did not answer (the error made only if one is left: an error's stack costs). */
+  private unanswered(items: Item[], answered: boolean[], error: () => unknown): void {
     items.forEach((item, i) => {
-      if (!answered[i]) item.reject(e);
+      if (!answered[i]) item.reject(error());
     });
   }
 }
