@@ -18,6 +18,43 @@ import { recordOf, type MessageRecord, type MessageRow, type NewMessage } from '
 export const IDENTITIES_OF = `SELECT t.k AS kind, t.v AS value, i.contact_id FROM unnest($2::text[], $3::text[]) AS t(k, v)
   CROSS JOIN LATERAL (SELECT contact_id FROM contact_identities WHERE client_id = $1 AND kind = t.k AND value = t.v LIMIT 1) i`;
 
+/**
+ * Contacts moved forward to their latest send of a batch not stored yet, each given its identity's fields again:
+ * $1–$6 are `contactMoves`. Its own statement in `contactsForSends`; the first part of the sends' INSERT when every
+ * contact is known (`knownContactsForSends`).
+ */
+export const MOVE_CONTACTS = `UPDATE contacts c SET wa_id = COALESCE(v.wa_id, c.wa_id), user_id = COALESCE(v.user_id, c.user_id), parent_user_id = COALESCE(v.parent_user_id, c.parent_user_id),
+    last_message_id = CASE WHEN v.at >= c.last_activity_at THEN v.message_id ELSE c.last_message_id END,
+    last_activity_at = GREATEST(c.last_activity_at, v.at)
+  FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[]) AS v(id, wa_id, user_id, parent_user_id, message_id, at)
+  WHERE c.id = v.id`;
+
+/** A contact, the identity a send of the batch named it by, and that send. */
+interface ContactMove {
+  id: string;
+  who: Identity;
+  last: { m: NewMessage; at: Date };
+}
+
+/** MOVE_CONTACTS's parameters: one row per contact, its latest send (the later one of equal times), in id order. */
+export function contactMoves(moves: ContactMove[]): unknown[] {
+  const byContact = new Map<string, ContactMove>();
+  for (const x of moves) {
+    const had = byContact.get(x.id);
+    if (!had || x.last.at.getTime() >= had.last.at.getTime()) byContact.set(x.id, x);
+  }
+  // in the contacts' order: batches written at once lock shared rows in one order
+  const rows = [...byContact.values()].sort((a, b) => (a.id < b.id ? -1 : 1));
+  return [
+    rows.map((x) => x.id),
+    rows.map((x) => x.who.waId ?? null),
+    rows.map((x) => x.who.userId ?? null),
+    rows.map((x) => x.who.parentUserId ?? null),
+    rows.map((x) => x.last.m.id),
+    rows.map((x) => x.last.at),
+  ];
+}
+
 /** What the provider says about a user in a webhook (contacts[], from, from_user_id...): every field optional. */
 export interface Identity {
   waId?: string;
@@ -336,6 +373,46 @@ export class SqlConversations {
   }
 
   /**
+   * The contacts of sends about to be stored when each names at most one identity and every such identity is
+   * already a contact's (the steady state: a business writing to its users again): each send's contact and the
+   * parameters of MOVE_CONTACTS, for the caller to run as part of the sends' INSERT (one statement, no transaction:
+   * the identities read, then one write, where `contactsForSends` in a transaction took five round trips). Undefined
+   * when any send needs more (a new user, a send naming several identities): `contactsForSends` then.
+   */
+  async knownContactsForSends(batch: NewMessage[], q: Queryable = this.q): Promise<{ contacts: Map<string, string>; moves: unknown[] } | undefined> {
+    const byClient = new Map<string, Array<ContactMove & { kind: string; value: string }>>();
+    for (const m of batch) {
+      const who = sendIdentity(m);
+      const ids = identitiesOf(who);
+      if (ids.length > 1) return undefined;
+      // no identity (a parent BSUID alone): not linked, as in contactsForSends
+      if (!ids.length) continue;
+      const list = byClient.get(m.clientId) ?? [];
+      byClient.set(m.clientId, list);
+      list.push({ id: '', who, ...ids[0], last: { m, at: m.at ?? new Date() } });
+    }
+    const contacts = new Map<string, string>();
+    const moves: ContactMove[] = [];
+    const key = (kind: string, value: string) => `${kind}\u0000${value}`;
+    for (const [clientId, sends] of byClient) {
+      const wanted = new Map(sends.map((x) => [key(x.kind, x.value), x]));
+      const found = await q.query<{ kind: string; value: string; contact_id: string }>(IDENTITIES_OF, [
+        clientId,
+        [...wanted.values()].map((x) => x.kind),
+        [...wanted.values()].map((x) => x.value),
+      ]);
+      const contactOf = new Map(found.map((f) => [key(f.kind, f.value), f.contact_id]));
+      for (const x of sends) {
+        const id = contactOf.get(key(x.kind, x.value));
+        if (!id) return undefined;
+        contacts.set(x.last.m.id, id);
+        moves.push({ ...x, id });
+      }
+    }
+    return { contacts, moves: contactMoves(moves) };
+  }
+
+  /**
    * `linkSends` (`stored`: the sends are stored) or `contactsForSends` (not yet) of the sends in `batch` that name
    * exactly one identity, as one statement per step for all of them (the same steps as `contactFor`,
    * `UPDATE messages` and `touch` one by one); answers the sends left to link one by one (more identities, none,
@@ -385,27 +462,7 @@ export class SqlConversations {
       } else if (known.length) {
         // not stored yet: the identity's fields and the move to the latest send, one UPDATE of each known contact
         // (two identities of one contact in the batch: its latest send of them)
-        const byContact = new Map<string, (typeof known)[number]>();
-        for (const x of known) {
-          const had = byContact.get(x.id);
-          if (!had || x.last.at.getTime() >= had.last.at.getTime()) byContact.set(x.id, x);
-        }
-        const rows = [...byContact.values()];
-        await q.query(
-          `UPDATE contacts c SET wa_id = COALESCE(v.wa_id, c.wa_id), user_id = COALESCE(v.user_id, c.user_id), parent_user_id = COALESCE(v.parent_user_id, c.parent_user_id),
-             last_message_id = CASE WHEN v.at >= c.last_activity_at THEN v.message_id ELSE c.last_message_id END,
-             last_activity_at = GREATEST(c.last_activity_at, v.at)
-           FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[]) AS v(id, wa_id, user_id, parent_user_id, message_id, at)
-           WHERE c.id = v.id`,
-          [
-            rows.map((x) => x.id),
-            rows.map((x) => x.who.waId ?? null),
-            rows.map((x) => x.who.userId ?? null),
-            rows.map((x) => x.who.parentUserId ?? null),
-            rows.map((x) => x.last.m.id),
-            rows.map((x) => x.last.at),
-          ],
-        );
+        await q.query(MOVE_CONTACTS, contactMoves(known));
       }
       // new users: the identity row first (of two writers at once one wins; the other's sends go one by one)
       const fresh = [...wanted.entries()].filter(([k]) => !contactOf.has(k)).map(([k, x]) => ({ k, x, id: randomUUID() }));

@@ -1,12 +1,18 @@
 import type { Logger } from '@gateway/logger';
 import { GroupCommit, type Db, type Queryable } from '@gateway/store';
-import { insertAccepted, type NewMessage } from './messages';
+import { insertAccepted, INSERT_ROWS, type NewMessage, type WriteBefore } from './messages';
 
 /**
  * The contacts of sends about to be stored (store/conversations.ts `contactsForSends`: made when new, moved
  * forward to their latest send), in the transaction it is given: message id → contact id.
  */
 export type LinkSends = (q: Queryable, batch: NewMessage[]) => Promise<Map<string, string>>;
+
+/**
+ * The contacts of sends about to be stored when all are known already (`knownContactsForSends`): each send's
+ * contact and the write that moves them, made by the sends' INSERT itself; undefined when some need more.
+ */
+export type KnownLinks = (batch: NewMessage[]) => Promise<{ contacts: Map<string, string>; moveContacts: WriteBefore } | undefined>;
 
 interface Pending {
   message: NewMessage;
@@ -29,6 +35,7 @@ export class MessageWriter {
     private readonly applyEarly: (ids: string[]) => Promise<void>,
     private readonly logger: Logger,
     private readonly link?: LinkSends,
+    private readonly known?: KnownLinks,
   ) {
     this.commits = new GroupCommit((batch) => this.write(batch), {
       maxBatch: 200,
@@ -66,11 +73,19 @@ export class MessageWriter {
     // savepoint around the links instead cost two more statements per batch, every time)
     let linked: Map<string, string> | undefined;
     try {
-      linked = await this.db.tx(async (q) => {
-        const contacts = this.link ? await this.link(q, messages) : undefined;
-        await insertAccepted(q, messages, contacts);
-        return contacts;
-      });
+      // every contact known (nearly every batch once a business's users have written): their identities read,
+      // then one statement moves the contacts and stores the sends, atomic by itself, without BEGIN and COMMIT
+      const known = this.known && messages.length <= INSERT_ROWS ? await this.known(messages) : undefined;
+      if (known) {
+        await insertAccepted(this.db, messages, known.contacts, known.moveContacts);
+        linked = known.contacts;
+      } else {
+        linked = await this.db.tx(async (q) => {
+          const contacts = this.link ? await this.link(q, messages) : undefined;
+          await insertAccepted(q, messages, contacts);
+          return contacts;
+        });
+      }
     } catch (e) {
       if (!this.link) throw e;
       this.logger.warn({ err: e, rows: batch.length }, 'could not link sends to their contacts');

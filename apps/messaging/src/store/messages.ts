@@ -197,7 +197,13 @@ async function advanceMany(q: Queryable, updates: StatusUpdateInput[]): Promise<
 }
 
 /** Rows per INSERT of `insertAccepted`: 11 parameters a row, well under PostgreSQL's 65,535 a statement. */
-const INSERT_ROWS = 1000;
+export const INSERT_ROWS = 1000;
+
+/** A write made by the same statement as the INSERT, before it (a data-modifying WITH): its text uses $1–$n of `params`. */
+export interface WriteBefore {
+  text: string;
+  params: unknown[];
+}
 
 /**
  * Stores sends the provider accepted (status `accepted`) in one statement; an id stored before changes nothing.
@@ -206,16 +212,18 @@ const INSERT_ROWS = 1000;
  * UPDATE of `contact_id` moves the row in each of the table's indexes); an id stored before without a contact
  * gets it, as `linkSends` would give it.
  */
-export async function insertAccepted(q: Queryable, batch: NewMessage[], contacts?: Map<string, string>): Promise<void> {
+export async function insertAccepted(q: Queryable, batch: NewMessage[], contacts?: Map<string, string>, before?: WriteBefore): Promise<void> {
+  // one statement: the write before it and the rows are atomic without a transaction, as the caller counts on
+  if (before && batch.length > INSERT_ROWS) throw new Error(`a write before the INSERT needs at most ${INSERT_ROWS} rows, not ${batch.length}`);
   // a campaign's batch larger than one statement goes in parts (an id twice in two parts meets ON CONFLICT, as a retry does)
-  for (let i = 0; i < batch.length; i += INSERT_ROWS) await insertRows(q, batch.slice(i, i + INSERT_ROWS), contacts);
+  for (let i = 0; i < batch.length; i += INSERT_ROWS) await insertRows(q, batch.slice(i, i + INSERT_ROWS), contacts, before);
 }
 
-async function insertRows(q: Queryable, batch: NewMessage[], contacts?: Map<string, string>): Promise<void> {
+async function insertRows(q: Queryable, batch: NewMessage[], contacts?: Map<string, string>, before?: WriteBefore): Promise<void> {
   // a VALUES list, not arrays: PostgreSQL parses an array literal (array_in) at twice the CPU of the same values
   // as parameters at the batch sizes sends come in (1-10); each batch size is one text, prepared once it is frequent
   const seen = new Set<string>();
-  const params: unknown[] = [];
+  const params: unknown[] = before ? [...before.params] : [];
   const rows: string[] = [];
   for (const m of batch) {
     // one row per id: a second one would be a conflict of the statement with itself
@@ -244,7 +252,7 @@ async function insertRows(q: Queryable, batch: NewMessage[], contacts?: Map<stri
     );
   }
   await q.query(
-    `INSERT INTO messages (id, tenant_id, client_id, to_number, kind, status, status_history, created_at, updated_at, recipient, api, contact_id, text_body)
+    `${before ? `WITH before AS (${before.text}) ` : ''}INSERT INTO messages (id, tenant_id, client_id, to_number, kind, status, status_history, created_at, updated_at, recipient, api, contact_id, text_body)
      VALUES ${rows.join(', ')}
      ON CONFLICT (id) DO ${
        contacts
