@@ -2753,7 +2753,7 @@ export type components = {
              * @description Stable machine code.
              * @enum {string}
              */
-            code: "admission_missing" | "call_action_unknown" | "caller_missing" | "internal_error" | "provider_app_unconfigured" | "request_hash_missing" | "rpc_failed" | "unimplemented";
+            code: "admission_missing" | "call_action_unknown" | "caller_missing" | "internal_error" | "provider_app_unconfigured" | "request_hash_missing" | "rpc_failed" | "send_missing" | "unimplemented";
             /** @description The same request may succeed later (after `Retry-After` when given). */
             retryable?: boolean;
             provider_error?: components["schemas"]["ProviderError"];
