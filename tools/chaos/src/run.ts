@@ -30,7 +30,9 @@ export interface ChaosOptions {
 
 const APP_SECRET = 'sim-app-secret';
 const MESSAGING_COUNTERS: CounterSpec = {
-  sends: { family: 'grpc_server_requests_total', labels: { method: /^MessagingService\/Send/ } },
+  // Send and SendBatch calls (the edge sends the sends of requests that arrive together in one call): that both
+  // replicas are called, not how many sends each made
+  'send calls': { family: 'grpc_server_requests_total', labels: { method: /^MessagingService\/Send/ } },
   inbound: { family: 'inbound_updates_total', labels: { outcome: /^routed$/ } },
 };
 const DISPATCHER_COUNTERS: CounterSpec = { deliveries: { family: 'webhook_deliveries_total', labels: { outcome: /^succeeded$/ } } };
