@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { decodePosition, encodePosition, takePage, type Queryable } from '@gateway/store';
-import { recordOf, type MessageRecord, type MessageRow, type NewMessage } from './messages';
+import { recordOf, type MessageRecord, type MessageRow, type NewMessage, type WriteBefore } from './messages';
 
 /**
  * The message log, contacts and conversations of issue 27 (docs/conversations.md), in messaging's own tables:
@@ -23,11 +23,51 @@ export const IDENTITIES_OF = `SELECT t.k AS kind, t.v AS value, i.contact_id FRO
  * $1–$6 are `contactMoves`. Its own statement in `contactsForSends`; the first part of the sends' INSERT when every
  * contact is known (`knownContactsForSends`).
  */
-export const MOVE_CONTACTS = `UPDATE contacts c SET wa_id = COALESCE(v.wa_id, c.wa_id), user_id = COALESCE(v.user_id, c.user_id), parent_user_id = COALESCE(v.parent_user_id, c.parent_user_id),
+const MOVE_CONTACTS = `UPDATE contacts c SET wa_id = COALESCE(v.wa_id, c.wa_id), user_id = COALESCE(v.user_id, c.user_id), parent_user_id = COALESCE(v.parent_user_id, c.parent_user_id),
     last_message_id = CASE WHEN v.at >= c.last_activity_at THEN v.message_id ELSE c.last_message_id END,
     last_activity_at = GREATEST(c.last_activity_at, v.at)
   FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[]) AS v(id, wa_id, user_id, parent_user_id, message_id, at)
   WHERE c.id = v.id`;
+
+/** A send of a batch naming exactly one identity, with that identity. */
+interface SingleSend {
+  m: NewMessage;
+  who: Identity;
+  kind: string;
+  value: string;
+  at: Date;
+}
+
+const identityKey = (kind: string, value: string) => `${kind}\u0000${value}`;
+
+/** The sends of a batch that name exactly one identity, by client, and those naming several (one naming none is not linked). */
+function singlesByClient(batch: NewMessage[]): { byClient: Map<string, SingleSend[]>; several: NewMessage[] } {
+  const byClient = new Map<string, SingleSend[]>();
+  const several: NewMessage[] = [];
+  for (const m of batch) {
+    const who = sendIdentity(m);
+    const ids = identitiesOf(who);
+    if (ids.length !== 1) {
+      if (ids.length) several.push(m);
+      continue;
+    }
+    const list = byClient.get(m.clientId) ?? [];
+    byClient.set(m.clientId, list);
+    list.push({ m, who, ...ids[0], at: m.at ?? new Date() });
+  }
+  return { byClient, several };
+}
+
+/** The contact of each identity of a client that has one, by `identityKey` (IDENTITIES_OF: a probe per identity). */
+async function contactsOfIdentities(q: Queryable, clientId: string, identities: Iterable<{ kind: string; value: string }>): Promise<Map<string, string>> {
+  const unique = [...new Map([...identities].map((x) => [identityKey(x.kind, x.value), x])).values()];
+  const found = await q.query<{ kind: string; value: string; contact_id: string }>(IDENTITIES_OF, [
+    clientId,
+    unique.map((x) => x.kind),
+    unique.map((x) => x.value),
+  ]);
+  return new Map(found.map((f) => [identityKey(f.kind, f.value), f.contact_id]));
+}
 
 /** A contact, the identity a send of the batch named it by, and that send. */
 interface ContactMove {
@@ -37,7 +77,7 @@ interface ContactMove {
 }
 
 /** MOVE_CONTACTS's parameters: one row per contact, its latest send (the later one of equal times), in id order. */
-export function contactMoves(moves: ContactMove[]): unknown[] {
+function contactMoves(moves: ContactMove[]): unknown[] {
   const byContact = new Map<string, ContactMove>();
   for (const x of moves) {
     const had = byContact.get(x.id);
@@ -379,37 +419,21 @@ export class SqlConversations {
    * the identities read, then one write, where `contactsForSends` in a transaction took five round trips). Undefined
    * when any send needs more (a new user, a send naming several identities): `contactsForSends` then.
    */
-  async knownContactsForSends(batch: NewMessage[], q: Queryable = this.q): Promise<{ contacts: Map<string, string>; moves: unknown[] } | undefined> {
-    const byClient = new Map<string, Array<ContactMove & { kind: string; value: string }>>();
-    for (const m of batch) {
-      const who = sendIdentity(m);
-      const ids = identitiesOf(who);
-      if (ids.length > 1) return undefined;
-      // no identity (a parent BSUID alone): not linked, as in contactsForSends
-      if (!ids.length) continue;
-      const list = byClient.get(m.clientId) ?? [];
-      byClient.set(m.clientId, list);
-      list.push({ id: '', who, ...ids[0], last: { m, at: m.at ?? new Date() } });
-    }
+  async knownContactsForSends(batch: NewMessage[], q: Queryable = this.q): Promise<{ contacts: Map<string, string>; moveContacts: WriteBefore } | undefined> {
+    const { byClient, several } = singlesByClient(batch);
+    if (several.length) return undefined;
     const contacts = new Map<string, string>();
     const moves: ContactMove[] = [];
-    const key = (kind: string, value: string) => `${kind}\u0000${value}`;
     for (const [clientId, sends] of byClient) {
-      const wanted = new Map(sends.map((x) => [key(x.kind, x.value), x]));
-      const found = await q.query<{ kind: string; value: string; contact_id: string }>(IDENTITIES_OF, [
-        clientId,
-        [...wanted.values()].map((x) => x.kind),
-        [...wanted.values()].map((x) => x.value),
-      ]);
-      const contactOf = new Map(found.map((f) => [key(f.kind, f.value), f.contact_id]));
+      const contactOf = await contactsOfIdentities(q, clientId, sends);
       for (const x of sends) {
-        const id = contactOf.get(key(x.kind, x.value));
+        const id = contactOf.get(identityKey(x.kind, x.value));
         if (!id) return undefined;
-        contacts.set(x.last.m.id, id);
-        moves.push({ ...x, id });
+        contacts.set(x.m.id, id);
+        moves.push({ id, who: x.who, last: x });
       }
     }
-    return { contacts, moves: contactMoves(moves) };
+    return { contacts, moveContacts: { text: MOVE_CONTACTS, params: contactMoves(moves) } };
   }
 
   /**
@@ -419,34 +443,17 @@ export class SqlConversations {
    * or an identity another writer claimed meanwhile).
    */
   private async linkSingles(batch: NewMessage[], q: Queryable, linked: Map<string, string>, stored = true): Promise<NewMessage[]> {
-    const rest: NewMessage[] = [];
-    const byClient = new Map<string, Array<{ m: NewMessage; who: Identity; kind: string; value: string; at: Date }>>();
-    for (const m of batch) {
-      const who = sendIdentity(m);
-      const ids = identitiesOf(who);
-      if (ids.length !== 1) {
-        if (ids.length) rest.push(m);
-        continue;
-      }
-      const list = byClient.get(m.clientId) ?? [];
-      byClient.set(m.clientId, list);
-      list.push({ m, who, ...ids[0], at: m.at ?? new Date() });
-    }
-    const key = (kind: string, value: string) => `${kind}\u0000${value}`;
+    const { byClient, several: rest } = singlesByClient(batch);
     for (const [clientId, sends] of byClient) {
-      const wanted = new Map(sends.map((x) => [key(x.kind, x.value), x]));
+      const wanted = new Map(sends.map((x) => [identityKey(x.kind, x.value), x]));
       // each identity's latest send of the batch (the later one of equal times, as one by one)
       const newest = new Map<string, (typeof sends)[number]>();
       for (const x of sends) {
-        const k = key(x.kind, x.value);
+        const k = identityKey(x.kind, x.value);
         const had = newest.get(k);
         if (!had || x.at.getTime() >= had.at.getTime()) newest.set(k, x);
       }
-      const kinds = [...wanted.values()].map((x) => x.kind);
-      const values = [...wanted.values()].map((x) => x.value);
-      const contactOf = new Map<string, string>();
-      const found = await q.query<{ kind: string; value: string; contact_id: string }>(IDENTITIES_OF, [clientId, kinds, values]);
-      for (const f of found) contactOf.set(key(f.kind, f.value), f.contact_id);
+      const contactOf = await contactsOfIdentities(q, clientId, wanted.values());
       // known contacts take the identity's fields again (as contactFor does)
       // in the contacts' order, as linkSends touches them: batches written at once lock shared rows in one order
       const known = [...wanted.entries()]
@@ -473,7 +480,7 @@ export class SqlConversations {
            ON CONFLICT DO NOTHING RETURNING kind, value, contact_id`,
           [clientId, fresh.map((f) => f.x.kind), fresh.map((f) => f.x.value), fresh.map((f) => f.id)],
         );
-        const mine = new Set(claimed.map((c) => key(c.kind, c.value)));
+        const mine = new Set(claimed.map((c) => identityKey(c.kind, c.value)));
         const ours = fresh.filter((f) => mine.has(f.k));
         if (ours.length) {
           const first = ours[0].x.m;
@@ -502,12 +509,12 @@ export class SqlConversations {
         }
       }
       const linkable = sends.filter((x) => {
-        if (contactOf.has(key(x.kind, x.value))) return true;
+        if (contactOf.has(identityKey(x.kind, x.value))) return true;
         rest.push(x.m);
         return false;
       });
       if (!linkable.length) continue;
-      const contactFor = (x: (typeof linkable)[number]) => contactOf.get(key(x.kind, x.value))!;
+      const contactFor = (x: (typeof linkable)[number]) => contactOf.get(identityKey(x.kind, x.value))!;
       for (const x of linkable) linked.set(x.m.id, contactFor(x));
       // not stored yet: every contact was moved forward above (known) or made with its last message (new)
       if (!stored) continue;

@@ -4,7 +4,7 @@ import { MessageWriter } from './message-writer';
 import { insertAccepted, SqlMessageRepository, type MessageRepository, type NewMessage } from './messages';
 import type { Clock } from '../clock';
 import type { LiveUpdates } from '../live';
-import { MOVE_CONTACTS, type SqlConversations } from './conversations';
+import type { SqlConversations } from './conversations';
 
 /** What follows a stored send (issue 27): its time from the service's clock, its contact, the live stream. */
 export interface SendLog {
@@ -37,11 +37,7 @@ export class MessageStore {
       },
       logger,
       log && ((q, batch) => log.conversations.contactsForSends(batch, q)),
-      log &&
-        (async (batch) => {
-          const known = await log.conversations.knownContactsForSends(batch);
-          return known && { contacts: known.contacts, moveContacts: { text: MOVE_CONTACTS, params: known.moves } };
-        }),
+      log && ((batch) => log.conversations.knownContactsForSends(batch)),
     );
   }
 

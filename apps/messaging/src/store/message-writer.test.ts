@@ -3,7 +3,7 @@ import { storageBackends } from '@gateway/store/testing';
 import type { Db } from '@gateway/store';
 import { migrations } from './migrations';
 import { MessageWriter } from './message-writer';
-import { MOVE_CONTACTS, SqlConversations } from './conversations';
+import { SqlConversations } from './conversations';
 
 describe.each(storageBackends('messaging', migrations))('message writer on %s', (name, make) => {
   const backend = make();
@@ -42,10 +42,7 @@ describe.each(storageBackends('messaging', migrations))('message writer on %s', 
       async () => undefined,
       logger,
       (q, batch) => seen.contactsForSends(batch, q),
-      async (batch) => {
-        const known = await seen.knownContactsForSends(batch);
-        return known && { contacts: known.contacts, moveContacts: { text: MOVE_CONTACTS, params: known.moves } };
-      },
+      (batch) => seen.knownContactsForSends(batch),
     );
     const at = (s: number) => new Date(Date.UTC(2026, 10, 30, 9, 0, s));
     const to = (id: string, number: string, s: number) => ({ ...send(id, number), at: at(s) });
