@@ -1,8 +1,7 @@
 import { create, type MessageInitShape } from '@bufbuild/protobuf';
 import { messaging as m } from '@gateway/contracts';
-import { toAppError } from '@gateway/errors';
 import { normalizeRequestId, runWithContext, type Logger } from '@gateway/logger';
-import { toCallError } from '@gateway/rpc';
+import { logHandlerFailure, toCallError } from '@gateway/rpc';
 import type { Messaging } from './messaging';
 
 type Answer = MessageInitShape<typeof m.SendBatchResponseSchema>;
@@ -23,12 +22,7 @@ export function sendBatch(svc: Pick<Messaging, 'send'>, logger: Logger) {
         runWithContext({ requestId: normalizeRequestId(item.requestId) }, () =>
           svc.send(item.send ?? create(m.SendRequestSchema)).then(
             (sent) => write({ index, outcome: { case: 'sent', value: sent } }),
-            (e: unknown) => {
-              const err = toAppError(e);
-              if (err.kind === 'internal') logger.error({ err: e, method: METHOD }, 'rpc handler failed');
-              else logger.debug({ method: METHOD, code: err.code, kind: err.kind }, 'rpc returned an error');
-              write({ index, outcome: { case: 'error', value: toCallError(err) } });
-            },
+            (e: unknown) => write({ index, outcome: { case: 'error', value: toCallError(logHandlerFailure(logger, METHOD, e)) } }),
           ),
         ),
       ),

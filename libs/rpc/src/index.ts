@@ -1,5 +1,5 @@
 export { toGrpcServiceDefinition } from './service-definition';
-export { startGrpcServer, defineService } from './server';
+export { startGrpcServer, defineService, logHandlerFailure } from './server';
 export type { CallContext, ServiceImpl, RegisteredService, GrpcServerOptions, RunningGrpcServer, CallObserver } from './server';
 export { createServiceClient } from './client';
 export type { ServiceClient, CallOptions, ClientOptions } from './client';

@@ -101,12 +101,20 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningG
   };
 }
 
-/** The status a handler's rejection ends its call with, logged (an internal error) and observed. */
-function failedCall(method: string, e: unknown, started: number, opts: GrpcServerOptions): grpc.ServiceError {
+/**
+ * A handler's failure as an AppError, logged as the server logs every failed call: an internal error in full (its
+ * message never crosses), the others at debug. Also for an item of a batched call answered with its error.
+ */
+export function logHandlerFailure(logger: Logger, method: string, e: unknown): AppError {
   const err = toAppError(e);
-  if (err.kind === 'internal') opts.logger.error({ err: e, method }, 'rpc handler failed');
-  else opts.logger.debug({ method, code: err.code, kind: err.kind }, 'rpc returned an error');
-  const grpcErr = appErrorToGrpc(err);
+  if (err.kind === 'internal') logger.error({ err: e, method }, 'rpc handler failed');
+  else logger.debug({ method, code: err.code, kind: err.kind }, 'rpc returned an error');
+  return err;
+}
+
+/** The status a handler's rejection ends its call with, logged and observed. */
+function failedCall(method: string, e: unknown, started: number, opts: GrpcServerOptions): grpc.ServiceError {
+  const grpcErr = appErrorToGrpc(logHandlerFailure(opts.logger, method, e));
   opts.observer?.(method, grpcErr.code ?? grpc.status.UNKNOWN, performance.now() - started);
   return grpcErr as grpc.ServiceError;
 }
