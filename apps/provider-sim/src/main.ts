@@ -1,6 +1,7 @@
 import { bool, common, int, loadConfig, oneOf, optStr, str } from '@gateway/config';
 import { runMain } from '@gateway/runtime';
 import { startProviderSim } from './server';
+import { DEFAULT_REQUEST_LOG_MAX } from './state';
 
 function readConfig(env = process.env) {
   return loadConfig(
@@ -22,6 +23,8 @@ function readConfig(env = process.env) {
       templateReviewMs: int('SIM_TEMPLATE_REVIEW_MS', 2000, { min: 0, max: 3_600_000 }),
       // the origin of media download URLs (default http://localhost:<PORT>); the gateway's PROVIDER_MEDIA_HOSTS must allow it
       mediaBaseUrl: optStr('SIM_MEDIA_BASE_URL'),
+      // the newest Graph API requests kept for GET /_sim/requests (older ones are let go and counted)
+      requestLogMax: int('SIM_REQUEST_LOG_MAX', DEFAULT_REQUEST_LOG_MAX, { min: 1, max: 10_000_000 }),
     },
     env,
   );

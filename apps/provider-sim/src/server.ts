@@ -53,6 +53,8 @@ export interface ProviderSimOptions {
    * `http://localhost:<port>`, the simulator under another name than the `127.0.0.1` of its Graph API.
    */
   mediaBaseUrl?: string;
+  /** How many of the newest Graph API requests `GET /_sim/requests` keeps (default `DEFAULT_REQUEST_LOG_MAX`). */
+  requestLogMax?: number;
   logger?: Logger;
 }
 
@@ -140,6 +142,7 @@ export async function startProviderSim(opts: ProviderSimOptions): Promise<Runnin
   const templates = new TemplateRegistry(state, webhooks);
   if (opts.templateReviewMs !== undefined) templates.review.delayMs = opts.templateReviewMs;
   if (opts.window) state.window = opts.window;
+  if (opts.requestLogMax !== undefined) state.requestLogMax = Math.max(1, opts.requestLogMax);
   if (opts.rateLimits === false) state.rateLimits = { throughputPerSecond: null, pairRate: false };
   let autoStatuses = opts.autoStatuses ?? false;
   // known once listening (the default names the simulator's own port)
@@ -218,7 +221,7 @@ export async function startProviderSim(opts: ProviderSimOptions): Promise<Runnin
       body: ctx.request.body ?? null,
       raw_content_type: ctx.get('content-type') || null,
     };
-    state.requests.push(rec);
+    state.recordRequest(rec);
     const fault = state.faults.find(
       (f) => f.remaining > 0 && (!f.match.method || f.match.method.toUpperCase() === ctx.method) && original.includes(f.match.path_contains),
     );

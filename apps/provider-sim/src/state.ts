@@ -4,6 +4,9 @@ import type { SimTemplate } from './templates/model';
 import { SimCalling } from './calling';
 import { BSUID, SimUsers } from './users';
 
+/** Requests the simulator keeps in its log by default (`SIM_REQUEST_LOG_MAX`); about 1–2 KB each. */
+export const DEFAULT_REQUEST_LOG_MAX = 50_000;
+
 export interface PhoneNumber {
   id: string;
   wabaId: string;
@@ -163,7 +166,14 @@ export class SimState {
   /** Message templates by id (kept by the TemplateRegistry). */
   readonly templates = new Map<string, SimTemplate>();
   readonly codes = new Map<string, SignupCode>();
+  /**
+   * The Graph API requests received (`GET /_sim/requests`), oldest first: the newest `requestLogMax` of them, so a
+   * simulator left running (`npm start`, docker compose) does not grow without end; `requestsDropped` counts the
+   * older ones let go since the log was last emptied.
+   */
   readonly requests: RecordedRequest[] = [];
+  requestLogMax = DEFAULT_REQUEST_LOG_MAX;
+  requestsDropped = 0;
   /** Media by id (uploads and what customers sent). */
   readonly media = new Map<string, SimMedia>();
   /** Signs the short-lived media URLs. */
@@ -211,6 +221,16 @@ export class SimState {
   /** The simulator's time (ms): real time, plus what a test advanced it by. Expiries and windows read this. */
   now(): number {
     return Date.now() + this.clockOffsetMs;
+  }
+
+  /** Keeps `rec` in the request log, letting the oldest tenth go when the log is full (one move per many requests). */
+  recordRequest(rec: RecordedRequest): void {
+    if (this.requests.length >= this.requestLogMax) {
+      const n = Math.min(this.requests.length, Math.max(1, Math.ceil(this.requestLogMax / 10)));
+      this.requests.splice(0, n);
+      this.requestsDropped += n;
+    }
+    this.requests.push(rec);
   }
 
   nextRequestId(): number {

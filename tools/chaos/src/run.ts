@@ -103,6 +103,8 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
         PROVIDER_VERIFY_TOKEN: 'sim-verify-token',
         PROVIDER_CONFIG_ID: 'sim-config-id',
         SIM_AUTO_STATUSES: 'false',
+        // every send of the run is counted in the log at the end (checked: none may have been let go)
+        SIM_REQUEST_LOG_MAX: '2000000',
       },
       '127.0.0.1',
       simPort,
@@ -375,6 +377,9 @@ export function receivedWamids(received: ReceivedDelivery[]): Set<string> {
 async function providerSends(simUrl: string): Promise<SimRequest[]> {
   const res = await fetch(`${simUrl}/_sim/requests?method=POST&path_contains=/messages`);
   if (!res.ok) throw new Error(`reading the simulator's requests: ${res.status} ${await res.text()}`);
+  // a log that let requests go would count sends as never made: the run raises SIM_REQUEST_LOG_MAX
+  const dropped = Number(res.headers.get('x-sim-requests-dropped') ?? 0);
+  if (dropped) throw new Error(`the simulator's request log let ${dropped} requests go: raise SIM_REQUEST_LOG_MAX above the run's provider calls`);
   return (await res.json()) as SimRequest[];
 }
 

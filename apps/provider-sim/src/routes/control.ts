@@ -42,10 +42,13 @@ export function registerControl(router: Router, state: SimState, webhooks: Webho
   router.get('/_sim/requests', (ctx) => {
     const method = typeof ctx.query.method === 'string' ? ctx.query.method.toUpperCase() : undefined;
     const part = typeof ctx.query.path_contains === 'string' ? ctx.query.path_contains : undefined;
+    // how many older requests the log let go: a caller counting requests knows when its count is short
+    ctx.set('X-Sim-Requests-Dropped', String(state.requestsDropped));
     ctx.body = state.requests.filter((r) => (!method || r.method === method) && (!part || r.path.includes(part)));
   });
   router.delete('/_sim/requests', (ctx) => {
     state.requests.length = 0;
+    state.requestsDropped = 0;
     ctx.status = 204;
   });
 
