@@ -43,9 +43,29 @@ export async function bundleApp(name: string): Promise<string> {
  */
 export async function spawnServiceProcess(name: string, env: Env, opts: { grpcPort?: number } = {}): Promise<ServiceProcess> {
   const outfile = await bundleApp(name);
-  // a restarted process keeps its port, so clients of the first one reconnect to it
-  const grpcPort = opts.grpcPort ?? (await freePort());
-  const metricsPort = await freePort();
+  for (let attempt = 1; ; attempt++) {
+    // a restarted process keeps its port, so clients of the first one reconnect to it
+    const grpcPort = opts.grpcPort ?? (await freePort());
+    const metricsPort = await freePort();
+    try {
+      return await startProcess(name, outfile, env, grpcPort, metricsPort);
+    } catch (e) {
+      // another process on the machine (a parallel test run) took a port this one picked between the pick and the
+      // bind: pick again. A port the caller chose (a restart's, the edge's HTTP port) is the caller's to keep
+      const taken = (e as { takenPort?: number }).takenPort;
+      const ours = taken === metricsPort || (taken === grpcPort && opts.grpcPort === undefined);
+      if (!ours || attempt >= 3) throw e;
+    }
+  }
+}
+
+/** The port a process could not listen on, from its last words (a Node or grpc-js bind error), if that is how it ended. */
+export function takenPortOf(output: string[]): number | undefined {
+  const inUse = /EADDRINUSE[^"\n]*?:(\d+)/.exec(output.slice(-20).join('\n'));
+  return inUse ? Number(inUse[1]) : undefined;
+}
+
+async function startProcess(name: string, outfile: string, env: Env, grpcPort: number, metricsPort: number): Promise<ServiceProcess> {
   const output: string[] = [];
   const child: ChildProcess = spawn(process.execPath, [outfile], {
     cwd: ROOT,
@@ -73,7 +93,10 @@ export async function spawnServiceProcess(name: string, env: Env, opts: { grpcPo
       : async () => (await probe.check({ service: '' })).status === health.HealthCheckResponse_ServingStatus.SERVING;
   try {
     await waitFor(async () => closed || serving(), { timeoutMs: 30_000, what: `${name} process serving` });
-    if (closed) throw new Error(`${name} exited with ${child.exitCode ?? child.signalCode}: ${output.slice(-5).join('\n')}`);
+    if (closed) {
+      const err = new Error(`${name} exited with ${child.exitCode ?? child.signalCode}: ${output.slice(-5).join('\n')}`);
+      throw Object.assign(err, { takenPort: takenPortOf(output) });
+    }
   } finally {
     probe.close();
   }
