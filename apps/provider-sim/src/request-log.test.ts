@@ -1,16 +1,20 @@
+import { SimControl } from '@gateway/testing';
 import { startProviderSim, type RunningProviderSim } from './server';
 
 describe("the simulator's request log", () => {
   let sim: RunningProviderSim;
+  let control: SimControl;
   beforeAll(async () => {
     sim = await startProviderSim({ port: 0, appId: 'app', appSecret: 's', verifyToken: 'v', configId: 'c', requestLogMax: 10 });
+    control = new SimControl(sim.url);
   });
   afterAll(() => sim.stop());
 
+  /** A Graph call (to no route: answered 400, recorded all the same). */
   const graph = (i: number) => fetch(`${sim.url}/v23.0/request-${i}`).then((r) => r.text());
   const log = async () => {
-    const res = await fetch(`${sim.url}/_sim/requests`);
-    return { dropped: Number(res.headers.get('x-sim-requests-dropped')), paths: ((await res.json()) as Array<{ path: string }>).map((r) => r.path) };
+    const { calls, dropped } = await control.requestLog();
+    return { dropped, paths: calls.map((c) => c.path) };
   };
 
   it('keeps the newest requests up to its size, oldest first, and counts the ones it let go until emptied', async () => {
@@ -21,9 +25,9 @@ describe("the simulator's request log", () => {
     expect(full.paths.length).toBeLessThanOrEqual(10);
     expect(full.dropped).toBe(25 - full.paths.length);
     expect(full.paths).toEqual(Array.from({ length: full.paths.length }, (_, k) => `/v23.0/request-${25 - full.paths.length + k + 1}`));
+    expect((await control.requestLog({ pathContains: 'request-25' })).calls.map((c) => c.path)).toEqual(['/v23.0/request-25']);
 
-    const emptied = await fetch(`${sim.url}/_sim/requests`, { method: 'DELETE' });
-    expect(emptied.status).toBe(204);
+    await control.reset();
     await graph(26);
     expect(await log()).toEqual({ dropped: 0, paths: ['/v23.0/request-26'] });
   });

@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { TEST_PLANS } from '@gateway/test-stack';
 import { bundleApp } from './bundle';
-import { createTestDatabase, freePort, startNatsCluster, tempDir, waitFor, type TestNatsCluster } from '@gateway/testing';
+import { createTestDatabase, freePort, SimControl, startNatsCluster, tempDir, waitFor, type TestNatsCluster } from '@gateway/testing';
 import { ChaosCampaign } from './campaign';
 import { Load } from './load';
 import { ChaosReceiver, type ReceivedDelivery } from './receiver';
@@ -375,12 +375,10 @@ export function receivedWamids(received: ReceivedDelivery[]): Set<string> {
 
 /** The send requests the simulator got (its log of received requests), read at the end of the run. */
 async function providerSends(simUrl: string): Promise<SimRequest[]> {
-  const res = await fetch(`${simUrl}/_sim/requests?method=POST&path_contains=/messages`);
-  if (!res.ok) throw new Error(`reading the simulator's requests: ${res.status} ${await res.text()}`);
+  const { calls, dropped } = await new SimControl(simUrl).requestLog({ method: 'POST', pathContains: '/messages' });
   // a log that let requests go would count sends as never made: the run raises SIM_REQUEST_LOG_MAX
-  const dropped = Number(res.headers.get('x-sim-requests-dropped') ?? 0);
   if (dropped) throw new Error(`the simulator's request log let ${dropped} requests go: raise SIM_REQUEST_LOG_MAX above the run's provider calls`);
-  return (await res.json()) as SimRequest[];
+  return calls;
 }
 
 async function streamLeaderVia(cluster: TestNatsCluster, stream: string): Promise<string | undefined> {

@@ -209,6 +209,20 @@ export class SimControl {
     return this.send('GET', `/_sim/requests?path_contains=${encodeURIComponent(part)}`);
   }
 
+  /**
+   * The recorded Graph calls (of `method`, with `pathContains` in their path), and how many older calls the log let go
+   * since it was last emptied (it keeps the newest `SIM_REQUEST_LOG_MAX`): a count of calls is whole only at 0.
+   */
+  async requestLog(filter: { method?: string; pathContains?: string } = {}): Promise<{ calls: RecordedCall[]; dropped: number }> {
+    const query = new URLSearchParams({
+      ...(filter.method ? { method: filter.method } : {}),
+      ...(filter.pathContains ? { path_contains: filter.pathContains } : {}),
+    });
+    const res = await fetch(`${this.url}/_sim/requests?${query.toString()}`);
+    if (!res.ok) throw new Error(`simulator GET /_sim/requests: ${res.status} ${await res.text()}`);
+    return { calls: (await res.json()) as RecordedCall[], dropped: Number(res.headers.get('x-sim-requests-dropped') ?? 0) };
+  }
+
   /** A customer's message of any type (`text`, `location`, `contacts`...: `content` is the type's object). */
   inboundMessage(phoneNumberId: string, from: string, type: string, content?: Record<string, unknown> | unknown[]): Promise<{ wamid: string; status: number }> {
     return this.send('POST', '/_sim/inbound/message', { phone_number_id: phoneNumberId, from, type, ...(content === undefined ? {} : { [type]: content }) });
