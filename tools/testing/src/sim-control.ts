@@ -205,8 +205,8 @@ export class SimControl {
   }
 
   /** The Graph calls recorded so far whose path contains `part`. */
-  calls(part: string): Promise<RecordedCall[]> {
-    return this.send('GET', `/_sim/requests?path_contains=${encodeURIComponent(part)}`);
+  async calls(part: string): Promise<RecordedCall[]> {
+    return (await this.requestLog({ pathContains: part })).calls;
   }
 
   /**
