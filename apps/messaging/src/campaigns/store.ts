@@ -369,8 +369,11 @@ export class SqlCampaignRepository {
       `UPDATE campaign_recipients r SET status = v.status, error_code = COALESCE(v.error_code, r.error_code), updated_at = now()
        FROM unnest($1::text[], $2::text[], $3::text[]) AS v(message_id, status, error_code)
        WHERE r.message_id = v.message_id AND r.message_id = ANY($1::text[])
-         AND (r.status IN ('sending', 'sent') OR (r.status = 'delivered' AND v.status <> 'delivered'))`,
-      // the ids as an array too: the recipients are found by the message_id index, never by a scan joined to the list
+         AND r.status = ANY(CASE WHEN v.status = 'delivered' THEN '{sending,sent}'::text[] ELSE '{sending,sent,delivered}'::text[] END)`,
+      // the ids as an array too: the recipients are found by the message_id index, never by a scan joined to the list.
+      // The statuses a recipient may leave as one array per list row, not an OR of the two cases: the same rows,
+      // but PostgreSQL planned the OR in 0.19 ms (weighing the partial indexes on status for each arm) against
+      // 0.06 ms, on every status batch of every webhook (issue 29)
       [updates.map((u) => u.messageId), updates.map((u) => u.status), updates.map((u) => u.errorCode)],
     );
   }

@@ -86,6 +86,30 @@ describe.each(storageBackends('messaging', migrations, { poolSize: 10 }))('messa
     expect(await repo.purgeEarlyStatuses(0)).toBe(0);
   });
 
+  it('applies a status whose send was stored between its first look and its kept row, and keeps no row for it', async () => {
+    const id = `wamid.race-${Math.random()}`;
+    const other = `wamid.race-other-${Math.random()}`;
+    // the send commits right after the status was kept (its own look at early statuses came before that)
+    const racing = new SqlMessageRepository({
+      query: async (sql, params) => {
+        const rows = await db.query(sql, params);
+        if (sql.startsWith('INSERT INTO early_statuses'))
+          await repo.insertAccepted({ id, tenantId: 't1', clientId: 'c1', to: '+16505551234', kind: 'text', at: at(0) });
+        return rows as never;
+      },
+      exec: (sql) => db.exec(sql),
+    });
+    const owners = await racing.recordStatuses([
+      { messageId: id, status: 'delivered', at: at(2) },
+      { messageId: other, status: 'delivered', at: at(2) },
+    ]);
+    expect(owners).toEqual([{ tenant_id: 't1', client_id: 'c1', contact_id: null, status: 'delivered' }, undefined]);
+    expect((await repo.get('t1', 'c1', id))?.status_history.map((h) => h.status)).toEqual(['accepted', 'delivered']);
+    // the applied status's kept row is gone; the other one's stays until its send or the purge
+    const kept = await db.query<{ message_id: string }>('SELECT message_id FROM early_statuses WHERE message_id = ANY($1::text[])', [[id, other]]);
+    expect(kept.map((r) => r.message_id)).toEqual([other]);
+  });
+
   it('takes failed from any state, keeps its errors, and nothing moves it afterwards', async () => {
     const errors = [{ code: 131026, title: 'Message undeliverable' }];
     const fromDelivered = await newMessage();
