@@ -186,8 +186,8 @@ export class Quotas {
     if (!checked.some((c) => !('error' in c.key))) return checked.map((c) => c.key as { error: AppError });
 
     const plan = limitsOf(this.plans, t.plan);
-    const rows = (t.counters ?? []).map(([name, used]) => ({ name, used }));
-    const used = new Map(counters.map((c) => [c.name, rows.find((r) => r.name === c.name)?.used ?? 0]));
+    const read = new Map(t.counters ?? []);
+    const used = new Map(counters.map((c) => [c.name, read.get(c.name) ?? 0]));
     const before = new Map(used);
     const quota = (c: Counter) => plan[c.quota];
     const outcomes = checked.map(({ r, key }): Admission | { error: AppError } => {
