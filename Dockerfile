@@ -43,7 +43,8 @@ LABEL org.opencontainers.image.title="messaging-gateway-${APP}" \
 ENV NODE_ENV=production \
     APP=${APP} \
     DATA_DIR=/tmp/gateway-data \
-    NODE_OPTIONS="--max-semi-space-size=2 --max-old-space-size=160"
+    NODE_OPTIONS="--max-semi-space-size=2 --max-old-space-size=160" \
+    NODE_FLAGS=""
 WORKDIR /app
 COPY --from=prod-deps --chown=root:root /app/node_modules ./node_modules
 COPY --chown=root:root package.json ./
@@ -52,4 +53,6 @@ COPY --from=build --chown=root:root /src/dist/apps/${APP}/ ./dist/
 # files stay root-owned and read-only for the process; it writes only under /tmp (a tmpfs/emptyDir in deployments)
 USER 1000:1000
 STOPSIGNAL SIGTERM
-CMD ["node", "--enable-source-maps", "dist/main.js"]
+# NODE_FLAGS: node flags NODE_OPTIONS refuses (the dispatcher's --single-threaded-gc: nodeFlags of the catalogue, set
+# per service like NODE_OPTIONS); `exec` leaves node itself as the container's process, so it gets the stop signal
+CMD ["/bin/sh", "-c", "exec node $NODE_FLAGS --enable-source-maps dist/main.js"]

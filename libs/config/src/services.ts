@@ -17,6 +17,8 @@ export interface GrpcServiceEntry {
   nodeOptions: string;
   /** V8's heap growing percentage in production, 0 for V8's own (V8_HEAP_GROWING_PERCENT: see `v8EnvOf`). */
   heapGrowingPercent: number;
+  /** Node flags on its command line in production, for what NODE_OPTIONS refuses (NODE_FLAGS: see `v8EnvOf`). */
+  nodeFlags: string;
 }
 
 export interface HttpEntry {
@@ -26,7 +28,7 @@ export interface HttpEntry {
   portVar: string;
 }
 
-export const EDGE: HttpEntry & { metricsPort: number; nodeOptions: string; heapGrowingPercent: number } = catalogue.edge;
+export const EDGE: HttpEntry & { metricsPort: number; nodeOptions: string; heapGrowingPercent: number; nodeFlags: string } = catalogue.edge;
 /** The gRPC services in start order: a service may only call the ones before it. */
 export const GRPC_SERVICES: readonly GrpcServiceEntry[] = catalogue.grpc;
 export const PROVIDER_SIM: HttpEntry = catalogue.providerSim;
@@ -59,17 +61,22 @@ export function nodeOptionsOf(app: string): string {
 }
 
 /**
- * The V8 settings an app runs with in production: NODE_OPTIONS and what NODE_OPTIONS refuses, which the app applies
- * itself at start (V8_HEAP_GROWING_PERCENT, read by runMain of @gateway/runtime). docker-compose.yml and the
- * Kubernetes manifests set exactly these per service (the deployment checks compare them); the bench's production
- * configuration runs each service with its own.
+ * The V8 settings an app runs with in production: NODE_OPTIONS and what NODE_OPTIONS refuses. The heap growing
+ * percentage the app applies itself at start (V8_HEAP_GROWING_PERCENT, read by runMain of @gateway/runtime).
+ * NODE_FLAGS goes on node's command line (the image's `CMD` puts it there), for flags a running process cannot take:
+ * `--single-threaded-gc` for the dispatcher, V8's garbage collection on its own thread without helper threads beside
+ * it (set after start, V8 aborts the process at its next mark-compact; tried): about a tenth less of the dispatcher's
+ * CPU per delivery on 2 cores, for ~18 MB more at peak, where the edge and messaging showed no difference beyond the
+ * runs' noise for 15–30 MB more (README, "V8 settings per service"). docker-compose.yml and the Kubernetes manifests
+ * set exactly these per service (the deployment checks compare them; NODE_FLAGS only where it is not empty); the
+ * bench's production configuration runs each service with its own.
  */
-export function v8EnvOf(app: string): { NODE_OPTIONS: string; V8_HEAP_GROWING_PERCENT: string } {
+export function v8EnvOf(app: string): { NODE_OPTIONS: string; V8_HEAP_GROWING_PERCENT: string; NODE_FLAGS: string } {
   const entry = appEntry(app);
-  return { NODE_OPTIONS: entry.nodeOptions, V8_HEAP_GROWING_PERCENT: String(entry.heapGrowingPercent) };
+  return { NODE_OPTIONS: entry.nodeOptions, V8_HEAP_GROWING_PERCENT: String(entry.heapGrowingPercent), NODE_FLAGS: entry.nodeFlags };
 }
 
-function appEntry(app: string): { nodeOptions: string; heapGrowingPercent: number } {
+function appEntry(app: string): { nodeOptions: string; heapGrowingPercent: number; nodeFlags: string } {
   const entry = app === EDGE.name ? EDGE : GRPC_SERVICES.find((s) => s.name === app);
   if (!entry) throw new Error(`no app "${app}" in libs/config/src/services.json`);
   return entry;

@@ -13,7 +13,7 @@ const TEST_PLANS = JSON.stringify(Object.fromEntries(['free', 'standard', 'pro',
 export const ROOT = resolve(__dirname, '..', '..');
 const dist = (app: string) => join(ROOT, 'dist', 'apps', app, 'main.js');
 
-/** The image's default V8 flags (the Dockerfile's `NODE_OPTIONS="..."`): the simulator's; each service runs with its own (`v8EnvOf`: its NODE_OPTIONS and V8_HEAP_GROWING_PERCENT). */
+/** The image's default V8 flags (the Dockerfile's `NODE_OPTIONS="..."`): the simulator's; each service runs with its own (`v8EnvOf`: its NODE_OPTIONS, V8_HEAP_GROWING_PERCENT and NODE_FLAGS). */
 export const SERVICE_NODE_OPTIONS = /NODE_OPTIONS="([^"]*)"/.exec(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'))?.[1] ?? '';
 
 export interface BenchStack {
@@ -120,14 +120,18 @@ export async function bootStack(natsBin: string, opts: StackOptions): Promise<Be
       listenEnv: Record<string, string>,
       extraEnv: Record<string, string> = {},
     ): Promise<Proc> => {
-      // BENCH_PROFILE=dispatcher,edge writes V8 CPU profiles of those processes to .bench/profiles/<label> (open in Chrome DevTools)
-      const args = [...profileArgs(app, procName), dist(app)];
       const previous = procs.get(procName);
       if (previous) retired.push([app, previous.peakRssMb]);
       // BENCH_V8_HEAP_GROWING_PERCENT overrides the catalogue's heap growing percentage the same way
-      const v8Env = opts.databaseUrl ? v8EnvOf(app) : { NODE_OPTIONS: '', V8_HEAP_GROWING_PERCENT: '0' };
+      const v8Env = opts.databaseUrl ? v8EnvOf(app) : { NODE_OPTIONS: '', V8_HEAP_GROWING_PERCENT: '0', NODE_FLAGS: '' };
+      // production: the service's node flags on its command line, as the image puts them (NODE_FLAGS); BENCH_NODE_ARGS
+      // replaces them for every service, to try flags NODE_OPTIONS refuses
+      const nodeArgs = (process.env.BENCH_NODE_ARGS ?? v8Env.NODE_FLAGS).split(' ').filter(Boolean);
+      // BENCH_PROFILE=dispatcher,edge writes V8 CPU profiles of those processes to .bench/profiles/<label> (open in Chrome DevTools)
+      const args = [...nodeArgs, ...profileArgs(app, procName), dist(app)];
       const v8 = {
-        NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS ?? v8Env.NODE_OPTIONS,
+        // BENCH_NODE_OPTIONS_EXTRA adds flags to each service's own (`--perf-basic-prof` for `perf record`)
+        NODE_OPTIONS: `${process.env.BENCH_NODE_OPTIONS ?? v8Env.NODE_OPTIONS} ${process.env.BENCH_NODE_OPTIONS_EXTRA ?? ''}`.trim(),
         V8_HEAP_GROWING_PERCENT: process.env.BENCH_V8_HEAP_GROWING_PERCENT ?? v8Env.V8_HEAP_GROWING_PERCENT,
       };
       const p = start(procName, process.execPath, args, { ...env, ...v8, ...extraEnv, ...listenEnv });

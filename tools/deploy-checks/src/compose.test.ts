@@ -91,9 +91,9 @@ describe('docker-compose.yml', () => {
     expect(s.cap_drop).toContain('ALL');
   });
 
-  it.each(APPS)('%s: runs with its V8 settings (NODE_OPTIONS and V8_HEAP_GROWING_PERCENT of the service catalogue)', (app) => {
-    const { NODE_OPTIONS, V8_HEAP_GROWING_PERCENT } = envOf(app);
-    expect([app, { NODE_OPTIONS, V8_HEAP_GROWING_PERCENT }]).toEqual([app, v8EnvOf(app)]);
+  it.each(APPS)('%s: runs with its V8 settings (NODE_OPTIONS, V8_HEAP_GROWING_PERCENT and NODE_FLAGS of the service catalogue)', (app) => {
+    const { NODE_OPTIONS, V8_HEAP_GROWING_PERCENT, NODE_FLAGS = '' } = envOf(app);
+    expect([app, { NODE_OPTIONS, V8_HEAP_GROWING_PERCENT, NODE_FLAGS }]).toEqual([app, v8EnvOf(app)]);
   });
 
   it.each(APPS)('%s: every variable its configuration reads is set, secrets only through .env, and the configuration parses', (app) => {

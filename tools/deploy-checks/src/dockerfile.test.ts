@@ -69,6 +69,14 @@ describe('Dockerfile', () => {
     expect(ops(runtime, 'CMD')).toEqual([expect.stringContaining('dist/main.js')]);
   });
 
+  it("starts node with the service's NODE_FLAGS on its command line, node itself the container's process", () => {
+    const [cmd] = ops(runtime, 'CMD');
+    // a shell only to expand NODE_FLAGS (flags NODE_OPTIONS refuses); `exec` replaces it, so node gets the stop signal
+    expect(JSON.parse(cmd)).toEqual(['/bin/sh', '-c', 'exec node $NODE_FLAGS --enable-source-maps dist/main.js']);
+    // empty unless the deployment sets it (the catalogue's nodeFlags, compared by the compose and Kubernetes checks)
+    expect(ops(runtime, 'ENV').join(' ')).toMatch(/\bNODE_FLAGS=""/);
+  });
+
   it('runs as a non-root user given numerically (so Kubernetes runAsNonRoot can verify it)', () => {
     const users = ops(runtime, 'USER');
     expect(users.length).toBe(1);

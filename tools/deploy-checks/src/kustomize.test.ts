@@ -178,10 +178,14 @@ describe.each(['dev', 'prod'] as const)('kubectl kustomize deploy/overlays/%s', 
   });
 
   it.each(APPS)(
-    '%s: runs with its V8 settings (NODE_OPTIONS and V8_HEAP_GROWING_PERCENT of the service catalogue), its memory limit above their old-space cap',
+    '%s: runs with its V8 settings (NODE_OPTIONS, V8_HEAP_GROWING_PERCENT and NODE_FLAGS of the service catalogue), its memory limit above their old-space cap',
     (app) => {
       const env = envs.get(app)!.env;
-      const set = { NODE_OPTIONS: env.get('NODE_OPTIONS')?.value, V8_HEAP_GROWING_PERCENT: env.get('V8_HEAP_GROWING_PERCENT')?.value };
+      const set = {
+        NODE_OPTIONS: env.get('NODE_OPTIONS')?.value,
+        V8_HEAP_GROWING_PERCENT: env.get('V8_HEAP_GROWING_PERCENT')?.value,
+        NODE_FLAGS: env.get('NODE_FLAGS')?.value ?? '',
+      };
       expect([app, set]).toEqual([app, v8EnvOf(app)]);
       // the old space is capped; the young generation is two semi-spaces; the rest of the process (code, buffers,
       // native memory) needs ~30 MB more
