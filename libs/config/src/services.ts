@@ -1,11 +1,21 @@
 import catalogue from './services.json';
 
+/** What the catalogue says of an app's V8 in production (`v8EnvOf`). */
+export interface V8Entry {
+  /** Its V8 flags in production (NODE_OPTIONS of every deployment: see `nodeOptionsOf`). */
+  nodeOptions: string;
+  /** V8's heap growing percentage in production, 0 for V8's own (V8_HEAP_GROWING_PERCENT: see `v8EnvOf`). */
+  heapGrowingPercent: number;
+  /** Node flags on its command line in production, for what NODE_OPTIONS refuses (NODE_FLAGS: see `v8EnvOf`). */
+  nodeFlags: string;
+}
+
 /**
  * The catalogue of the gateway's processes: names, default ports and the variables that move them, written once
  * in services.json (so scripts/start-stack.mjs reads the same list). Config defaults, the test stack, the bench
  * and the deployment checks read it from here. Adding a service starts with one entry there.
  */
-export interface GrpcServiceEntry {
+export interface GrpcServiceEntry extends V8Entry {
   name: string;
   /** Default gRPC port (GRPC_PORT of the service; callers reach it through `addrVar`). */
   grpcPort: number;
@@ -13,12 +23,6 @@ export interface GrpcServiceEntry {
   metricsPort: number;
   /** The variable through which callers find the service, as host:port. */
   addrVar: string;
-  /** Its V8 flags in production (NODE_OPTIONS of every deployment: see `nodeOptionsOf`). */
-  nodeOptions: string;
-  /** V8's heap growing percentage in production, 0 for V8's own (V8_HEAP_GROWING_PERCENT: see `v8EnvOf`). */
-  heapGrowingPercent: number;
-  /** Node flags on its command line in production, for what NODE_OPTIONS refuses (NODE_FLAGS: see `v8EnvOf`). */
-  nodeFlags: string;
 }
 
 export interface HttpEntry {
@@ -28,7 +32,7 @@ export interface HttpEntry {
   portVar: string;
 }
 
-export const EDGE: HttpEntry & { metricsPort: number; nodeOptions: string; heapGrowingPercent: number; nodeFlags: string } = catalogue.edge;
+export const EDGE: HttpEntry & V8Entry & { metricsPort: number } = catalogue.edge;
 /** The gRPC services in start order: a service may only call the ones before it. */
 export const GRPC_SERVICES: readonly GrpcServiceEntry[] = catalogue.grpc;
 export const PROVIDER_SIM: HttpEntry = catalogue.providerSim;
@@ -65,8 +69,8 @@ export function nodeOptionsOf(app: string): string {
  * percentage the app applies itself at start (V8_HEAP_GROWING_PERCENT, read by runMain of @gateway/runtime).
  * NODE_FLAGS goes on node's command line (the image's `CMD` puts it there), for flags a running process cannot take:
  * `--single-threaded-gc` for the dispatcher, V8's garbage collection on its own thread without helper threads beside
- * it (set after start, V8 aborts the process at its next mark-compact; tried): about a tenth less of the dispatcher's
- * CPU per delivery on 2 cores, for ~18 MB more at peak, where the edge and messaging showed no difference beyond the
+ * it (set after start, V8 aborts the process at its next mark-compact; tried): about 8 % less of the dispatcher's
+ * CPU per delivery on 2 cores, for ~20 MB more at peak, where the edge and messaging showed no difference beyond the
  * runs' noise for 15–30 MB more (README, "V8 settings per service"). docker-compose.yml and the Kubernetes manifests
  * set exactly these per service (the deployment checks compare them; NODE_FLAGS only where it is not empty); the
  * bench's production configuration runs each service with its own.
@@ -76,7 +80,7 @@ export function v8EnvOf(app: string): { NODE_OPTIONS: string; V8_HEAP_GROWING_PE
   return { NODE_OPTIONS: entry.nodeOptions, V8_HEAP_GROWING_PERCENT: String(entry.heapGrowingPercent), NODE_FLAGS: entry.nodeFlags };
 }
 
-function appEntry(app: string): { nodeOptions: string; heapGrowingPercent: number; nodeFlags: string } {
+function appEntry(app: string): V8Entry {
   const entry = app === EDGE.name ? EDGE : GRPC_SERVICES.find((s) => s.name === app);
   if (!entry) throw new Error(`no app "${app}" in libs/config/src/services.json`);
   return entry;
