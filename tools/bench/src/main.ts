@@ -3,7 +3,8 @@
  *   - embedded: PGlite inside every process (`npm start` without DATABASE_URL);
  *   - production: every service on a PostgreSQL server (BENCH_DATABASE_URL, a fresh database per run, dropped after).
  * For each: webhook dispatch (one dispatcher draining a backlog), the send path and inbound ingest, against ceilings
- * measured in the same run on the same machine, each right after its pipeline; peak RSS per process. In production also a scaling row (two
+ * measured in the same run on the same machine (dispatch's right after its pipeline; send's and ingest's in slices
+ * taken in turn with the pipeline's, BENCH_PAIRS of each: interleave.ts); peak RSS per process. In production also a scaling row (two
  * dispatchers / two edges against one). Prints one markdown table. Exits non-zero only when a correctness count
  * fails (lost or unrecorded events, accepted bodies missing); speed is reported, not asserted.
  *
@@ -24,6 +25,7 @@ import { SimControl } from '@gateway/testing';
 import { CAMPAIGN_LIMIT, CAMPAIGN_NUMBERS, CAMPAIGN_RECIPIENTS, campaignRun, type CampaignResult } from './campaign';
 import { startHelper } from './ceilings';
 import { cpuSecondsOf, pidsMatching, type Proc } from './processes';
+import { interleaved, merged, pairMultiples, type Measure, type Slice } from './interleave';
 import { load, type LoadOptions, type LoadResult } from './load';
 import { fmt, met, pct, table, type Row } from './report';
 import { bootStack, ROOT, type BenchStack } from './stack';
@@ -33,6 +35,8 @@ import { acksBench, acksReport, type AckResult } from './acks';
 const N_EVENTS = Number(process.env.BENCH_EVENTS ?? 30_000);
 const SEND_SECONDS = Number(process.env.BENCH_SEND_SECONDS ?? 15);
 const INGEST_SECONDS = Number(process.env.BENCH_INGEST_SECONDS ?? 10);
+/** The send and ingest rows run in this many slices of the pipeline and as many of its ceiling, taken in turn. */
+const PAIRS = Math.max(1, Number(process.env.BENCH_PAIRS ?? 3));
 /**
  * Every row's CPU per operation is counted after a warm-up, the ceilings' alike: what a service does once it has
  * run a while. On a stack just started, V8 compiles the hot paths for many seconds (perf on 2026-11-30: TurboFan
@@ -68,10 +72,13 @@ interface IngestResult {
   accepted: number;
   /** Accepted after the warm-up: the operations its CPU is divided by. */
   counted: number;
+  /** Load runs it took (warm-up and slices): each may end with one request per connection unanswered. */
+  runs: number;
 }
 /**
- * Each configuration's ceilings are measured right after its own pipeline, with its stack idle: the machine is
- * shared, and a ceiling taken minutes apart from its measure would compare two different machines.
+ * Each configuration's ceilings are measured beside its own pipeline, with its stack idle: the machine is shared,
+ * and a ceiling taken minutes apart from its measure would compare two different machines (dispatch's right after
+ * its backlog; send's and ingest's in slices taken in turn with the pipeline's).
  */
 interface ConfigResult {
   ceilings: Ceilings;
@@ -127,6 +134,8 @@ function cpuUsed(before: CpuSnapshot, after: CpuSnapshot): Map<string, number> {
 interface CpuUse {
   ops: number;
   byProcess: Map<string, number>;
+  /** Measured in slices taken in turn with its ceiling's: each pair's multiple of the ceiling's CPU per operation. */
+  pairs?: number[];
 }
 
 /**
@@ -244,8 +253,34 @@ async function dispatchCeiling(receiver: Proc, receiverUrl: string, tenantId: st
   return { rate, cpu };
 }
 
-/** Send-path ceiling: a minimal Koa server making one unary gRPC call per request, the same body and load. */
-async function sendCeiling(clientId: string): Promise<{ result: LoadResult; cpu: CpuUse }> {
+/**
+ * One slice of a load measured in turn with its counterpart (`interleaved`): no warm-up (the side was warmed before
+ * the slices), the CPU of `snapshot`'s processes counted over the load and over `settle` (what it leaves to drain).
+ */
+async function sliceOf(
+  opts: LoadOptions,
+  seconds: number,
+  snapshot: () => CpuSnapshot,
+  opsOf: (l: LoadResult) => number = (l) => l.total,
+  settle?: () => Promise<void>,
+): Promise<Slice> {
+  const before = snapshot();
+  const l = await load({ ...opts, durationSec: seconds, warmupSec: 0 });
+  await settle?.();
+  return { load: l, ops: opsOf(l), seconds, cpu: cpuUsed(before, snapshot()) };
+}
+
+/** A slice's seconds when a row's counted time is split into PAIRS slices of each side. */
+const sliceSeconds = (total: number) => Math.max(2, Math.round(total / PAIRS));
+
+/** `opts` for WARMUP_SECONDS, its numbers kept only for the correctness counts. */
+const warmUp = async (opts: LoadOptions) => (WARMUP_SECONDS > 0 ? load({ ...opts, durationSec: WARMUP_SECONDS, warmupSec: 0 }) : undefined);
+
+/**
+ * Send-path ceiling: a minimal Koa server making one unary gRPC call per request, the same body and load. Started
+ * and warmed, then handed to `measure` as a slice to take in turn with the pipeline's.
+ */
+async function withSendCeiling<T>(clientId: string, measure: (slice: Measure) => Promise<T>): Promise<T> {
   const grpc = await startHelper(helpersBundle, 'grpc');
   try {
     const koa = await startHelper(helpersBundle, 'koa-grpc', [`127.0.0.1:${grpc.port}`]);
@@ -254,17 +289,15 @@ async function sendCeiling(clientId: string): Promise<{ result: LoadResult; cpu:
         ['ceiling: Koa', koa.proc],
         ['ceiling: gRPC server', grpc.proc],
       ];
-      return await countedLoad(
-        {
-          url: `http://127.0.0.1:${koa.port}/`,
-          headers: { 'content-type': 'application/json' },
-          setupRequest: sendRequestsFor(clientId),
-          connections: CONNECTIONS,
-          durationSec: SEND_SECONDS,
-          warmupSec: WARMUP_SECONDS,
-        },
-        () => cpuSnapshot(procs()),
-      );
+      const opts: LoadOptions = {
+        url: `http://127.0.0.1:${koa.port}/`,
+        headers: { 'content-type': 'application/json' },
+        setupRequest: sendRequestsFor(clientId),
+        connections: CONNECTIONS,
+        durationSec: SEND_SECONDS,
+      };
+      await warmUp(opts);
+      return await measure(() => sliceOf(opts, sliceSeconds(SEND_SECONDS), () => cpuSnapshot(procs())));
     } finally {
       await koa.proc.stop();
     }
@@ -275,15 +308,13 @@ async function sendCeiling(clientId: string): Promise<{ result: LoadResult; cpu:
 }
 
 /** Ingest ceiling: a minimal Koa server reading the body and answering 200, the same signed bodies and load. */
-async function ingestCeiling(nextRequest: ReturnType<typeof signedStatuses>): Promise<{ rate: number; cpu: CpuUse }> {
+async function withIngestCeiling<T>(nextRequest: ReturnType<typeof signedStatuses>, measure: (slice: Measure) => Promise<T>): Promise<T> {
   const noop = await startHelper(helpersBundle, 'koa-noop');
   try {
     const procs = (): [string, Proc][] => [['ceiling: Koa', noop.proc]];
-    const { result, cpu } = await countedLoad(
-      { url: `http://127.0.0.1:${noop.port}/`, setupRequest: nextRequest, connections: CONNECTIONS, durationSec: INGEST_SECONDS, warmupSec: WARMUP_SECONDS },
-      () => cpuSnapshot(procs()),
-    );
-    return { rate: result.requestsPerSec, cpu };
+    const opts: LoadOptions = { url: `http://127.0.0.1:${noop.port}/`, setupRequest: nextRequest, connections: CONNECTIONS, durationSec: INGEST_SECONDS };
+    await warmUp(opts);
+    return await measure(() => sliceOf(opts, sliceSeconds(INGEST_SECONDS), () => cpuSnapshot(procs())));
   } finally {
     await noop.proc.stop();
   }
@@ -377,14 +408,21 @@ async function runConfig(config: ConfigName, natsBin: string, receiver: Proc, re
       log(`${config}: dispatch ${fmt(result.dispatch.rate)}/s, ceiling ${fmt(result.ceilings.dispatch)}/s`);
     }
 
-    // 2. send path: send-buttons through edge → messaging → simulator
+    // 2. send path: send-buttons through edge → messaging → simulator, in slices taken in turn with its ceiling's
     if (ONLY.has('send')) {
-      const send = await countedLoad(sendLoad(), () => cpuSnapshot(procsNow(), dbName));
-      result.send = send.result;
-      result.cpu.set('send', send.cpu);
-      const sc = await sendCeiling(client.id);
-      result.ceilings.send = sc.result;
-      result.cpu.set('send ceiling', sc.cpu);
+      // one cycle through the users for the warm-up and every slice: a slice starting again at the first user would
+      // send to users the warm-up sent to seconds before, which the provider's pair rate refuses
+      const opts = sendLoad();
+      await warmUp(opts);
+      const slices = await withSendCeiling(client.id, (ceiling) =>
+        interleaved(PAIRS, () => sliceOf(opts, sliceSeconds(SEND_SECONDS), () => cpuSnapshot(procsNow(), dbName)), ceiling),
+      );
+      const send = merged(slices.pipeline);
+      const ceiling = merged(slices.ceiling);
+      result.send = send.load;
+      result.cpu.set('send', { ops: send.ops, byProcess: send.cpu, pairs: pairMultiples(slices.pipeline, slices.ceiling) });
+      result.ceilings.send = ceiling.load;
+      result.cpu.set('send ceiling', { ops: ceiling.ops, byProcess: ceiling.cpu });
       log(
         `${config}: send ${fmt(result.send.requestsPerSec)}/s p99 ${result.send.p99Ms} ms, ceiling ${fmt(result.ceilings.send.requestsPerSec)}/s p99 ${result.ceilings.send.p99Ms} ms`,
       );
@@ -421,20 +459,41 @@ async function runConfig(config: ConfigName, natsBin: string, receiver: Proc, re
     const jsm = await nc.jetstreamManager();
     const nextRequest = signedStatuses(phone.waba_id, phone.phone_number_id);
     if (ONLY.has('ingest')) {
-      let cpu0: CpuSnapshot | undefined;
-      // the warm-up's backlog is drained before counting starts
-      result.ingest = await ingestRun(jsm, [stack.baseUrl], nextRequest, async () => {
-        await quiesce(jsm);
-        cpu0 = cpuSnapshot(procsNow(), dbName);
-      });
-      checkIngest(result.ingest, fail, 'ingest');
-      // the CPU of a webhook is all of it: routed, recorded, its event delivered; the backlog the load left is
-      // drained before the snapshot (and before the ceiling, which would otherwise share the cores with it)
+      const opts: LoadOptions = { url: `${stack.baseUrl}/webhooks/provider`, setupRequest: nextRequest, connections: CONNECTIONS, durationSec: INGEST_SECONDS };
+      const storedBefore = (await jsm.streams.info('PROVIDER_INBOUND')).state.messages;
+      const warm = await warmUp(opts);
+      // the warm-up's backlog is drained before counting starts; the CPU of a webhook is all of it (routed,
+      // recorded, its event delivered): each slice drains what its load left before its last snapshot, and before
+      // the ceiling's slice, which would otherwise share the cores with it
       await quiesce(jsm);
-      result.cpu.set('ingest', { ops: result.ingest.counted, byProcess: cpuUsed(cpu0!, cpuSnapshot(procsNow(), dbName)) });
-      const ic = await ingestCeiling(nextRequest);
-      result.ceilings.ingest = ic.rate;
-      result.cpu.set('ingest ceiling', ic.cpu);
+      const slices = await withIngestCeiling(nextRequest, (ceiling) =>
+        interleaved(
+          PAIRS,
+          () =>
+            sliceOf(
+              opts,
+              sliceSeconds(INGEST_SECONDS),
+              () => cpuSnapshot(procsNow(), dbName),
+              (l) => l.ok2xx,
+              () => quiesce(jsm),
+            ),
+          ceiling,
+        ),
+      );
+      const ingest = merged(slices.pipeline);
+      const ceiling = merged(slices.ceiling);
+      result.ingest = {
+        rate: ingest.load.requestsPerSec,
+        non2xx: ingest.load.non2xx,
+        stored: (await jsm.streams.info('PROVIDER_INBOUND')).state.messages - storedBefore,
+        accepted: (warm?.ok2xx ?? 0) + ingest.load.ok2xx,
+        counted: ingest.ops,
+        runs: (warm ? 1 : 0) + slices.pipeline.length,
+      };
+      checkIngest(result.ingest, fail, 'ingest');
+      result.cpu.set('ingest', { ops: ingest.ops, byProcess: ingest.cpu, pairs: pairMultiples(slices.pipeline, slices.ceiling) });
+      result.ceilings.ingest = ceiling.load.requestsPerSec;
+      result.cpu.set('ingest ceiling', { ops: ceiling.ops, byProcess: ceiling.cpu });
       log(`${config}: ingest ${fmt(result.ingest.rate)}/s, ceiling ${fmt(result.ceilings.ingest)}/s`);
     }
 
@@ -505,9 +564,10 @@ function checkDispatch(d: DispatchResult, fail: (m: string) => void, what: strin
 
 function checkIngest(r: IngestResult, fail: (m: string) => void, what: string) {
   // every body the edge accepted (warm-up included) must be in the stream: bodies are distinct, so no dedupe.
-  // The load tool stops each phase with up to one request per connection in flight: the edge may have stored
-  // those without the tool counting their answer, so the stream may hold up to that many more, never fewer.
-  const cutOff = CONNECTIONS * 2;
+  // The load tool stops each run with up to one request per connection in flight (CONNECTIONS over all edges):
+  // the edge may have stored those without the tool counting their answer, so the stream may hold up to that many
+  // more a run, never fewer.
+  const cutOff = CONNECTIONS * r.runs;
   if (r.stored < r.accepted || r.stored > r.accepted + cutOff)
     fail(`${what}: ${r.stored} bodies in the stream, but ${r.accepted} were accepted (+ at most ${cutOff} cut off in flight)`);
 }
@@ -621,6 +681,7 @@ async function ingestRun(
     stored: after - before,
     accepted: runs.reduce((n, r) => n + r.ok2xx + (r.warmup?.ok2xx ?? 0), 0),
     counted: runs.reduce((n, r) => n + r.ok2xx, 0),
+    runs: WARMUP_SECONDS > 0 ? 2 : 1,
   };
 }
 
@@ -814,7 +875,9 @@ function cpuReport(results: Partial<Record<ConfigName, ConfigResult>>): string {
         .sort((a, b) => b[1] - a[1])
         .map(([n, t]) => `${n} ${fmt((1000 * t) / use.ops, 3)}`);
       const ceiling = what.endsWith(' ceiling') ? undefined : r.cpu.get(`${what.split(',')[0]} ceiling`);
-      const multiple = ceiling?.ops ? `${fmt(total / use.ops / perOp(ceiling), 1)} ×` : '';
+      // and, measured in pairs of slices, the range of the pairs' multiples: how far the machine moved them
+      const range = use.pairs?.length ? ` (pairs ${fmt(Math.min(...use.pairs), 1)}–${fmt(Math.max(...use.pairs), 1)})` : '';
+      const multiple = ceiling?.ops ? `${fmt(total / use.ops / perOp(ceiling), 1)} ×${range}` : '';
       rows.push([`${c}: ${what}`, fmt(use.ops), `**${fmt((1000 * total) / use.ops, 3)}**`, multiple, parts.join(', ')]);
     }
   }
