@@ -1,4 +1,4 @@
-import type { LoadResult } from './load';
+import type { LatencyPoint, LoadResult } from './load';
 
 /**
  * A pipeline and its ceiling measured in alternating slices of the same run. This machine's speed moves by 20–30 %
@@ -39,10 +39,39 @@ const median = (xs: number[]) => {
   return s.length ? (s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2) : 0;
 };
 
+/** The share of a run's requests that took at most `ms`, interpolated between the percentiles it reported. */
+export function shareAtMost(points: LatencyPoint[], ms: number): number {
+  for (let i = points.length - 1; i >= 0; i--) {
+    if (points[i].ms > ms) continue;
+    const next = points[i + 1];
+    return next ? points[i].fraction + ((next.fraction - points[i].fraction) * (ms - points[i].ms)) / (next.ms - points[i].ms) : 1;
+  }
+  return 0;
+}
+
 /**
- * The slices of one side as one load: counts summed, the rate over the loads' time together, and each latency
- * percentile the median of the slices' (percentiles of separate runs cannot be merged exactly; the median keeps one
- * slice caught by a stall of the machine from standing for the whole).
+ * The `q` quantile of the slices' requests together: the latency under which that share of all of them finished,
+ * each slice's distribution weighted by its requests (a slice slowed by a stall weighs in its tail as it would in
+ * one long run). Whole milliseconds, as autocannon reports them.
+ */
+export function mergedQuantile(slices: Slice[], q: number): number {
+  const runs = slices.filter((s) => s.load.percentiles?.length && s.load.total > 0);
+  if (!runs.length) return median(slices.map((s) => (q >= 0.99 ? s.load.p99Ms : s.load.p50Ms)));
+  const all = runs.reduce((n, s) => n + s.load.total, 0);
+  const share = (ms: number) => runs.reduce((n, s) => n + s.load.total * shareAtMost(s.load.percentiles!, ms), 0) / all;
+  let lo = Math.min(...runs.map((s) => s.load.percentiles![0].ms));
+  let hi = Math.max(...runs.map((s) => s.load.percentiles!.at(-1)!.ms));
+  while (hi - lo > 0.01) {
+    const mid = (lo + hi) / 2;
+    if (share(mid) >= q) hi = mid;
+    else lo = mid;
+  }
+  return Math.round(hi);
+}
+
+/**
+ * The slices of one side as one load: counts summed, the rate over the loads' time together, and the p50 and p99
+ * of all their requests together (`mergedQuantile`).
  */
 export function merged(slices: Slice[]): { load: LoadResult; ops: number; cpu: Map<string, number> } {
   const sum = (f: (l: LoadResult) => number) => slices.reduce((n, s) => n + f(s.load), 0);
@@ -52,8 +81,8 @@ export function merged(slices: Slice[]): { load: LoadResult; ops: number; cpu: M
   return {
     load: {
       requestsPerSec: seconds > 0 ? sum((l) => l.total) / seconds : 0,
-      p99Ms: median(slices.map((s) => s.load.p99Ms)),
-      p50Ms: median(slices.map((s) => s.load.p50Ms)),
+      p99Ms: mergedQuantile(slices, 0.99),
+      p50Ms: mergedQuantile(slices, 0.5),
       total: sum((l) => l.total),
       ok2xx: sum((l) => l.ok2xx),
       non2xx: sum((l) => l.non2xx),

@@ -9,8 +9,30 @@ export interface LoadResult {
   non2xx: number;
   errors: number;
   timeouts: number;
+  /**
+   * The latency distribution as autocannon reports it (ms at each percentile, whole milliseconds), for merging runs
+   * into one distribution (`interleave.ts`).
+   */
+  percentiles?: LatencyPoint[];
   /** The warm-up run's numbers (its requests count for correctness checks). */
   warmup?: LoadResult;
+}
+
+/** A point of a latency distribution: `fraction` of the requests took at most `ms`. */
+export interface LatencyPoint {
+  fraction: number;
+  ms: number;
+}
+
+/** autocannon's latency keys (`p97_5` is the 97.5th percentile), with the minimum and maximum as 0 and 1. */
+function pointsOf(latency: Record<string, number>): LatencyPoint[] {
+  const points: LatencyPoint[] = [{ fraction: 0, ms: latency.min }];
+  for (const [k, v] of Object.entries(latency)) {
+    const m = /^p(\d+)(?:_(\d+))?$/.exec(k);
+    if (m) points.push({ fraction: Number(`${m[1]}.${m[2] ?? 0}`) / 100, ms: v });
+  }
+  points.push({ fraction: 1, ms: latency.max });
+  return points.sort((a, b) => a.fraction - b.fraction);
 }
 
 export interface LoadOptions {
@@ -57,6 +79,7 @@ function run(opts: LoadOptions, durationSec: number): Promise<LoadResult> {
           non2xx: r.non2xx,
           errors: r.errors,
           timeouts: r.timeouts,
+          percentiles: pointsOf(r.latency as unknown as Record<string, number>),
         });
       },
     );
