@@ -94,7 +94,9 @@ export function merged(slices: Slice[]): { load: LoadResult; ops: number; cpu: M
   };
 }
 
-const perOp = (s: Slice) => [...s.cpu.values()].reduce((a, b) => a + b, 0) / s.ops;
+/** CPU seconds per operation, every process's summed. */
+export const cpuPerOp = (cpu: Map<string, number>, ops: number) => [...cpu.values()].reduce((a, b) => a + b, 0) / ops;
+const perOp = (s: Slice) => cpuPerOp(s.cpu, s.ops);
 
 /** Each pair's CPU per operation of the pipeline as a multiple of its ceiling's: how far the slices agree. */
 export function pairMultiples(pipeline: Slice[], ceiling: Slice[]): number[] {

@@ -25,7 +25,7 @@ import { SimControl } from '@gateway/testing';
 import { CAMPAIGN_LIMIT, CAMPAIGN_NUMBERS, CAMPAIGN_RECIPIENTS, campaignRun, type CampaignResult } from './campaign';
 import { startHelper } from './ceilings';
 import { cpuSecondsOf, pidsMatching, type Proc } from './processes';
-import { interleaved, merged, pairMultiples, type Measure, type Slice } from './interleave';
+import { cpuPerOp, interleaved, merged, pairMultiples, type Measure, type Slice } from './interleave';
 import { load, type LoadOptions, type LoadResult } from './load';
 import { fmt, met, pct, table, type Row } from './report';
 import { bootStack, ROOT, type BenchStack } from './stack';
@@ -863,7 +863,6 @@ function report(results: Partial<Record<ConfigName, ConfigResult>>): string {
  */
 function cpuReport(results: Partial<Record<ConfigName, ConfigResult>>): string {
   const rows: Row[] = [];
-  const perOp = (use: CpuUse) => [...use.byProcess.values()].reduce((a, b) => a + b, 0) / use.ops;
   for (const c of CONFIGS) {
     const r = results[c];
     if (!r) continue;
@@ -877,7 +876,7 @@ function cpuReport(results: Partial<Record<ConfigName, ConfigResult>>): string {
       const ceiling = what.endsWith(' ceiling') ? undefined : r.cpu.get(`${what.split(',')[0]} ceiling`);
       // and, measured in pairs of slices, the range of the pairs' multiples: how far the machine moved them
       const range = use.pairs?.length ? ` (pairs ${fmt(Math.min(...use.pairs), 1)}–${fmt(Math.max(...use.pairs), 1)})` : '';
-      const multiple = ceiling?.ops ? `${fmt(total / use.ops / perOp(ceiling), 1)} ×${range}` : '';
+      const multiple = ceiling?.ops ? `${fmt(total / use.ops / cpuPerOp(ceiling.byProcess, ceiling.ops), 1)} ×${range}` : '';
       rows.push([`${c}: ${what}`, fmt(use.ops), `**${fmt((1000 * total) / use.ops, 3)}**`, multiple, parts.join(', ')]);
     }
   }
