@@ -1,5 +1,6 @@
 import { startStack, type ApiClient, type Stack } from '@gateway/test-stack';
 import { postgresServerUrl, SimControl, startWebhookReceiver, waitFor, type WebhookReceiver } from '@gateway/testing';
+import { startedTalking } from './talking';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- tests read arbitrary provider and API JSON */
 
@@ -237,18 +238,3 @@ describe.each(backends)('the Calling API on %s storage', (storage) => {
     expect((await other.get<any>(`/api/calls?client_id=${otherClientId}`)).json).toEqual({ data: [], next_cursor: null });
   });
 });
-
-/**
- * The whole seconds a call can last when the simulator's clock is moved on by `advanced` seconds while it is
- * up: the real time between starting it and its end adds to it (whole seconds on both ends, so a loaded
- * machine crossing a second boundary makes 95 s into 96). Called before the call starts; `seconds` after it ends.
- */
-function startedTalking() {
-  const from = Date.now();
-  return {
-    seconds(advanced: number): number[] {
-      const extra = Math.ceil((Date.now() - from) / 1000);
-      return Array.from({ length: extra + 1 }, (_, i) => advanced + i);
-    },
-  };
-}
