@@ -17,7 +17,9 @@ module.exports = function preset(projectDir) {
       '^@gateway/([^/]+)$': path.join(__dirname, 'libs/$1/src/index.ts'),
       '^(\\.{1,2}/.*)\\.js$': '$1',
     },
-    testTimeout: 60_000,
+    // a hook's limit too: a store suite's beforeAll opens PGlite and runs its service's migrations, 24 s on a slow
+    // 2-core machine alone (2026-11-30) and over 60 s with both cores busy and the e2e project beside it
+    testTimeout: 120_000,
     maxWorkers: 2,
   };
 };
