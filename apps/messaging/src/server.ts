@@ -132,8 +132,11 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
     live,
     clock,
     // the tenant directory owns the client: it changes it and publishes the change notice the caches follow
+    // (and this process reads the client afresh until the change is answered: its sends follow it at once)
     applyAccountUpdate: async (client, u) => {
-      await directory.applyProviderAccountUpdate({ tenantId: client.tenantId, clientId: client.id, ...u });
+      await credentials.whileChanging(client.tenantId, client.id, () =>
+        directory.applyProviderAccountUpdate({ tenantId: client.tenantId, clientId: client.id, ...u }),
+      );
     },
     logger,
     metrics,
