@@ -5,7 +5,7 @@ import { closedAddress, dbTarget, freePort, SimControl, startNatsServer, tempDir
 import { SERVICES, startOrder, type Env, type StartedService } from './services';
 import { ApiClient } from './api-client';
 import { spawnServiceProcess, type ServiceProcess } from './process-service';
-import { seedPgliteTemplate } from './pglite-seed';
+import { seedPgliteTemplate } from '@gateway/store/testing';
 
 export interface StackOptions {
   /** Services to start (default: every registered service), in this process unless named in `processes`. */

@@ -1,6 +1,7 @@
 import { createTestDatabase, postgresServerUrl, tempDir, type TestDatabase } from '@gateway/testing';
 import { openDb } from '../open';
 import type { Db, Migration } from '../types';
+import { seedPgliteTemplate } from './pglite-seed';
 
 /** One storage backend a store test runs against: opened once per suite, removed after it. */
 export interface StorageBackend {
@@ -15,7 +16,13 @@ export interface StorageBackend {
 export function storageBackends(schema: string, migrations: Migration[], opts: { poolSize?: number } = {}): Array<[string, () => StorageBackend]> {
   const pglite = (): StorageBackend => {
     const dir = tempDir(`gw-${schema}-`);
-    return { open: () => openDb({ dataDir: dir.path, schema, migrations }), cleanup: async () => dir.remove() };
+    return {
+      open: async () => {
+        seedPgliteTemplate(dir.path);
+        return openDb({ dataDir: dir.path, schema, migrations });
+      },
+      cleanup: async () => dir.remove(),
+    };
   };
   const postgres = (): StorageBackend => {
     let tdb: TestDatabase | undefined;

@@ -1,12 +1,13 @@
 import { cpSync, existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { ensurePgliteTemplate, PGLITE_TEMPLATE } from '@gateway/store';
+import { ensurePgliteTemplate, PGLITE_TEMPLATE } from '../pglite-template';
 
 /**
- * A PGlite stack's services copy their clusters from DATA_DIR's template (libs/store pglite-template.ts), made by
- * initdb once per DATA_DIR (about 4 s and 6 s of CPU: most of a PGlite stack's start). The template is made
- * once per machine and PGlite version instead (under the temp dir) and copied into each new DATA_DIR (0.2 s).
+ * PGlite opened on a new DATA_DIR copies its cluster from DATA_DIR's template (pglite-template.ts), made by initdb
+ * once per DATA_DIR (about 4 s and 6 s of CPU, 16 s on a slow machine: most of a PGlite stack's or store suite's
+ * start). For tests, the template is made once per machine and PGlite version instead (under the temp dir) and
+ * copied into each new DATA_DIR (0.2 s).
  */
 export function seedPgliteTemplate(dataDir: string): void {
   const machine = join(tmpdir(), `gw-pglite-template-${pgliteVersion()}`);
