@@ -56,6 +56,15 @@ export class DeliveryTargets {
     this.cache.clear();
   }
 
+  /**
+   * A change this process asks the directory for (disabling a client's webhook after a 410 or a failing period):
+   * until it is answered the client's target is read afresh, and dropped after, so the next event seen after the
+   * change is skipped here even before the change notice comes back (LookupCache.whileChanging).
+   */
+  whileChanging<T>(clientId: string, change: () => Promise<T>): Promise<T> {
+    return this.cache.whileChanging(clientId, change);
+  }
+
   /** The target, or null when the client does not exist (any more). Other directory failures throw. */
   get(clientId: string): Promise<DeliveryTarget | null> {
     return this.cache.get(clientId, () => this.lookup(clientId));

@@ -67,7 +67,9 @@ export async function startDispatcher(config: DispatcherConfig, logger: Logger):
   const repo = new SqlDeliveryRepository(db);
   const writer = new RecordWriter(repo, logger);
   const health = await EndpointHealth.open(db, config.disableAfterMs);
-  const disable = async (clientId: string, url: string, reason: string) => (await directory.disableClientWebhook({ clientId, url, reason })).disabled;
+  // (this process reads the client's target afresh until the directory answers: its next event follows the change)
+  const disable = async (clientId: string, url: string, reason: string) =>
+    targets.whileChanging(clientId, async () => (await directory.disableClientWebhook({ clientId, url, reason })).disabled);
   const worker = new DeliveryWorker(repo, new RecordReader(repo), writer, targets, sender, health, disable, logger, {
     retryDelaysMs: config.retryDelaysMs,
     observe: (outcome, attempt, ms) => {

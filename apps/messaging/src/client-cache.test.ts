@@ -41,24 +41,4 @@ describe('ClientCredentialsCache', () => {
     await cache.get('t1', 'c1');
     expect(dir.calls.n).toBe(n);
   });
-
-  it('keeps reading afresh until the last of overlapping changes is answered, and after a failed one', async () => {
-    const limit = { value: '1' };
-    const dir = directory(limit);
-    const cache = new ClientCredentialsCache(dir.client, 60_000);
-    let finishFirst!: () => void;
-    const first = cache.whileChanging('t1', 'c1', () => new Promise<void>((resolve) => (finishFirst = resolve)));
-    await expect(cache.whileChanging('t1', 'c1', async () => Promise.reject(new Error('unavailable')))).rejects.toThrow('unavailable');
-    const before = dir.calls.n;
-    await cache.get('t1', 'c1');
-    limit.value = '2';
-    expect((await cache.get('t1', 'c1')).client?.messagingLimit).toBe('2');
-    expect(dir.calls.n).toBe(before + 2);
-    finishFirst();
-    await first;
-    limit.value = '3';
-    expect((await cache.get('t1', 'c1')).client?.messagingLimit).toBe('3');
-    limit.value = '4';
-    expect((await cache.get('t1', 'c1')).client?.messagingLimit).toBe('3');
-  });
 });

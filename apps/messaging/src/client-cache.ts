@@ -11,8 +11,6 @@ type Credentials = td.GetClientCredentialsResponse;
  */
 export class ClientCredentialsCache {
   private readonly cache: LookupCache<string, Credentials>;
-  /** clients this process is changing in the directory now (how many changes each), read afresh meanwhile */
-  private readonly changing = new Map<string, number>();
 
   constructor(
     private readonly directory: ServiceClient<typeof td.TenantDirectoryService>,
@@ -30,10 +28,7 @@ export class ClientCredentialsCache {
   }
 
   get(tenantId: string, clientId: string): Promise<Credentials> {
-    const key = `${tenantId}/${clientId}`;
-    const load = () => this.directory.getClientCredentials({ tenantId, clientId });
-    if (this.changing.has(key)) return load();
-    return this.cache.get(key, load);
+    return this.cache.get(`${tenantId}/${clientId}`, () => this.directory.getClientCredentials({ tenantId, clientId }));
   }
 
   /**
@@ -43,17 +38,7 @@ export class ClientCredentialsCache {
    * anywhere) never reads the copy from before it. The change notice does the same for the other replicas, as
    * soon as it reaches them.
    */
-  async whileChanging<T>(tenantId: string, clientId: string, change: () => Promise<T>): Promise<T> {
-    const key = `${tenantId}/${clientId}`;
-    this.changing.set(key, (this.changing.get(key) ?? 0) + 1);
-    this.cache.delete(key);
-    try {
-      return await change();
-    } finally {
-      this.cache.delete(key);
-      const n = (this.changing.get(key) ?? 1) - 1;
-      if (n > 0) this.changing.set(key, n);
-      else this.changing.delete(key);
-    }
+  whileChanging<T>(tenantId: string, clientId: string, change: () => Promise<T>): Promise<T> {
+    return this.cache.whileChanging(`${tenantId}/${clientId}`, change);
   }
 }

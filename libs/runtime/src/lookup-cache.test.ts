@@ -89,4 +89,52 @@ describe('lookup cache', () => {
     await tick(5);
     expect(await cache.get('k', async () => 'v2')).toBe('v2');
   });
+
+  it('while this process changes a key at its source, every get reads afresh, and after it the old value is gone', async () => {
+    const source = { v: 'old' };
+    let loads = 0;
+    const load = async () => (++loads, source.v);
+    const cache = new LookupCache<string, string>({ ttlMs: 60_000 });
+    expect(await cache.get('k', load)).toBe('old');
+    let seen: string[] = [];
+    await cache.whileChanging('k', async () => {
+      seen.push(await cache.get('k', load)); // before the change commits
+      source.v = 'new'; // committed: seen by anyone who looks; the answer is on its way
+      seen.push(await cache.get('k', load));
+    });
+    expect(seen).toEqual(['old', 'new']);
+    expect(await cache.get('k', load)).toBe('new');
+    // cached again once the change is answered
+    const n = loads;
+    seen = [await cache.get('k', load), await cache.get('k', load)];
+    expect([seen, loads]).toEqual([['new', 'new'], n]);
+  });
+
+  it('a load started before a change, or a stale value refreshing, does not answer or come back after it', async () => {
+    const cache = new LookupCache<string, string>({ ttlMs: 10, staleMs: 60_000 });
+    await cache.get('k', async () => 'v1');
+    await tick(20);
+    let release!: (v: string) => void;
+    expect(await cache.get('k', () => new Promise<string>((r) => (release = r)))).toBe('v1'); // stale, refresh starts
+    await cache.whileChanging('k', async () => {
+      // during the change nothing is shared with the refresh still running
+      expect(await cache.get('k', async () => 'during')).toBe('during');
+    });
+    release('read-before-the-change');
+    await tick(5);
+    expect(await cache.get('k', async () => 'v2')).toBe('v2');
+  });
+
+  it('reads afresh until the last of overlapping changes is answered, a failed one included', async () => {
+    const cache = new LookupCache<string, number>({ ttlMs: 60_000 });
+    let n = 0;
+    const load = async () => ++n;
+    let finish!: () => void;
+    const first = cache.whileChanging('k', () => new Promise<void>((r) => (finish = r)));
+    await expect(cache.whileChanging('k', async () => Promise.reject(new Error('unavailable')))).rejects.toThrow('unavailable');
+    expect([await cache.get('k', load), await cache.get('k', load)]).toEqual([1, 2]);
+    finish();
+    await first;
+    expect([await cache.get('k', load), await cache.get('k', load)]).toEqual([3, 3]);
+  });
 });

@@ -25,10 +25,13 @@ interface Entry<V> {
  */
 export class LookupCache<K, V> {
   private readonly entries = new Map<K, Entry<V>>();
+  /** keys this process is changing at their source now (how many changes each): read afresh meanwhile */
+  private readonly changing = new Map<K, number>();
 
   constructor(private readonly opts: LookupCacheOptions<V>) {}
 
   get(key: K, load: () => Promise<V>): Promise<V> {
+    if (this.changing.has(key)) return load();
     const hit = this.entries.get(key);
     if (hit && !hit.result) return hit.value; // still loading: share the call
     if (hit?.result) {
@@ -54,6 +57,26 @@ export class LookupCache<K, V> {
       () => this.entries.get(key) === entry && this.entries.delete(key),
     );
     return entry.value;
+  }
+
+  /**
+   * A change this process makes at the source of `key` (e.g. asks the tenant directory to change a client): from
+   * its start until it is answered, gets of the key load afresh and share nothing (a load started before the
+   * change commits must not answer a caller that comes after), and the entry is dropped before and after. The
+   * change is visible elsewhere from its commit, before its change notice reaches the caches; so the next request
+   * this process serves after seeing it anywhere reads the new value. Other processes follow the notice.
+   */
+  async whileChanging<T>(key: K, change: () => Promise<T>): Promise<T> {
+    this.changing.set(key, (this.changing.get(key) ?? 0) + 1);
+    this.entries.delete(key);
+    try {
+      return await change();
+    } finally {
+      this.entries.delete(key);
+      const n = (this.changing.get(key) ?? 1) - 1;
+      if (n > 0) this.changing.set(key, n);
+      else this.changing.delete(key);
+    }
   }
 
   /** Drops one key: the next get loads it again (a change notice said the value changed). */
