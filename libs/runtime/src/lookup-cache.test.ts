@@ -78,12 +78,18 @@ describe('lookup cache', () => {
     expect(await cache.get('c', async () => 'reloaded')).toBe('reloaded');
   });
 
-  it('a background refresh that was running when its key was dropped does not bring the old value back', async () => {
+  /** A cache whose key 'k' holds a stale 'v1' and whose background refresh of it is running until `release`. */
+  const refreshing = async () => {
     const cache = new LookupCache<string, string>({ ttlMs: 10, staleMs: 60_000 });
     await cache.get('k', async () => 'v1');
     await tick(20);
     let release!: (v: string) => void;
     expect(await cache.get('k', () => new Promise<string>((r) => (release = r)))).toBe('v1'); // stale, refresh starts
+    return { cache, release };
+  };
+
+  it('a background refresh that was running when its key was dropped does not bring the old value back', async () => {
+    const { cache, release } = await refreshing();
     cache.delete('k');
     release('read-before-the-change');
     await tick(5);
@@ -111,11 +117,7 @@ describe('lookup cache', () => {
   });
 
   it('a load started before a change, or a stale value refreshing, does not answer or come back after it', async () => {
-    const cache = new LookupCache<string, string>({ ttlMs: 10, staleMs: 60_000 });
-    await cache.get('k', async () => 'v1');
-    await tick(20);
-    let release!: (v: string) => void;
-    expect(await cache.get('k', () => new Promise<string>((r) => (release = r)))).toBe('v1'); // stale, refresh starts
+    const { cache, release } = await refreshing();
     await cache.whileChanging('k', async () => {
       // during the change nothing is shared with the refresh still running
       expect(await cache.get('k', async () => 'during')).toBe('during');
