@@ -5,12 +5,16 @@
  *   koa-noop <port>              a minimal Koa server that reads the body and answers 200 (ingest ceiling)
  *   receiver <port>              a webhook receiver answering 200, counting distinct X-Event-Id (GET /stats)
  *   otlp-sink <port>             an OTLP/HTTP trace receiver that accepts every export and counts them (GET /stats)
+ *   floor-edge <port> <businessAddr> <messagingAddr>, floor-business <port>,
+ *   floor-messaging <port> <providerBaseUrl> <accessToken> <phoneNumberId>
+ *                                the send path's floor: its processes and calls without the gateway's work (send-floor.ts)
  */
 import { createServer } from 'node:http';
 import Koa from 'koa';
 import { health } from '@gateway/contracts';
 import { createLogger } from '@gateway/logger';
 import { createServiceClient, startGrpcServer } from '@gateway/rpc';
+import { floorBusiness, floorEdge, floorMessaging } from './send-floor';
 
 const [mode, portArg, extra] = process.argv.slice(2);
 const port = Number(portArg);
@@ -107,6 +111,15 @@ async function main() {
       }).listen(port, '127.0.0.1');
       break;
     }
+    case 'floor-edge':
+      floorEdge(port, extra, process.argv[5]);
+      break;
+    case 'floor-business':
+      await floorBusiness(port);
+      break;
+    case 'floor-messaging':
+      await floorMessaging(port, extra, process.argv[5], process.argv[6]);
+      break;
     default:
       throw new Error(`unknown mode ${mode}`);
   }

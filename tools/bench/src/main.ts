@@ -51,7 +51,7 @@ const SEND_RECIPIENTS = Math.max(1, Number(process.env.BENCH_SEND_RECIPIENTS ?? 
 const APP_SECRET = 'sim-app-secret';
 const helpersBundle = join(__dirname, 'helpers-server.js');
 const CONFIGS = (process.env.BENCH_CONFIGS ?? 'embedded,production').split(',').filter(Boolean) as ConfigName[];
-const ONLY = new Set((process.env.BENCH_ONLY ?? 'dispatch,send,ingest,scaling,tracing,campaign,lists').split(',').filter(Boolean));
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'dispatch,send,floor,ingest,scaling,tracing,campaign,lists').split(',').filter(Boolean));
 const RSS_GOAL_MB = 200;
 const CONCURRENCY_NOTE = '32 handlers at once, each only acknowledging';
 
@@ -307,6 +307,42 @@ async function withSendCeiling<T>(clientId: string, measure: (slice: Measure) =>
   }
 }
 
+/**
+ * The send path's floor (send-floor.ts): the processes and calls a send crosses (Koa, the admission call, the
+ * `Send` call, the provider simulator) with none of the gateway's work, on a number of its own and the same
+ * bodies and load. Started and warmed, then handed to `measure` as a slice to take in turn with the ceiling's.
+ */
+async function withSendFloor<T>(stack: BenchStack, clientId: string, measure: (slice: Measure) => Promise<T>): Promise<T> {
+  const simUrl = stack.simUrl;
+  const phone = await new SimControl(simUrl).phoneNumber();
+  const started: Array<{ port: number; proc: Proc }> = [];
+  try {
+    const business = await startHelper(helpersBundle, 'floor-business');
+    started.push(business);
+    const messaging = await startHelper(helpersBundle, 'floor-messaging', [simUrl, phone.access_token, phone.phone_number_id]);
+    started.push(messaging);
+    const koa = await startHelper(helpersBundle, 'floor-edge', [`127.0.0.1:${business.port}`, `127.0.0.1:${messaging.port}`]);
+    started.push(koa);
+    const procs = (): [string, Proc][] => [
+      ['floor: Koa', koa.proc],
+      ['floor: business', business.proc],
+      ['floor: messaging', messaging.proc],
+      ...[...stack.procs].filter(([name]) => name === 'provider-sim'),
+    ];
+    const opts: LoadOptions = {
+      url: `http://127.0.0.1:${koa.port}/`,
+      headers: { 'content-type': 'application/json' },
+      setupRequest: sendRequestsFor(clientId),
+      connections: CONNECTIONS,
+      durationSec: SEND_SECONDS,
+    };
+    await warmUp(opts);
+    return await measure(() => sliceOf(opts, sliceSeconds(SEND_SECONDS), () => cpuSnapshot(procs())));
+  } finally {
+    for (const h of started.reverse()) await h.proc.stop();
+  }
+}
+
 /** Ingest ceiling: a minimal Koa server reading the body and answering 200, the same signed bodies and load. */
 async function withIngestCeiling<T>(nextRequest: ReturnType<typeof signedStatuses>, measure: (slice: Measure) => Promise<T>): Promise<T> {
   const noop = await startHelper(helpersBundle, 'koa-noop');
@@ -426,6 +462,20 @@ async function runConfig(config: ConfigName, natsBin: string, receiver: Proc, re
       log(
         `${config}: send ${fmt(result.send.requestsPerSec)}/s p99 ${result.send.p99Ms} ms, ceiling ${fmt(result.ceilings.send.requestsPerSec)}/s p99 ${result.ceilings.send.p99Ms} ms`,
       );
+    }
+
+    // 2a. the send path's floor, in slices taken in turn with the same ceiling's (production only: it has no database)
+    if (ONLY.has('floor') && config === 'production') {
+      const slices = await withSendCeiling(client.id, (ceiling) => withSendFloor(stack, client.id, (floor) => interleaved(PAIRS, floor, ceiling)));
+      const floor = merged(slices.pipeline);
+      const ceiling = merged(slices.ceiling);
+      result.cpu.set('send floor', { ops: floor.ops, byProcess: floor.cpu, pairs: pairMultiples(slices.pipeline, slices.ceiling) });
+      result.cpu.set('send floor ceiling', { ops: ceiling.ops, byProcess: ceiling.cpu });
+      log(
+        `${config}: send floor ${fmt(floor.load.requestsPerSec)}/s p99 ${floor.load.p99Ms} ms (${fmt(floor.load.non2xx)} non-2xx), ceiling ${fmt(ceiling.load.requestsPerSec)}/s`,
+      );
+      // a floor that failed requests measured something else
+      if (floor.load.non2xx || floor.load.errors) fail(`the send floor answered ${floor.load.non2xx} non-2xx and ${floor.load.errors} errors`);
     }
 
     // 2b. a campaign per number, paced by the messaging service to the simulator's per-number limit
