@@ -472,7 +472,7 @@ async function runConfig(config: ConfigName, natsBin: string, receiver: Proc, re
       result.cpu.set('send floor', { ops: floor.ops, byProcess: floor.cpu, pairs: pairMultiples(slices.pipeline, slices.ceiling) });
       result.cpu.set('send floor ceiling', { ops: ceiling.ops, byProcess: ceiling.cpu });
       log(
-        `${config}: send floor ${fmt(floor.load.requestsPerSec)}/s p99 ${floor.load.p99Ms} ms (${fmt(floor.load.non2xx)} non-2xx), ceiling ${fmt(ceiling.load.requestsPerSec)}/s`,
+        `${config}: send floor ${fmt(floor.load.requestsPerSec)}/s p99 ${floor.load.p99Ms} ms (${fmt(floor.load.non2xx)} non-2xx), ceiling ${fmt(ceiling.load.requestsPerSec)}/s p99 ${ceiling.load.p99Ms} ms`,
       );
       // a floor that failed requests measured something else
       if (floor.load.non2xx || floor.load.errors) fail(`the send floor answered ${floor.load.non2xx} non-2xx and ${floor.load.errors} errors`);

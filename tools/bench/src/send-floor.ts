@@ -7,8 +7,8 @@
  *     the admissions and entries of one event-loop turn in one call, as the edge's `BusinessCalls` gathers them),
  *     the `Send` call to messaging, records its audit entry the same way and answers the message id;
  *   - floor-business: a BusinessService that admits every request and records every entry without a database;
- *   - floor-messaging: a MessagingService whose `Send` reads the kind and body (the kind's schema, as messaging's
- *     does), builds the provider's payload and POSTs it to the provider simulator with the shared provider client,
+ *   - floor-messaging: a MessagingService whose `Send` builds the provider's payload with the kind's module from the
+ *     body as it came (no schema check) and POSTs it to the provider simulator with the shared provider client,
  *     and stores nothing.
  * No authentication, validation at the edge, idempotency, quota, audit, message log, contact, live notice, log
  * line or metric: whatever the gateway does beyond this floor is its own work.
@@ -19,7 +19,7 @@ import { DEFAULT_PROVIDER_API_VERSION } from '@gateway/config';
 import { business, messaging } from '@gateway/contracts';
 import { AppError } from '@gateway/errors';
 import { createLogger } from '@gateway/logger';
-import { readSendRequest } from '@gateway/message-kinds';
+import { kindNamed } from '@gateway/message-kinds';
 import { ProviderClient } from '@gateway/provider-client';
 import { createServiceClient, defineService, startGrpcServer, type ServiceImpl } from '@gateway/rpc';
 
@@ -62,9 +62,9 @@ export async function floorMessaging(port: number, baseUrl: string, token: strin
   const provider = new ProviderClient({ baseUrl, apiVersion: DEFAULT_PROVIDER_API_VERSION, timeoutMs: 10_000 });
   const impl = only(messaging.MessagingService, {
     send: async (r) => {
-      const { kind, body } = readSendRequest(r);
-      const prepared = kind.prepare(body);
-      const { messageId } = await provider.sendMessage(token, phoneNumberId, kind.build(prepared, {}));
+      // the provider's message built by the kind, from the body as it came (no schema check: that is work)
+      const kind = kindNamed(r.kind);
+      const { messageId } = await provider.sendMessage(token, phoneNumberId, kind.build(kind.prepare(JSON.parse(r.bodyJson) as never), {}));
       return { result: { messageId, replayed: false } };
     },
   });
