@@ -276,6 +276,19 @@ const sliceSeconds = (total: number) => Math.max(2, Math.round(total / PAIRS));
 /** `opts` for WARMUP_SECONDS, its numbers kept only for the correctness counts. */
 const warmUp = async (opts: LoadOptions) => (WARMUP_SECONDS > 0 ? load({ ...opts, durationSec: WARMUP_SECONDS, warmupSec: 0 }) : undefined);
 
+/** The send row's bodies and load against a helper's Koa server on `port`, warmed up, as a slice to take in turn. */
+async function warmedSendSlice(port: number, clientId: string, procs: () => [string, Proc][]): Promise<Measure> {
+  const opts: LoadOptions = {
+    url: `http://127.0.0.1:${port}/`,
+    headers: { 'content-type': 'application/json' },
+    setupRequest: sendRequestsFor(clientId),
+    connections: CONNECTIONS,
+    durationSec: SEND_SECONDS,
+  };
+  await warmUp(opts);
+  return () => sliceOf(opts, sliceSeconds(SEND_SECONDS), () => cpuSnapshot(procs()));
+}
+
 /**
  * Send-path ceiling: a minimal Koa server making one unary gRPC call per request, the same body and load. Started
  * and warmed, then handed to `measure` as a slice to take in turn with the pipeline's.
@@ -289,15 +302,7 @@ async function withSendCeiling<T>(clientId: string, measure: (slice: Measure) =>
         ['ceiling: Koa', koa.proc],
         ['ceiling: gRPC server', grpc.proc],
       ];
-      const opts: LoadOptions = {
-        url: `http://127.0.0.1:${koa.port}/`,
-        headers: { 'content-type': 'application/json' },
-        setupRequest: sendRequestsFor(clientId),
-        connections: CONNECTIONS,
-        durationSec: SEND_SECONDS,
-      };
-      await warmUp(opts);
-      return await measure(() => sliceOf(opts, sliceSeconds(SEND_SECONDS), () => cpuSnapshot(procs())));
+      return await measure(await warmedSendSlice(koa.port, clientId, procs));
     } finally {
       await koa.proc.stop();
     }
@@ -329,15 +334,7 @@ async function withSendFloor<T>(stack: BenchStack, clientId: string, measure: (s
       ['floor: messaging', messaging.proc],
       ...[...stack.procs].filter(([name]) => name === 'provider-sim'),
     ];
-    const opts: LoadOptions = {
-      url: `http://127.0.0.1:${koa.port}/`,
-      headers: { 'content-type': 'application/json' },
-      setupRequest: sendRequestsFor(clientId),
-      connections: CONNECTIONS,
-      durationSec: SEND_SECONDS,
-    };
-    await warmUp(opts);
-    return await measure(() => sliceOf(opts, sliceSeconds(SEND_SECONDS), () => cpuSnapshot(procs())));
+    return await measure(await warmedSendSlice(koa.port, clientId, procs));
   } finally {
     for (const h of started.reverse()) await h.proc.stop();
   }
