@@ -8,6 +8,8 @@
  *   floor-edge <port> <businessAddr> <messagingAddr>, floor-business <port>,
  *   floor-messaging <port> <providerBaseUrl> <accessToken> <phoneNumberId>
  *                                the send path's floor: its processes and calls without the gateway's work (send-floor.ts)
+ *   floor-inbound <port> <natsUrl>, floor-router <port> <natsUrl>, floor-dispatcher <port> <natsUrl> <receiverUrl>
+ *                                the ingest path's floor: its processes and hops without the gateway's work (ingest-floor.ts)
  */
 import { createServer } from 'node:http';
 import Koa from 'koa';
@@ -15,6 +17,7 @@ import { health } from '@gateway/contracts';
 import { createLogger } from '@gateway/logger';
 import { createServiceClient, startGrpcServer } from '@gateway/rpc';
 import { floorBusiness, floorEdge, floorMessaging } from './send-floor';
+import { floorDispatcher, floorInbound, floorRouter } from './ingest-floor';
 
 const [mode, portArg, extra] = process.argv.slice(2);
 const port = Number(portArg);
@@ -119,6 +122,15 @@ async function main() {
       break;
     case 'floor-messaging':
       await floorMessaging(port, extra, process.argv[5], process.argv[6]);
+      break;
+    case 'floor-inbound':
+      await floorInbound(port, extra);
+      break;
+    case 'floor-router':
+      await floorRouter(port, extra);
+      break;
+    case 'floor-dispatcher':
+      await floorDispatcher(port, extra, process.argv[5]);
       break;
     default:
       throw new Error(`unknown mode ${mode}`);

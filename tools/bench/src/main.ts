@@ -31,6 +31,7 @@ import { fmt, met, pct, table, type Row } from './report';
 import { bootStack, ROOT, type BenchStack } from './stack';
 import { listsBench, listsReport, type ListsResult } from './lists';
 import { acksBench, acksReport, type AckResult } from './acks';
+import { FLOOR_STREAMS } from './ingest-floor';
 
 const N_EVENTS = Number(process.env.BENCH_EVENTS ?? 30_000);
 const SEND_SECONDS = Number(process.env.BENCH_SEND_SECONDS ?? 15);
@@ -353,6 +354,55 @@ async function withIngestCeiling<T>(nextRequest: ReturnType<typeof signedStatuse
   }
 }
 
+/**
+ * The ingest path's floor (ingest-floor.ts): the processes and hops a webhook crosses (Koa, a stream, a consumer
+ * publishing an event, a consumer POSTing it to the receiver) with none of the gateway's work, the same signed
+ * bodies and load. Started, warmed and drained, then handed to `measure` as a slice to take in turn with the
+ * ceiling's; each slice counted until what its load left is delivered.
+ */
+async function withIngestFloor<T>(
+  stack: BenchStack,
+  receiver: { proc: Proc; url: string },
+  jsm: JetStreamManager,
+  nextRequest: ReturnType<typeof signedStatuses>,
+  measure: (slice: Measure) => Promise<T>,
+): Promise<T> {
+  const nats = stack.env.NATS_URL;
+  const streams = [FLOOR_STREAMS.inbound.name, FLOOR_STREAMS.events.name];
+  const started: Array<{ port: number; proc: Proc }> = [];
+  try {
+    const dispatcher = await startHelper(helpersBundle, 'floor-dispatcher', [nats, `${receiver.url}/floor`]);
+    started.push(dispatcher);
+    const router = await startHelper(helpersBundle, 'floor-router', [nats]);
+    started.push(router);
+    const inbound = await startHelper(helpersBundle, 'floor-inbound', [nats]);
+    started.push(inbound);
+    const procs = (): [string, Proc][] => [
+      ['floor: Koa', inbound.proc],
+      ['floor: router', router.proc],
+      ['floor: dispatcher', dispatcher.proc],
+      ...[...stack.procs].filter(([name]) => name === 'nats-server'),
+      ['receiver', receiver.proc],
+    ];
+    const opts: LoadOptions = { url: `http://127.0.0.1:${inbound.port}/`, setupRequest: nextRequest, connections: CONNECTIONS, durationSec: INGEST_SECONDS };
+    const settle = () => quiesce(jsm, streams);
+    await warmUp(opts);
+    await settle();
+    return await measure(() =>
+      sliceOf(
+        opts,
+        sliceSeconds(INGEST_SECONDS),
+        () => cpuSnapshot(procs()),
+        (l) => l.ok2xx,
+        settle,
+      ),
+    );
+  } finally {
+    for (const h of started.reverse()) await h.proc.stop();
+    for (const name of streams) await jsm.streams.delete(name).catch(() => false);
+  }
+}
+
 /** A fresh database on the PostgreSQL server for one run; dropped after. */
 async function freshDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `gw_bench_${randomBytes(5).toString('hex')}`;
@@ -544,6 +594,19 @@ async function runConfig(config: ConfigName, natsBin: string, receiver: Proc, re
       log(`${config}: ingest ${fmt(result.ingest.rate)}/s, ceiling ${fmt(result.ceilings.ingest)}/s`);
     }
 
+    // 3a. the ingest path's floor, in slices taken in turn with the same ceiling's (production only, as the send's)
+    if (ONLY.has('floor') && config === 'production') {
+      const slices = await withIngestCeiling(nextRequest, (ceiling) =>
+        withIngestFloor(stack, { proc: receiver, url: receiverUrl }, jsm, nextRequest, (floor) => interleaved(PAIRS, floor, ceiling)),
+      );
+      const floor = merged(slices.pipeline);
+      const ceiling = merged(slices.ceiling);
+      result.cpu.set('ingest floor', { ops: floor.ops, byProcess: floor.cpu, pairs: pairMultiples(slices.pipeline, slices.ceiling) });
+      result.cpu.set('ingest floor ceiling', { ops: ceiling.ops, byProcess: ceiling.cpu });
+      log(`${config}: ingest floor ${fmt(floor.load.requestsPerSec)}/s (${fmt(floor.load.non2xx)} non-2xx), ceiling ${fmt(ceiling.load.requestsPerSec)}/s`);
+      if (floor.load.non2xx || floor.load.errors) fail(`the ingest floor answered ${floor.load.non2xx} non-2xx and ${floor.load.errors} errors`);
+    }
+
     // 4. scaling (production: replicas share the database): the same dispatch and ingest with two processes
     if (ONLY.has('scaling') && config === 'production') {
       result.scaling = {};
@@ -684,11 +747,11 @@ async function dispatchRun(
  * has nothing pending nor in progress. Ingest leaves a backlog (each stored webhook is routed, recorded and its
  * event delivered after the 200); the next phase must not share the cores with it.
  */
-async function quiesce(jsm: JetStreamManager, timeoutMs = 180_000): Promise<void> {
+async function quiesce(jsm: JetStreamManager, streams = ['PROVIDER_INBOUND', 'EVENTS', 'WEBHOOK_RETRIES'], timeoutMs = 180_000): Promise<void> {
   const deadlineAt = Date.now() + timeoutMs;
   for (;;) {
     let busy = 0;
-    for (const stream of ['PROVIDER_INBOUND', 'EVENTS', 'WEBHOOK_RETRIES']) {
+    for (const stream of streams) {
       for await (const c of jsm.consumers.list(stream)) busy += c.num_pending + c.num_ack_pending;
     }
     if (busy === 0) return;
