@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { listenLocal } from '@gateway/testing';
 import { WebhookSender } from './webhook-sender';
 
 type Handler = (req: IncomingMessage, body: string, res: ServerResponse) => void;
@@ -11,7 +12,7 @@ async function receiver(handle: Handler): Promise<{ url: string; server: Server 
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => handle(req, Buffer.concat(chunks).toString('utf8'), res));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await listenLocal(server);
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks?tenant=t1`, server };
 }
 

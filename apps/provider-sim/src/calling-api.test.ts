@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { SimControl, waitFor } from '@gateway/testing';
+import { SimControl, waitFor, listenLocal } from '@gateway/testing';
 import { startProviderSim, type RunningProviderSim } from './index';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary provider JSON
@@ -38,7 +38,7 @@ describe('provider simulator: the Calling API (provider-2026.md §7)', () => {
         res.end('ok');
       });
     });
-    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    await listenLocal(receiver);
     sim = await startProviderSim({
       port: 0,
       appId: 'app',

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent, request } from 'undici';
-import { SimControl } from '@gateway/testing';
+import { SimControl, listenLocal } from '@gateway/testing';
 import { startProviderSim, type RunningProviderSim } from './index';
 import { SAMPLE_MEDIA } from './routes/sample-media';
 
@@ -47,7 +47,7 @@ describe("the simulator's media API (supplement §2, §3)", () => {
       req.resume();
       req.on('end', () => res.end('ok'));
     });
-    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    await listenLocal(receiver);
     sim = await startProviderSim({
       port: 0,
       appId: 'app',

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { SimControl, waitFor } from '@gateway/testing';
+import { SimControl, waitFor, listenLocal } from '@gateway/testing';
 import { startProviderSim, type RunningProviderSim } from './index';
 
 describe('provider simulator', () => {
@@ -31,7 +31,7 @@ describe('provider simulator', () => {
         res.end('ok');
       });
     });
-    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    await listenLocal(receiver);
     sim = await startProviderSim({
       port: 0,
       appId: 'app',

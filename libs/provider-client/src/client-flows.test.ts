@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { listenLocal } from '@gateway/testing';
 import { ProviderClient } from './client';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -20,7 +21,7 @@ describe('ProviderClient Flows API calls over real HTTP', () => {
         handler(req, res);
       });
     });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    await listenLocal(server);
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     client = new ProviderClient({ baseUrl: base, apiVersion: 'v21.0', timeoutMs: 1000 });
   });

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AppError } from '@gateway/errors';
-import { closedAddress } from '@gateway/testing';
+import { closedAddress, listenLocal } from '@gateway/testing';
 import { ProviderClient } from './client';
 
 type Handler = (req: IncomingMessage, body: string, res: ServerResponse) => void;
@@ -23,7 +23,7 @@ describe('ProviderClient over real HTTP', () => {
         handler(req, body, res);
       });
     });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    await listenLocal(server);
     const port = (server.address() as AddressInfo).port;
     client = new ProviderClient({ baseUrl: `http://127.0.0.1:${port}`, apiVersion: 'v21.0', timeoutMs: 5000, appId: 'app', appSecret: 'secret' });
     shortDeadline = new ProviderClient({ baseUrl: `http://127.0.0.1:${port}`, apiVersion: 'v21.0', timeoutMs: 300, appId: 'app', appSecret: 'secret' });

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { listenLocal } from '@gateway/testing';
 import { AppError } from '@gateway/errors';
 import { ProviderClient } from './client';
 import { MediaHosts } from './media';
@@ -17,7 +18,7 @@ async function server(): Promise<{ url: string; seen: string[]; agents: Array<st
     req.resume();
     req.on('end', () => handler(req, res));
   });
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  await listenLocal(s);
   return {
     url: `http://127.0.0.1:${(s.address() as AddressInfo).port}`,
     seen,

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { closedAddress } from '@gateway/testing';
+import { closedAddress, listenLocal } from '@gateway/testing';
 import { ProviderClient } from './client';
 import { operationName } from './http';
 
@@ -22,7 +22,7 @@ describe('provider call observer', () => {
         answer(req, res);
       });
     });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    await listenLocal(server);
     port = (server.address() as AddressInfo).port;
     // a deadline a loaded CI machine always meets; the test of timeouts uses its own short one
     client = new ProviderClient({ baseUrl: `http://127.0.0.1:${port}`, apiVersion: 'v21.0', timeoutMs: 5000, observer: (c) => calls.push(c) });

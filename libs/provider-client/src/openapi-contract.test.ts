@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import { requestContentTypes, requestValidator } from '@gateway/testing';
+import { requestContentTypes, requestValidator, listenLocal } from '@gateway/testing';
 import { ProviderClient } from './client';
 
 interface Captured {
@@ -41,7 +41,7 @@ describe("the provider client's requests against the provider's OpenAPI descript
         res.end(JSON.stringify(successFor(req.method ?? '', path)));
       });
     });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    await listenLocal(server);
     client = new ProviderClient({
       baseUrl: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
       apiVersion: 'v23.0',

@@ -1,4 +1,5 @@
 export { closedAddress, freePort, waitFor } from './ports';
+export { listenLocal } from './local-server';
 export { startNatsServer, natsServerBinary, writeNatsServerConf } from './nats-server';
 export type { TestNatsServer } from './nats-server';
 export { startNatsCluster } from './nats-cluster';
