@@ -15,7 +15,8 @@
 import { createHash } from 'node:crypto';
 import Koa from 'koa';
 import { Agent, request } from 'undici';
-import { ACK, connectBus, runConsumer, STREAMS } from '@gateway/bus';
+import type { JsMsg } from 'nats';
+import { ACK, connectBus, runConsumer, STREAMS, type Bus } from '@gateway/bus';
 import { createLogger } from '@gateway/logger';
 
 const logger = createLogger({ name: 'ingest-floor', level: 'silent' });
@@ -44,48 +45,45 @@ export async function floorInbound(port: number, natsUrl: string): Promise<void>
 
 /** `floor-router <port> <natsUrl>`: the port is only listened on, to say it is ready. */
 export async function floorRouter(port: number, natsUrl: string): Promise<void> {
-  const bus = await connect(natsUrl, 'floor-router');
-  await runConsumer({
-    bus,
-    stream: FLOOR_STREAMS.inbound.name,
-    durable: 'floor-router',
-    logger,
-    concurrency: 32,
-    config: { max_ack_pending: 1000 },
-    handle: async (m) => {
-      await bus.publish('floor.events.webhook', m.data, { msgId: `floor-${m.seq}` });
-      return ACK;
-    },
+  await floorConsumer(port, natsUrl, { name: 'floor-router', stream: FLOOR_STREAMS.inbound.name, concurrency: 32, maxAckPending: 1000 }, async (m, bus) => {
+    await bus.publish('floor.events.webhook', m.data, { msgId: `floor-${m.seq}` });
   });
-  listenReady(port);
 }
 
 /** `floor-dispatcher <port> <natsUrl> <receiverUrl>`: the port is only listened on, to say it is ready. */
 export async function floorDispatcher(port: number, natsUrl: string, receiverUrl: string): Promise<void> {
-  const bus = await connect(natsUrl, 'floor-dispatcher');
   const agent = new Agent({ connections: 64 });
+  await floorConsumer(port, natsUrl, { name: 'floor-dispatcher', stream: FLOOR_STREAMS.events.name, concurrency: 128, maxAckPending: 20_000 }, async (m) => {
+    // an event type the receiver does not count (it counts the dispatch row's)
+    const res = await request(receiverUrl, {
+      method: 'POST',
+      dispatcher: agent,
+      body: m.data,
+      headers: { 'content-type': 'application/json', 'x-event-type': 'floor' },
+    });
+    await res.body.dump();
+  });
+}
+
+/** A durable consumer of `stream` (`concurrency` handled at once, as the gateway's), acking what `handle` finished; then listens on `port`. */
+async function floorConsumer(
+  port: number,
+  natsUrl: string,
+  c: { name: string; stream: string; concurrency: number; maxAckPending: number },
+  handle: (m: JsMsg, bus: Bus) => Promise<void>,
+): Promise<void> {
+  const bus = await connect(natsUrl, c.name);
   await runConsumer({
     bus,
-    stream: FLOOR_STREAMS.events.name,
-    durable: 'floor-dispatcher',
+    stream: c.stream,
+    durable: c.name,
     logger,
-    concurrency: 128,
-    config: { max_ack_pending: 20_000 },
+    concurrency: c.concurrency,
+    config: { max_ack_pending: c.maxAckPending },
     handle: async (m) => {
-      // an event type the receiver does not count (it counts the dispatch row's)
-      const res = await request(receiverUrl, {
-        method: 'POST',
-        dispatcher: agent,
-        body: m.data,
-        headers: { 'content-type': 'application/json', 'x-event-type': 'floor' },
-      });
-      await res.body.dump();
+      await handle(m, bus);
       return ACK;
     },
   });
-  listenReady(port);
-}
-
-function listenReady(port: number): void {
   new Koa().use((ctx) => void (ctx.status = 204)).listen(port, '127.0.0.1');
 }

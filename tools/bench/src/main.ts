@@ -313,6 +313,21 @@ async function withSendCeiling<T>(clientId: string, measure: (slice: Measure) =>
   }
 }
 
+/** Helpers started one after the other and stopped together, the last first (also those started before one failed). */
+function helperGroup() {
+  const started: Array<{ port: number; proc: Proc }> = [];
+  return {
+    async start(mode: string, extra: string[] = []) {
+      const h = await startHelper(helpersBundle, mode, extra);
+      started.push(h);
+      return h;
+    },
+    async stop() {
+      for (const h of started.reverse()) await h.proc.stop();
+    },
+  };
+}
+
 /**
  * The send path's floor (send-floor.ts): the processes and calls a send crosses (Koa, the admission call, the
  * `Send` call, the provider simulator) with none of the gateway's work, on a number of its own and the same
@@ -321,14 +336,11 @@ async function withSendCeiling<T>(clientId: string, measure: (slice: Measure) =>
 async function withSendFloor<T>(stack: BenchStack, clientId: string, measure: (slice: Measure) => Promise<T>): Promise<T> {
   const simUrl = stack.simUrl;
   const phone = await new SimControl(simUrl).phoneNumber();
-  const started: Array<{ port: number; proc: Proc }> = [];
+  const helpers = helperGroup();
   try {
-    const business = await startHelper(helpersBundle, 'floor-business');
-    started.push(business);
-    const messaging = await startHelper(helpersBundle, 'floor-messaging', [simUrl, phone.access_token, phone.phone_number_id]);
-    started.push(messaging);
-    const koa = await startHelper(helpersBundle, 'floor-edge', [`127.0.0.1:${business.port}`, `127.0.0.1:${messaging.port}`]);
-    started.push(koa);
+    const business = await helpers.start('floor-business');
+    const messaging = await helpers.start('floor-messaging', [simUrl, phone.access_token, phone.phone_number_id]);
+    const koa = await helpers.start('floor-edge', [`127.0.0.1:${business.port}`, `127.0.0.1:${messaging.port}`]);
     const procs = (): [string, Proc][] => [
       ['floor: Koa', koa.proc],
       ['floor: business', business.proc],
@@ -337,7 +349,7 @@ async function withSendFloor<T>(stack: BenchStack, clientId: string, measure: (s
     ];
     return await measure(await warmedSendSlice(koa.port, clientId, procs));
   } finally {
-    for (const h of started.reverse()) await h.proc.stop();
+    await helpers.stop();
   }
 }
 
@@ -369,14 +381,11 @@ async function withIngestFloor<T>(
 ): Promise<T> {
   const nats = stack.env.NATS_URL;
   const streams = [FLOOR_STREAMS.inbound.name, FLOOR_STREAMS.events.name];
-  const started: Array<{ port: number; proc: Proc }> = [];
+  const helpers = helperGroup();
   try {
-    const dispatcher = await startHelper(helpersBundle, 'floor-dispatcher', [nats, `${receiver.url}/floor`]);
-    started.push(dispatcher);
-    const router = await startHelper(helpersBundle, 'floor-router', [nats]);
-    started.push(router);
-    const inbound = await startHelper(helpersBundle, 'floor-inbound', [nats]);
-    started.push(inbound);
+    const dispatcher = await helpers.start('floor-dispatcher', [nats, `${receiver.url}/floor`]);
+    const router = await helpers.start('floor-router', [nats]);
+    const inbound = await helpers.start('floor-inbound', [nats]);
     const procs = (): [string, Proc][] => [
       ['floor: Koa', inbound.proc],
       ['floor: router', router.proc],
@@ -398,7 +407,7 @@ async function withIngestFloor<T>(
       ),
     );
   } finally {
-    for (const h of started.reverse()) await h.proc.stop();
+    await helpers.stop();
     for (const name of streams) await jsm.streams.delete(name).catch(() => false);
   }
 }
