@@ -18,15 +18,10 @@ import { createLogger } from '@gateway/logger';
 import { createServiceClient, startGrpcServer } from '@gateway/rpc';
 import { floorBusiness, floorEdge, floorMessaging } from './send-floor';
 import { floorDispatcher, floorInbound, floorRouter } from './ingest-floor';
+import { readBody } from './read-body';
 
 const [mode, portArg, extra] = process.argv.slice(2);
 const port = Number(portArg);
-
-async function readBody(req: NodeJS.ReadableStream): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const c of req) chunks.push(c as Buffer);
-  return Buffer.concat(chunks);
-}
 
 async function main() {
   switch (mode) {

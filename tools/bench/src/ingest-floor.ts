@@ -18,6 +18,7 @@ import { Agent, request } from 'undici';
 import type { JsMsg } from 'nats';
 import { ACK, connectBus, runConsumer, STREAMS, type Bus } from '@gateway/bus';
 import { createLogger } from '@gateway/logger';
+import { readBody } from './read-body';
 
 const logger = createLogger({ name: 'ingest-floor', level: 'silent' });
 
@@ -34,9 +35,7 @@ export async function floorInbound(port: number, natsUrl: string): Promise<void>
   const bus = await connect(natsUrl, 'floor-inbound');
   const app = new Koa();
   app.use(async (ctx) => {
-    const chunks: Buffer[] = [];
-    for await (const c of ctx.req) chunks.push(c as Buffer);
-    const body = Buffer.concat(chunks);
+    const body = await readBody(ctx.req);
     await bus.publish('floor.inbound.webhook', body, { msgId: createHash('sha256').update(body).digest('hex') });
     ctx.status = 200;
   });

@@ -290,29 +290,6 @@ async function warmedSendSlice(port: number, clientId: string, procs: () => [str
   return () => sliceOf(opts, sliceSeconds(SEND_SECONDS), () => cpuSnapshot(procs()));
 }
 
-/**
- * Send-path ceiling: a minimal Koa server making one unary gRPC call per request, the same body and load. Started
- * and warmed, then handed to `measure` as a slice to take in turn with the pipeline's.
- */
-async function withSendCeiling<T>(clientId: string, measure: (slice: Measure) => Promise<T>): Promise<T> {
-  const grpc = await startHelper(helpersBundle, 'grpc');
-  try {
-    const koa = await startHelper(helpersBundle, 'koa-grpc', [`127.0.0.1:${grpc.port}`]);
-    try {
-      const procs = (): [string, Proc][] => [
-        ['ceiling: Koa', koa.proc],
-        ['ceiling: gRPC server', grpc.proc],
-      ];
-      return await measure(await warmedSendSlice(koa.port, clientId, procs));
-    } finally {
-      await koa.proc.stop();
-    }
-  } finally {
-    // also when the Koa helper does not start
-    await grpc.proc.stop();
-  }
-}
-
 /** Helpers started one after the other and stopped together, the last first (also those started before one failed). */
 function helperGroup() {
   const started: Array<{ port: number; proc: Proc }> = [];
@@ -326,6 +303,25 @@ function helperGroup() {
       for (const h of started.reverse()) await h.proc.stop();
     },
   };
+}
+
+/**
+ * Send-path ceiling: a minimal Koa server making one unary gRPC call per request, the same body and load. Started
+ * and warmed, then handed to `measure` as a slice to take in turn with the pipeline's.
+ */
+async function withSendCeiling<T>(clientId: string, measure: (slice: Measure) => Promise<T>): Promise<T> {
+  const helpers = helperGroup();
+  try {
+    const grpc = await helpers.start('grpc');
+    const koa = await helpers.start('koa-grpc', [`127.0.0.1:${grpc.port}`]);
+    const procs = (): [string, Proc][] => [
+      ['ceiling: Koa', koa.proc],
+      ['ceiling: gRPC server', grpc.proc],
+    ];
+    return await measure(await warmedSendSlice(koa.port, clientId, procs));
+  } finally {
+    await helpers.stop();
+  }
 }
 
 /**

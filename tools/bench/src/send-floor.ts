@@ -23,6 +23,7 @@ import { createLogger } from '@gateway/logger';
 import { kindNamed } from '@gateway/message-kinds';
 import { ProviderClient } from '@gateway/provider-client';
 import { createServiceClient, defineService, startGrpcServer, type ServiceClient, type ServiceImpl } from '@gateway/rpc';
+import { readBody } from './read-body';
 
 const logger = createLogger({ name: 'send-floor', level: 'silent' });
 
@@ -142,10 +143,7 @@ export function floorEdge(port: number, businessAddr: string, messagingAddr: str
   const send = sendCalls(createServiceClient(messaging.MessagingService, messagingAddr));
   const app = new Koa();
   app.use(async (ctx) => {
-    const chunks: Buffer[] = [];
-    for await (const c of ctx.req) chunks.push(c as Buffer);
-    const raw = Buffer.concat(chunks).toString('utf8');
-    const body = JSON.parse(raw) as { client_id: string };
+    const body = JSON.parse((await readBody(ctx.req)).toString('utf8')) as { client_id: string };
     await calls.admit();
     const id = await send(body.client_id, JSON.stringify(body));
     await calls.recordAudit();
