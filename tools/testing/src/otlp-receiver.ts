@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { gunzipSync } from 'node:zlib';
-import { freePort } from './ports';
+import { listenLocal } from './local-server';
 
 /** One span as exported over OTLP/HTTP JSON, flattened with its process's `service.name`. */
 export interface ReceivedSpan {
@@ -114,10 +114,8 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
   });
-  const port = await freePort();
   // the exporters close their idle sockets: a receiver closing one itself races an export reusing it (lost spans)
-  server.keepAliveTimeout = 0;
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const port = await listenLocal(server);
   return Object.assign(receiver, {
     endpoint: `http://127.0.0.1:${port}`,
     byTrace: (traceId: string) => spans.filter((s) => s.traceId === traceId),

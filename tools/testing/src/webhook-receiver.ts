@@ -1,4 +1,5 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { listenLocal } from './local-server';
 
 export interface ReceivedWebhook {
   at: number;
@@ -52,9 +53,7 @@ export async function startWebhookReceiver(opts: { replies?: ReceiverReply[]; fa
     });
   });
   // the dispatcher closes its idle sockets: a receiver closing one itself races a delivery reusing it (a reset attempt)
-  server.keepAliveTimeout = 0;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
+  const port = await listenLocal(server);
   return Object.assign(receiver, {
     url: `http://127.0.0.1:${port}/hook`,
     byType: (type: string) => received.filter((r) => (r.body as { type?: string } | undefined)?.type === type),
