@@ -64,14 +64,13 @@ describe('ProviderClient over real HTTP', () => {
   });
 
   it('never repeats a send that timed out: its outcome is unknown (504 provider_outcome_unknown), never hangs', async () => {
-    handler = () => undefined; // never answers
-    const started = Date.now();
+    // never answers: without the deadline the call would never settle (the test's own timeout would fail it)
+    handler = () => undefined;
     await expect(shortDeadline.sendMessage('tok', '123', {})).rejects.toMatchObject({
       kind: 'timeout',
       code: 'provider_outcome_unknown',
       details: { outcome: 'unknown' },
     });
-    expect(Date.now() - started).toBeLessThan(2000);
     expect(seen).toHaveLength(1);
   });
 
