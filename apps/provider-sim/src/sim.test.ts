@@ -322,9 +322,15 @@ describe('provider simulator', () => {
     expect((await send({ type: 'template', template: { ...tpl, components: params } })).json.error.code).toBe(132001);
     await control('/_sim/templates/review', { mode: 'auto', delay_ms: 50 }, 'PUT');
     const auto = await create({ name: 'auto_reviewed', components: [{ type: 'BODY', text: 'Hi' }] });
-    await new Promise((r) => setTimeout(r, 300));
-    const got = await fetch(`${sim.url}/v21.0/${auto.json.id}`, { headers: { authorization: `Bearer ${phone.access_token}` } }).then(
-      (r) => r.json() as Promise<Loose>,
+    // reviewed 50 ms after its creation: read until it is no longer pending
+    const got = await waitFor(
+      async () => {
+        const t = await fetch(`${sim.url}/v21.0/${auto.json.id}`, { headers: { authorization: `Bearer ${phone.access_token}` } }).then(
+          (r) => r.json() as Promise<Loose>,
+        );
+        return t.status !== 'PENDING' && t;
+      },
+      { what: 'the automatic review' },
     );
     expect(got).toMatchObject({ id: auto.json.id, status: 'APPROVED' });
   });

@@ -31,7 +31,7 @@ describe('directory change notices', () => {
     const fb = await followDirectoryChanges({ bus, logger, onChange: (c) => b.push(c), onGap: () => undefined });
     await publish({ kind: 'client', tenantId: 't1', clientId: 'c1', phoneNumberIds: ['pn'] });
     await publish({ kind: 'api_key', tenantId: 't1' });
-    await waitFor(() => a.length === 2 && b.length === 2, { timeoutMs: 5000, what: 'both notices at both followers' });
+    await waitFor(() => a.length === 2 && b.length === 2, { timeoutMs: 30_000, what: 'both notices at both followers' });
     expect(a).toEqual([
       { kind: 'client', tenantId: 't1', clientId: 'c1', phoneNumberIds: ['pn'] },
       { kind: 'api_key', tenantId: 't1' },

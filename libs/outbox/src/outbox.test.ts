@@ -38,7 +38,9 @@ describe('outbox relay', () => {
       })
       .catch(() => undefined);
     relay.kick();
-    await waitFor(async () => (await relay.pending()) === 0, { timeoutMs: 5000 });
+    await waitFor(async () => (await relay.pending()) === 0, { timeoutMs: 30_000, what: 'the outbox drained' });
+    // everything pending is on the stream now: the committed event, and nothing of the rolled back one
+    expect((await bus.jsm.streams.info(STREAMS.events.name)).state.messages).toBe(1);
     const ids: string[] = [];
     const c = await runConsumer({
       bus,
@@ -50,20 +52,22 @@ describe('outbox relay', () => {
         return ACK;
       },
     });
-    await waitFor(() => ids.length >= 1, { timeoutMs: 5000 });
-    await new Promise((r) => setTimeout(r, 200));
+    await waitFor(() => ids.length >= 1, { timeoutMs: 30_000, what: 'the event consumed' });
     await c.stop();
     await relay.stop();
     expect(ids).toEqual([kept.id]);
   });
 
   it('holds events while the bus is down and publishes them when it returns', async () => {
-    const relay = startOutboxRelay({ db, bus, logger, intervalMs: 100 });
+    // the relay's warnings, to see it try while the bus is down (a logger whose `warn` is counted)
+    const failures: unknown[] = [];
+    const watched = Object.assign(Object.create(logger) as typeof logger, { warn: (...args: unknown[]) => void failures.push(args) });
+    const relay = startOutboxRelay({ db, bus, logger: watched, intervalMs: 100 });
     await nats.stop();
     const e = buildEvent({ type: 'test', tenantId: 't', clientId: 'c2', externalId: null, payload: { during: 'outage' } });
     await db.tx((q) => enqueueEvent(q, e));
     relay.kick();
-    await new Promise((r) => setTimeout(r, 500));
+    await waitFor(() => failures.length >= 1, { timeoutMs: 30_000, what: 'the relay failing to publish while the bus is down' });
     expect(await relay.pending()).toBe(1);
     await nats.start();
     await waitFor(async () => (await relay.pending()) === 0, { timeoutMs: 15_000, what: 'outbox drained after the outage' });

@@ -137,7 +137,7 @@ describe('trace context across the bus and the outbox', () => {
     // later, from no request at all, a relay publishes it
     const relay = context.with(ROOT_CONTEXT, () => startOutboxRelay({ db, bus, logger: silent, intervalMs: 50 }));
     await waitFor(() => seen.length === 1, { timeoutMs: 10_000, what: 'the relayed event handled' });
-    await waitFor(() => exporter.getFinishedSpans().some((s) => s.name === 'process EVENTS'), { timeoutMs: 5000 });
+    await waitFor(() => exporter.getFinishedSpans().some((s) => s.name === 'process EVENTS'), { timeoutMs: 30_000, what: 'the consumer span' });
     await relay.stop();
     await consumer.stop();
 
