@@ -23,7 +23,7 @@ describe('ProviderClient Flows API calls over real HTTP', () => {
     });
     await listenLocal(server);
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    client = new ProviderClient({ baseUrl: base, apiVersion: 'v21.0', timeoutMs: 1000 });
+    client = new ProviderClient({ baseUrl: base, apiVersion: 'v21.0', timeoutMs: 15_000 });
   });
   afterAll(async () => {
     await client.close();

@@ -38,7 +38,7 @@ describe('media downloads only from the provider, bounded', () => {
   let graph: Awaited<ReturnType<typeof server>>;
   let other: Awaited<ReturnType<typeof server>>;
   let client: ProviderClient;
-  const limits = { maxBytes: 1000, timeoutMs: 2000 };
+  const limits = { maxBytes: 1000, timeoutMs: 15_000 };
   const info = (url: string) => ({ id: '1', url, mime_type: 'image/png' });
 
   beforeAll(async () => {
@@ -47,7 +47,7 @@ describe('media downloads only from the provider, bounded', () => {
     client = new ProviderClient({
       baseUrl: graph.url,
       apiVersion: 'v21.0',
-      timeoutMs: 1000,
+      timeoutMs: 15_000,
       mediaHosts: ['lookaside.fbsbx.com'],
       userAgent: 'messaging-gateway/9.9.9',
     });

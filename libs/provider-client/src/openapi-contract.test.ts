@@ -45,7 +45,7 @@ describe("the provider client's requests against the provider's OpenAPI descript
     client = new ProviderClient({
       baseUrl: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
       apiVersion: 'v23.0',
-      timeoutMs: 2000,
+      timeoutMs: 15_000,
       appId: 'app',
       appSecret: 'secret',
     });
@@ -96,7 +96,7 @@ describe("the provider client's requests against the provider's OpenAPI descript
           })(),
           mimeType: 'application/pdf',
           filename: 'invoice.pdf',
-          timeoutMs: 2000,
+          timeoutMs: 15_000,
         }),
     ],
   ];
@@ -139,7 +139,7 @@ describe("the provider client's requests against the provider's OpenAPI descript
       })(),
       mimeType: 'application/pdf',
       filename: 'invoice.pdf',
-      timeoutMs: 2000,
+      timeoutMs: 15_000,
     });
     expect(await bodyOf(captured[0])).toEqual({ messaging_product: 'whatsapp', type: 'application/pdf', file: '<file 9 bytes>' });
     const form = await new Response(new Uint8Array(captured[0].body), { headers: { 'content-type': captured[0].contentType } }).formData();
