@@ -144,7 +144,7 @@ export async function startMessaging(config: MessagingConfig, logger: Logger): P
   const relay = startOutboxRelay({ db, bus, logger });
   const campaignEvents = new CampaignEvents(relay, credentials);
   const campaigns = new Campaigns(db, templateRepo, svc, campaignEvents);
-  const numberShare = new NumberShare(db, logger);
+  const numberShare = new NumberShare(db, logger, metrics);
   svc.onSingleSend = (s) => {
     const departure = numberShare.singleSend(s.phoneNumberId);
     if (s.template && s.user) portfolioWindows.noteSend(s.client, s.user, logger);

@@ -1,4 +1,5 @@
 import type { Logger } from '@gateway/logger';
+import { Metrics } from '@gateway/runtime';
 import type { Db } from '@gateway/store';
 import { DepartureWindow, pacingWindowMs } from './departure-window';
 import { NumberShare } from './priority';
@@ -32,5 +33,28 @@ describe("the tenant's own sends on a number a campaign is sending on", () => {
     // trip), and the 10 ms slack
     const at = start + pacingWindowMs(limit);
     expect(w.waitMs(at)).toBe(start + 600 - 2 + 1000 + 10 - at);
+  });
+
+  it('count how long they waited for their place in `campaign_yield_wait_seconds` (0 when the window had room)', async () => {
+    const metrics = new Metrics('messaging');
+    const w = new DepartureWindow(100);
+    const share = new NumberShare(db, logger, metrics);
+    share.attach(new Map([['p1', w]]));
+    // no campaign on the number: not counted (nothing was yielded)
+    share.singleSend('p1');
+    share.enter('p1', 10);
+    // room in the window: a place at once
+    expect(typeof share.singleSend('p1')).toBe('function');
+    // the window full of calls started 1,000 ms ago: the next place is free 40 ms from now (its margin)
+    const now = Date.now();
+    for (let i = 0; i < 100; i++) w.record(now - 1000);
+    const waited = share.singleSend('p1');
+    expect(waited).toBeInstanceOf(Promise);
+    await waited;
+    const [family] = (await metrics.registry.getMetricsAsJSON()).filter((m) => m.name === 'campaign_yield_wait_seconds');
+    const value = (name: string) => (family.values as Array<{ metricName?: string; value: number }>).find((v) => v.metricName === name)?.value;
+    expect(value('campaign_yield_wait_seconds_count')).toBe(2);
+    // the wait of the second, at least until its place was free (a timer may fire a millisecond early)
+    expect(value('campaign_yield_wait_seconds_sum')).toBeGreaterThanOrEqual(0.035);
   });
 });

@@ -1,6 +1,10 @@
 import type { Logger } from '@gateway/logger';
+import type { Metrics } from '@gateway/runtime';
 import type { Db } from '@gateway/store';
 import type { Departure, DepartureWindow } from './departure-window';
+
+/** Up to `FIRST_PLACE_MAX_WAIT_MS` (1 s): less than one slot of the number's rate while its window keeps up. */
+const YIELD_WAIT_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
 
 /**
  * The tenant's own sends keep priority over campaign sends on a number's rate (issue 26). A send of the tenant's
@@ -26,11 +30,21 @@ export class NumberShare {
   private readonly pending = new Map<string, number>();
   private readonly writing = new Set<string>();
   private windows: Map<string, Pick<DepartureWindow, 'takeFirst'>> | undefined;
+  /** How long the tenant's sends waited for their place (an operator's view of what campaigns cost them). */
+  private readonly waits?: ReturnType<Metrics['histogram']>;
 
   constructor(
     private readonly db: Db,
     private readonly logger: Logger,
-  ) {}
+    metrics?: Pick<Metrics, 'histogram'>,
+  ) {
+    this.waits = metrics?.histogram(
+      'campaign_yield_wait_seconds',
+      "How long the tenant's own sends on a number its campaigns were sending on waited for their place (0: at once)",
+      [],
+      YIELD_WAIT_BUCKETS,
+    );
+  }
 
   /** The runner's per-number windows of calls (the tenant's sends are counted in them). */
   attach(windows: Map<string, Pick<DepartureWindow, 'takeFirst'>>): void {
@@ -63,6 +77,11 @@ export class NumberShare {
     const departure = this.windows?.get(phoneNumberId)?.takeFirst();
     this.pending.set(phoneNumberId, (this.pending.get(phoneNumberId) ?? 0) + 1);
     void this.flush(phoneNumberId, b.slotMs);
+    if (typeof departure === 'function') this.waits?.observe(0);
+    else if (departure) {
+      const asked = performance.now();
+      void departure.then(() => this.waits?.observe((performance.now() - asked) / 1000));
+    }
     return departure;
   }
 

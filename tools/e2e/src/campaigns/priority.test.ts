@@ -11,6 +11,15 @@ import { campaignUntil, campaignWorld, clientWithTemplates, createAndStart, maxP
  * waits beside a campaign is a figure of the bench's campaign row (`tools/bench/src/campaign.ts`), never a timed
  * assertion here: a starved CI machine stalled 3 of 24 answers past 3 s once.
  */
+/** How many of the tenant's sends the messaging process counted as waiting for a place beside a campaign. */
+async function yieldWaitsCounted(stack: Stack): Promise<number> {
+  const port = stack.running.get('messaging')?.metricsPort;
+  if (!port) throw new Error('the messaging process reports no metrics port');
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const m = /^campaign_yield_wait_seconds_count(?:\{[^}]*\})? (\d+)$/m.exec(text);
+  return m ? Number(m[1]) : 0;
+}
+
 describe("campaigns: the tenant's own sends keep priority on the number", () => {
   let stack: Stack;
   let sim: SimControl;
@@ -56,6 +65,15 @@ describe("campaigns: the tenant's own sends keep priority on the number", () => 
     expect(all.filter((a) => !a.accepted)).toEqual([]);
     expect(maxPerSecond(all.map((a) => a.at))).toBeLessThanOrEqual(10);
     expect(all).toHaveLength(124);
+    // each single send that asked for its place while the campaign was on the number (it arrived before the
+    // campaign's last call: the campaign leaves the number after its last answer) is counted in the messaging
+    // service's `campaign_yield_wait_seconds`, and no other send is
+    const campaignTos = new Set(list.map((r) => r.to));
+    const lastOfCampaign = Math.max(...all.filter((a) => campaignTos.has(a.to)).map((a) => a.at));
+    const singlesMeanwhile = all.filter((a) => !campaignTos.has(a.to) && a.at < lastOfCampaign).length;
+    const counted = await yieldWaitsCounted(stack);
+    expect(counted).toBeGreaterThanOrEqual(singlesMeanwhile);
+    expect(counted).toBeLessThanOrEqual(24);
   }, 180_000);
   it("a campaign slower than the number keeps sending while the tenant's own sends outpace it (they take slots of the number's rate, not of the campaign's)", async () => {
     // a second number of the default 80 per second; the campaign capped at 4 per second, the tenant sending 10 per second
