@@ -19,7 +19,51 @@ export interface CampaignResult {
    * The tenant's own sends on the first number while its campaign runs at the number's full rate (issue 26: they
    * keep priority, never queued behind the campaign's calls): how many, those not answered 2xx, and their latency.
    */
-  singles: { sent: number; failed: number; p50Ms: number; p90Ms: number; maxMs: number };
+  singles: {
+    sent: number;
+    failed: number;
+    p50Ms: number;
+    p90Ms: number;
+    maxMs: number;
+    /**
+     * Of their time, the wait for a place in the number's window (the messaging service's
+     * `campaign_yield_wait_seconds`, read before and after): how many it counted, their mean, and the histogram
+     * bucket (its upper bound, ms) nine in ten fell in; absent when its metrics could not be read.
+     */
+    wait?: { counted: number; meanMs: number; p90BucketMs: number };
+  };
+}
+
+/** The messaging service's `campaign_yield_wait_seconds` histogram as scraped: count, sum (s), buckets (le s → count). */
+interface YieldWaits {
+  count: number;
+  sum: number;
+  buckets: Map<number, number>;
+}
+
+async function yieldWaits(metricsUrl: string): Promise<YieldWaits> {
+  const text = await (await fetch(metricsUrl)).text();
+  const waits: YieldWaits = { count: 0, sum: 0, buckets: new Map() };
+  for (const line of text.split('\n')) {
+    const m = /^campaign_yield_wait_seconds_(count|sum|bucket)\{([^}]*)\} (\S+)$/.exec(line);
+    if (!m) continue;
+    const value = Number(m[3]);
+    if (m[1] === 'count') waits.count = value;
+    else if (m[1] === 'sum') waits.sum = value;
+    else {
+      const le = /le="([^"]+)"/.exec(m[2])?.[1];
+      if (le) waits.buckets.set(le === '+Inf' ? Infinity : Number(le), value);
+    }
+  }
+  return waits;
+}
+
+/** What the run added to the histogram: its count, mean (ms) and the bucket nine in ten of its waits fell in. */
+function waitsBetween(before: YieldWaits, after: YieldWaits): NonNullable<CampaignResult['singles']['wait']> {
+  const counted = after.count - before.count;
+  const bounds = [...after.buckets.keys()].sort((a, b) => a - b);
+  const p90 = bounds.find((le) => after.buckets.get(le)! - (before.buckets.get(le) ?? 0) >= 0.9 * counted) ?? Infinity;
+  return { counted, meanMs: counted ? ((after.sum - before.sum) * 1000) / counted : 0, p90BucketMs: p90 * 1000 };
 }
 
 /** The tenant's own sends beside the campaigns: one every 100 ms on the first number (4 % of its 250 per second). */
@@ -72,6 +116,8 @@ export async function campaignRun(
    * number at the provider's default, 80 per second: 31 % of the simulator's 250, whatever the CPU).
    */
   reportThroughput?: (clientId: string, perSecond: number) => Promise<void>,
+  /** The messaging service's Prometheus endpoint (the tenant's sends' wait for a place). */
+  messagingMetricsUrl?: string,
 ): Promise<CampaignResult> {
   const sim = new SimControl(simUrl);
   const per = Math.floor(CAMPAIGN_RECIPIENTS / CAMPAIGN_NUMBERS);
@@ -110,6 +156,7 @@ export async function campaignRun(
   const cpu0 = cpu?.start();
   const t0 = Date.now();
   for (const n of numbers) await call(`${baseUrl}/api/campaigns/${n.campaign}/start`, { method: 'POST', headers: auth, body: '{}' });
+  const waitsBefore = messagingMetricsUrl ? await yieldWaits(messagingMetricsUrl) : undefined;
   const singles = singleSends(baseUrl, auth, numbers[0].client);
   const counts: Array<Record<string, number>> = [];
   try {
@@ -124,7 +171,8 @@ export async function campaignRun(
   } finally {
     singles.stop();
   }
-  const single = await singles.done;
+  const single: CampaignResult['singles'] = await singles.done;
+  if (waitsBefore && messagingMetricsUrl) single.wait = waitsBetween(waitsBefore, await yieldWaits(messagingMetricsUrl));
   const seconds = (Date.now() - t0) / 1000;
   cpu?.stop(cpu0, per * numbers.length + single.sent);
   const result: CampaignResult = { ratePerNumber: [], maxWindow: 0, refused: 0, duplicates: 0, lost: 0, unknown: 0, seconds, singles: single };

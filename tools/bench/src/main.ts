@@ -548,6 +548,7 @@ async function runConfig(config: ConfigName, natsBin: string, receiver: Proc, re
           async (clientId, perSecond) => {
             await dir.applyProviderAccountUpdate({ tenantId: tenant.id, clientId, throughput: perSecond });
           },
+          stack.metricsUrl('messaging'),
         );
       } finally {
         dir.close();
@@ -909,7 +910,11 @@ function report(results: Partial<Record<ConfigName, ConfigResult>>): string {
       `Campaign: the tenant's own sends on a number beside its campaign at the full rate (one every 100 ms)`,
       ...cells((r) =>
         r.campaign
-          ? `p50 **${fmt(r.campaign.singles.p50Ms, 1)} ms**, p90 **${fmt(r.campaign.singles.p90Ms, 1)} ms**, max ${fmt(r.campaign.singles.maxMs, 1)} ms; ${fmt(r.campaign.singles.sent)} sent, ${fmt(r.campaign.singles.failed)} not 2xx`
+          ? `p50 **${fmt(r.campaign.singles.p50Ms, 1)} ms**, p90 **${fmt(r.campaign.singles.p90Ms, 1)} ms**, max ${fmt(r.campaign.singles.maxMs, 1)} ms; ${fmt(r.campaign.singles.sent)} sent, ${fmt(r.campaign.singles.failed)} not 2xx${
+              r.campaign.singles.wait
+                ? `; of which waiting for a place (${fmt(r.campaign.singles.wait.counted)} counted): mean ${fmt(r.campaign.singles.wait.meanMs, 1)} ms, nine in ten ≤ ${fmt(r.campaign.singles.wait.p90BucketMs)} ms`
+                : ''
+            }`
           : '',
       ),
       // behind the campaign's calls, a send would wait for the batch reserved ahead of it (up to a second at 250/s)

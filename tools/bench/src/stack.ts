@@ -28,6 +28,8 @@ export interface BenchStack {
   startService(name: string, extraEnv?: Record<string, string>): Promise<Proc>;
   /** A second process of a service (dispatcher, edge) on ports of its own; for the edge, `url` is its base URL. */
   startReplica(name: string): Promise<{ proc: Proc; url: string }>;
+  /** The Prometheus endpoint of a service's first process (its port picked at its start). */
+  metricsUrl(name: string): string | undefined;
   /** Peak RSS (MB) by service over every process it has had so far (restarts and replicas included). */
   peakRss(): Map<string, number>;
   stop(): Promise<void>;
@@ -112,6 +114,7 @@ export async function bootStack(natsBin: string, opts: StackOptions): Promise<Be
     );
     await waitPort(simPort, 'provider-sim');
     for (const { addrVar } of GRPC_SERVICES) env[addrVar] = `127.0.0.1:${await freshPort()}`;
+    const metricsPorts = new Map<string, number>();
 
     const spawnApp = async (
       procName: string,
@@ -142,7 +145,10 @@ export async function bootStack(natsBin: string, opts: StackOptions): Promise<Be
     const startService = async (name: string, extraEnv?: Record<string, string>): Promise<Proc> => {
       const addrVar = GRPC_SERVICES.find((s) => s.name === name)?.addrVar;
       const port = addrVar ? Number(env[addrVar].split(':')[1]) : edgePort;
-      return spawnApp(name, name, port, { GRPC_PORT: String(port), PORT: String(edgePort) }, extraEnv);
+      // every service serves its metrics anyway (METRICS_PORT 0 is a port of the system's choice): on a known one
+      // the bench reads them (the campaign row's `campaign_yield_wait_seconds`)
+      metricsPorts.set(name, await freshPort());
+      return spawnApp(name, name, port, { GRPC_PORT: String(port), PORT: String(edgePort), METRICS_PORT: String(metricsPorts.get(name)) }, extraEnv);
     };
     const startReplica = async (name: string) => {
       const port = await freshPort();
@@ -160,6 +166,7 @@ export async function bootStack(natsBin: string, opts: StackOptions): Promise<Be
       dataDir,
       startService,
       startReplica,
+      metricsUrl: (name) => (metricsPorts.has(name) ? `http://127.0.0.1:${metricsPorts.get(name)}/metrics` : undefined),
       peakRss() {
         const peak = new Map<string, number>();
         const add = (name: string, mb: number) => peak.set(name, Math.max(peak.get(name) ?? 0, mb));
