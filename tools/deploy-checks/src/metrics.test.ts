@@ -29,7 +29,7 @@ describe('Prometheus metrics of every service', () => {
 
   beforeAll(async () => {
     receiver = await startWebhookReceiver();
-    stack = await startStack({ env: { PROVIDER_TIMEOUT_MS: '1500', WEBHOOK_RETRY_DELAYS_MS: '200,200' } });
+    stack = await startStack({ env: { WEBHOOK_RETRY_DELAYS_MS: '200,200' } });
     ({ api } = await stack.createTenant({ name: 'Metered', webhook_url: receiver.url }));
     const phone = await sim('/_sim/phone-numbers', {});
     const client = await api.post('/api/clients/', {

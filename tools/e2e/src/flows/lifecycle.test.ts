@@ -33,7 +33,7 @@ describe('flows end to end: edge → flows → provider simulator', () => {
   const expectNull = (res: { status: number; text: string }) => expect([res.status, res.text]).toEqual([200, 'null']);
 
   beforeAll(async () => {
-    stack = await startStack({ services: ['tenant-directory', 'flows', 'edge'], env: { PROVIDER_TIMEOUT_MS: '2000' } });
+    stack = await startStack({ services: ['tenant-directory', 'flows', 'edge'] });
     ({ api } = await stack.createTenant({ name: 'Flows tenant' }));
     account = (await sim('POST', '/_sim/phone-numbers')).json;
     const client = await api.post<Loose>('/api/clients/', {

@@ -21,7 +21,7 @@ describe('every classified provider error, as the tenant gets it (docs/provider-
   const sim = async (path: string, body?: unknown, method = 'POST') => (await new SimControl(stack.sim!.url).request(method, path, body)).json;
 
   beforeAll(async () => {
-    stack = await startStack({ services: ['tenant-directory', 'messaging', 'edge'], env: { PROVIDER_TIMEOUT_MS: '1500' } });
+    stack = await startStack({ services: ['tenant-directory', 'messaging', 'edge'] });
     ({ api } = await stack.createTenant({ name: 'Errors' }));
     const phone = await sim('/_sim/phone-numbers', {});
     phoneNumberId = phone.phone_number_id;

@@ -36,7 +36,9 @@ describe('messaging operations end to end: edge → messaging → provider simul
   const clearRecorded = () => sim('/_sim/requests', undefined, 'DELETE');
 
   beforeAll(async () => {
-    stack = await startStack({ services: ['tenant-directory', 'messaging', 'edge'], env: { PROVIDER_TIMEOUT_MS: '1500' } });
+    // a provider deadline of 5 s, which no answering simulator nears on a loaded machine; the timeout tests below
+    // hold the simulator's answer well beyond it
+    stack = await startStack({ services: ['tenant-directory', 'messaging', 'edge'], env: { PROVIDER_TIMEOUT_MS: '5000' } });
     ({ api } = await stack.createTenant({ name: 'Sender' }));
     ({ api: other } = await stack.createTenant({ name: 'Other' }));
     // the world of the kinds' examples: this catalog linked, this media of the number, these templates approved
@@ -185,7 +187,7 @@ describe('messaging operations end to end: edge → messaging → provider simul
   });
 
   it('answers 504 provider_outcome_unknown when the provider hangs or drops the connection after the send, never hanging', async () => {
-    await sim('/_sim/faults', { match: { path_contains: '/messages' }, delay_ms: 4000 });
+    await sim('/_sim/faults', { match: { path_contains: '/messages' }, delay_ms: 15_000 });
     // a 504 is the gateway's own deadline: had it waited for the provider, it would have answered its 200
     const slow = await api.post('/api/messaging/send-buttons', buttons());
     expect(slow.status).toBe(504);
@@ -199,7 +201,7 @@ describe('messaging operations end to end: edge → messaging → provider simul
   });
 
   it('never sends twice after a timeout: the same Idempotency-Key replays the same 504 without calling the provider', async () => {
-    await sim('/_sim/faults', { match: { path_contains: '/messages' }, delay_ms: 3000, times: 5 });
+    await sim('/_sim/faults', { match: { path_contains: '/messages' }, delay_ms: 15_000, times: 5 });
     const headers = { 'idempotency-key': 'unknown-outcome-1' };
     const first = await api.post('/api/messaging/send-buttons', buttons(), headers);
     expect(first.status).toBe(504);
