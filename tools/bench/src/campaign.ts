@@ -1,4 +1,5 @@
 import { SimControl } from '@gateway/testing';
+import { quantile } from './report';
 
 /** The campaign row (issue 26): 20,000 recipients over 4 numbers, each number limited to 250 per second by the simulator. */
 export const CAMPAIGN_NUMBERS = 4;
@@ -229,7 +230,7 @@ function singleSends(baseUrl: string, auth: Record<string, string>, clientId: st
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     }
     ms.sort((a, b) => a - b);
-    const at = (q: number) => (ms.length ? Math.round(ms[Math.min(ms.length - 1, Math.floor(ms.length * q))] * 10) / 10 : 0);
+    const at = (q: number) => (ms.length ? Math.round(quantile(ms, q) * 10) / 10 : 0);
     return { sent, failed, p50Ms: at(0.5), p90Ms: at(0.9), maxMs: at(1) };
   })();
   return {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { Client } from 'pg';
 import { conversationsMigrations, SqlConversations } from '@gateway/app-messaging';
 import { encodePosition, openDb, type Queryable } from '@gateway/store';
-import { fmt, table } from './report';
+import { fmt, quantile, table } from './report';
 
 /**
  * The `lists` row of `npm run bench` (issue 27), production configuration: the messaging service's own schema on a
@@ -56,7 +56,6 @@ async function admin(adminUrl: string, sql: string): Promise<void> {
 }
 
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 
 export async function listsBench(adminUrl: string, log: (m: string) => void): Promise<ListsResult> {
   const name = `gw_bench_lists_${randomBytes(5).toString('hex')}`;

@@ -147,8 +147,9 @@ export async function bootStack(natsBin: string, opts: StackOptions): Promise<Be
       const port = addrVar ? Number(env[addrVar].split(':')[1]) : edgePort;
       // every service serves its metrics anyway (METRICS_PORT 0 is a port of the system's choice): on a known one
       // the bench reads them (the campaign row's `campaign_yield_wait_seconds`)
-      metricsPorts.set(name, await freshPort());
-      return spawnApp(name, name, port, { GRPC_PORT: String(port), PORT: String(edgePort), METRICS_PORT: String(metricsPorts.get(name)) }, extraEnv);
+      const metricsPort = await freshPort();
+      metricsPorts.set(name, metricsPort);
+      return spawnApp(name, name, port, { GRPC_PORT: String(port), PORT: String(edgePort), METRICS_PORT: String(metricsPort) }, extraEnv);
     };
     const startReplica = async (name: string) => {
       const port = await freshPort();
